@@ -1,0 +1,71 @@
+# btfpipe: DWARF to BTF as a pipeline of three executables.
+#
+#   make            build bin/dwarf-extract, bin/dedup-merge, bin/btf-emit
+#   make deps       install what is missing on Debian 12 (needs root)
+#   make run        deps + build + the pipeline on the built-in sample
+#   make test       every test; last line "N passed, N failed, N skipped"
+#   make SANITIZE=1 ...   the same with AddressSanitizer + UBSan (build in build-asan/)
+#   make check-kernel     tests on Debian's cloud vmlinux (installs the dbg package)
+
+CC ?= gcc
+PKGS := libdw libelf libbpf libxxhash
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -pthread $(PKG_CFLAGS)
+LDLIBS += $(PKG_LIBS) -pthread
+
+BUILD := build
+BIN := bin
+ifeq ($(SANITIZE),1)
+CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=address,undefined
+BUILD := build-asan
+BIN := bin-asan
+endif
+ifeq ($(COLLIDE),1)
+CFLAGS += -DHASH_FORCE_COLLIDE
+BUILD := build-collide
+BIN := bin-collide
+endif
+
+COMMON := $(wildcard common/*.c)
+FORMAT := $(wildcard format/*.c)
+STAGES := dwarf-extract dedup-merge btf-emit
+
+all: $(addprefix $(BIN)/,$(STAGES))
+
+obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+define stage_rule
+$(BIN)/$(1): $(call obj,$(wildcard stages/$(1)/*.c) $(COMMON) $(FORMAT))
+	@mkdir -p $(BIN)
+	$(CC) $(LDFLAGS) -o $$@ $$^ $(LDLIBS)
+endef
+$(foreach s,$(STAGES),$(eval $(call stage_rule,$(s))))
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+deps:
+	@./tests/deps.sh
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	@./tests/demo.sh
+
+test: all
+	@$(MAKE) --no-print-directory SANITIZE=1 all
+	@./tests/run.sh
+
+check-kernel: all
+	@./tests/kernel/run.sh
+
+clean:
+	rm -rf build build-asan build-collide bin bin-asan bin-collide tests/out
+
+.PHONY: all deps run test check-kernel clean

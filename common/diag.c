@@ -1,0 +1,82 @@
+/* diag.c: error detail recording and the one place messages are printed. */
+#include "diag.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+int diag_fail(struct diag *d, int err, const char *fmt, ...)
+{
+	if (d && !d->set) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+		va_end(ap);
+		d->set = 1;
+	}
+	return -err;
+}
+
+void diag_prefix(struct diag *d, const char *fmt, ...)
+{
+	if (!d || !d->set)
+		return;
+	char pre[256], old[sizeof(d->msg)];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(pre, sizeof(pre), fmt, ap);
+	va_end(ap);
+	memcpy(old, d->msg, sizeof(old));
+	size_t n = strnlen(pre, sizeof(pre));
+	memcpy(d->msg, pre, n);
+	snprintf(d->msg + n, sizeof(d->msg) - n, "%.*s", (int)(sizeof(d->msg) - 1 - n), old);
+}
+
+int diag_exit_code(int err)
+{
+	switch (-err) {
+	case 0:
+		return EXIT_OK;
+	case EINVAL: case EBADMSG: case EPROTO: case ENODATA: case EOVERFLOW:
+	case ENOEXEC: case E2BIG: case ERANGE:
+		return EXIT_BAD_INPUT;
+	case ENOSYS:
+		return EXIT_NOT_IMPL;
+	case ENOMEM:
+		return EXIT_INTERNAL;
+	default:
+		return EXIT_IO;
+	}
+}
+
+static void vmsg(const char *where, const char *level, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "btfpipe: %s: %s: ", where, level);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void diag_error(const char *where, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(where, "error", fmt, ap);
+	va_end(ap);
+}
+
+void diag_warn(const char *where, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(where, "warning", fmt, ap);
+	va_end(ap);
+}
+
+int diag_report(const struct diag *d, const char *where, int err)
+{
+	if (d && d->set)
+		diag_error(where, "%s", d->msg);
+	else
+		diag_error(where, "%s", strerror(-err));
+	return diag_exit_code(err);
+}

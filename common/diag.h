@@ -1,0 +1,51 @@
+/* diag.h: how btfpipe reports errors, and its exit codes.
+ *
+ * Inside the stages, functions return a negative errno. Where the caller
+ * cannot tell the user *where* things went wrong from the errno alone, the
+ * failing function first records the detail in a struct diag (the file, the
+ * CU, the offset, what is wrong); the stage's main() prints it once, in the
+ * compiler style "btfpipe: FILE: error: WHAT", and maps the errno to an exit
+ * code. Nothing below main() prints an error by itself.
+ */
+#ifndef BTFPIPE_DIAG_H
+#define BTFPIPE_DIAG_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+/* Exit codes, shared by every stage and pipeline.sh (documented in README). */
+enum {
+	EXIT_OK = 0,
+	EXIT_BAD_INPUT = 1,	/* input is malformed, unsupported or refused */
+	EXIT_USAGE = 2,		/* bad command line */
+	EXIT_IO = 3,		/* cannot read or write a file */
+	EXIT_INTERNAL = 4,	/* out of memory, or a bug */
+	EXIT_NOT_IMPL = 5,	/* the requested stage or feature does not exist yet */
+};
+
+/* The first error's detail; later ones are dropped so the root cause shows. */
+struct diag {
+	char msg[1024];
+	int set;
+};
+
+/* Record the detail of an error (printf format) unless one is recorded. Returns
+ * -err, so a caller can write `return diag_fail(d, EINVAL, "...")`. d may be NULL. */
+int diag_fail(struct diag *d, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Put context in front of a recorded detail ("CU 0x1234: " + detail). */
+void diag_prefix(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Print "btfpipe: WHERE: error: detail" (or the errno text when no detail was
+ * recorded) and return the exit code for -err. */
+int diag_report(const struct diag *d, const char *where, int err);
+
+/* Compiler-style messages that do not go through a struct diag (usage, warnings). */
+void diag_error(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void diag_warn(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The exit code for a negative errno. */
+int diag_exit_code(int err);
+
+#endif

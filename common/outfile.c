@@ -1,0 +1,226 @@
+/* outfile.c: atomic output (see outfile.h). */
+#include "outfile.h"
+#include "diag.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Named temp files to remove if a signal ends the process. Only the
+ * fallback path uses this; a process has at most a few outputs open. */
+#define MAX_PENDING 8
+static char *volatile pending[MAX_PENDING];
+
+static void on_signal(int sig)
+{
+	for (int i = 0; i < MAX_PENDING; i++)
+		if (pending[i])
+			unlink(pending[i]);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void pending_add(char *p)
+{
+	static int installed;
+	if (!installed) {
+		signal(SIGINT, on_signal);
+		signal(SIGTERM, on_signal);
+		signal(SIGHUP, on_signal);
+		installed = 1;
+	}
+	for (int i = 0; i < MAX_PENDING; i++)
+		if (!pending[i]) {
+			pending[i] = p;
+			return;
+		}
+}
+
+static void pending_del(char *p)
+{
+	for (int i = 0; i < MAX_PENDING; i++)
+		if (pending[i] == p)
+			pending[i] = NULL;
+}
+
+static char *dir_of(const char *path)
+{
+	char *copy = strdup(path);
+	if (!copy)
+		return NULL;
+	char *d = strdup(dirname(copy));
+	free(copy);
+	return d;
+}
+
+static char *temp_name(const char *path)
+{
+	char *copy = strdup(path), *dir = dir_of(path), *res = NULL;
+	if (copy && dir && asprintf(&res, "%s/.%s.tmp.XXXXXX", dir, basename(copy)) < 0)
+		res = NULL;
+	free(copy);
+	free(dir);
+	return res;
+}
+
+int outfile__open(struct outfile *o, const char *path, struct diag *d)
+{
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	o->path = strdup(path);
+	char *dir = dir_of(path);
+	if (!o->path || !dir) {
+		free(dir);
+		outfile__abort(o);
+		return -ENOMEM;
+	}
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		free(dir);
+		outfile__abort(o);
+		return diag_fail(d, EISDIR, "%s: output is a directory", path);
+	}
+	o->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+	int err = errno;
+	free(dir);
+	if (o->fd >= 0)
+		return 0;
+	if (err != EOPNOTSUPP && err != EISDIR && err != EINVAL) {
+		outfile__abort(o);
+		return diag_fail(d, err, "%s: cannot create output: %s", path, strerror(err));
+	}
+	o->tmp = temp_name(path);
+	if (!o->tmp) {
+		outfile__abort(o);
+		return -ENOMEM;
+	}
+	o->fd = mkostemp(o->tmp, O_CLOEXEC);
+	if (o->fd < 0) {
+		err = errno;
+		free(o->tmp);
+		o->tmp = NULL;
+		outfile__abort(o);
+		return diag_fail(d, err, "%s: cannot create temp output: %s", path, strerror(err));
+	}
+	pending_add(o->tmp);
+	return 0;
+}
+
+int outfile__pwrite(struct outfile *o, const void *buf, size_t n, uint64_t off, struct diag *d)
+{
+	const char *p = buf;
+	while (n) {
+		ssize_t w = pwrite(o->fd, p, n, (off_t)off);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			int err = errno;
+			return diag_fail(d, err, "%s: write failed: %s", o->path, strerror(err));
+		}
+		p += w;
+		n -= (size_t)w;
+		off += (uint64_t)w;
+	}
+	return 0;
+}
+
+int outfile__write(struct outfile *o, const void *buf, size_t n, struct diag *d)
+{
+	const char *p = buf;
+	while (n) {
+		ssize_t w = write(o->fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			int err = errno;
+			return diag_fail(d, err, "%s: write failed: %s", o->path, strerror(err));
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int outfile__commit(struct outfile *o, struct diag *d)
+{
+	mode_t um = umask(0);
+	umask(um);
+	int err = 0;
+	if (fchmod(o->fd, 0644 & ~um) < 0)
+		err = errno;
+	if (!err && !o->tmp) {
+		/* Give the unnamed file a temporary name, then rename it over the
+		 * target: linkat cannot replace an existing file. */
+		char proc[64];
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", o->fd);
+		for (int tries = 0; tries < 100 && !o->tmp; tries++) {
+			char *t = temp_name(o->path);
+			if (!t) {
+				err = ENOMEM;
+				break;
+			}
+			/* temp_name ends in XXXXXX: fill it from the pid and a counter. */
+			snprintf(t + strlen(t) - 6, 7, "%06x", (unsigned)((getpid() * 131 + tries) & 0xffffff));
+			if (linkat(AT_FDCWD, proc, AT_FDCWD, t, AT_SYMLINK_FOLLOW) == 0) {
+				o->tmp = t;
+				pending_add(o->tmp);
+			} else {
+				err = errno;
+				free(t);
+				if (err != EEXIST)
+					break;
+				err = 0;
+			}
+		}
+		if (!err && !o->tmp)
+			err = EEXIST;
+	}
+	if (!err && close(o->fd) < 0)
+		err = errno;
+	o->fd = -1;
+	if (!err && rename(o->tmp, o->path) < 0)
+		err = errno;
+	if (err) {
+		diag_fail(d, err, "%s: cannot commit output: %s", o->path, strerror(err));
+		outfile__abort(o);
+		return -err;
+	}
+	pending_del(o->tmp);
+	free(o->tmp);
+	o->tmp = NULL;
+	outfile__abort(o); /* frees the path; nothing left to remove */
+	return 0;
+}
+
+void outfile__abort(struct outfile *o)
+{
+	if (o->fd >= 0)
+		close(o->fd);
+	o->fd = -1;
+	if (o->tmp) {
+		unlink(o->tmp);
+		pending_del(o->tmp);
+		free(o->tmp);
+		o->tmp = NULL;
+	}
+	free(o->path);
+	o->path = NULL;
+}
+
+int outfile__write_all(const char *path, const void *buf, size_t n, struct diag *d)
+{
+	struct outfile o;
+	int err = outfile__open(&o, path, d);
+	if (!err)
+		err = outfile__write(&o, buf, n, d);
+	if (!err)
+		err = outfile__commit(&o, d);
+	outfile__abort(&o);
+	return err;
+}

@@ -1,0 +1,38 @@
+/* outfile.h: atomic output files.
+ *
+ * Every file btfpipe writes goes through here: the bytes go to an unnamed
+ * file (O_TMPFILE) in the target's directory, and only outfile__commit()
+ * gives it a name, by linking it under a temporary name and renaming that over
+ * the target. So a stage that fails, is interrupted or is killed (even by
+ * SIGKILL) leaves the previous target intact and no partial file behind.
+ * Where the file system has no O_TMPFILE, a named temp file is used instead
+ * and removed on error and on SIGINT/SIGTERM/SIGHUP.
+ */
+#ifndef BTFPIPE_OUTFILE_H
+#define BTFPIPE_OUTFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct diag;
+
+struct outfile {
+	char *path;	/* the target (owned copy) */
+	char *tmp;	/* a named temp file, when O_TMPFILE was unavailable */
+	int fd;
+};
+
+/* Returns: 0, or a negative errno with the detail in d. */
+int outfile__open(struct outfile *o, const char *path, struct diag *d);
+/* Write all of buf at the current position / at off. */
+int outfile__write(struct outfile *o, const void *buf, size_t n, struct diag *d);
+int outfile__pwrite(struct outfile *o, const void *buf, size_t n, uint64_t off, struct diag *d);
+/* Name the file: mode 0644 less umask, rename over the target. */
+int outfile__commit(struct outfile *o, struct diag *d);
+/* Drop the output. Safe to call again, and after a failed open or a commit. */
+void outfile__abort(struct outfile *o);
+
+/* Write a whole buffer to path atomically. */
+int outfile__write_all(const char *path, const void *buf, size_t n, struct diag *d);
+
+#endif

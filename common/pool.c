@@ -1,0 +1,160 @@
+/* pool.c: ordered parallel loop (see pool.h).
+ *
+ * One mutex guards the shared counters; workers sleep on `more` when the
+ * window is full and the emitter sleeps on `done_cv` until the next item in
+ * order is finished. The work itself runs without the lock.
+ */
+#include "pool.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+struct pool {
+	pthread_mutex_t lock;
+	pthread_cond_t more, done_cv;
+	size_t n, window;
+	size_t next;		/* next item to hand out */
+	size_t emitted;		/* items [0, emitted) are emitted */
+	size_t fail_item;	/* lowest failing item, n when none */
+	int fail_err;
+	unsigned char *done;	/* done[i]: work(i) finished */
+	int *result;		/* result[i]: work(i)'s return */
+	pool_work_fn work;
+	void *ctx;
+};
+
+struct worker_arg {
+	struct pool *p;
+	unsigned id;
+};
+
+static void pool_record_fail(struct pool *p, size_t i, int err)
+{
+	if (i < p->fail_item) {
+		p->fail_item = i;
+		p->fail_err = err;
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker_arg *wa = arg;
+	struct pool *p = wa->p;
+
+	pthread_mutex_lock(&p->lock);
+	for (;;) {
+		while (p->next < p->n && p->next < p->fail_item &&
+		       p->next >= p->emitted + p->window)
+			pthread_cond_wait(&p->more, &p->lock);
+		if (p->next >= p->n || p->next >= p->fail_item)
+			break;
+		size_t i = p->next++;
+		pthread_mutex_unlock(&p->lock);
+		int err = p->work(p->ctx, wa->id, i);
+		pthread_mutex_lock(&p->lock);
+		p->result[i] = err;
+		p->done[i] = 1;
+		if (err)
+			pool_record_fail(p, i, err);
+		pthread_cond_broadcast(&p->done_cv);
+	}
+	pthread_cond_broadcast(&p->done_cv);
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+static int pool_serial(size_t n, pool_work_fn work, pool_emit_fn emit, void *ctx)
+{
+	for (size_t i = 0; i < n; i++) {
+		int err = work(ctx, 0, i);
+		if (!err && emit)
+			err = emit(ctx, i);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int pool_ordered(unsigned threads, size_t n, size_t window,
+		 pool_work_fn work, pool_emit_fn emit, void *ctx)
+{
+	if (threads <= 1 || n <= 1)
+		return pool_serial(n, work, emit, ctx);
+	if (threads > n)
+		threads = (unsigned)n;
+	if (window < threads)
+		window = threads;
+
+	struct pool p = {
+		.lock = PTHREAD_MUTEX_INITIALIZER,
+		.more = PTHREAD_COND_INITIALIZER,
+		.done_cv = PTHREAD_COND_INITIALIZER,
+		.n = n, .window = window, .fail_item = n,
+		.work = work, .ctx = ctx,
+	};
+	p.done = calloc(n, 1);
+	p.result = calloc(n, sizeof(*p.result));
+	pthread_t *tids = calloc(threads, sizeof(*tids));
+	struct worker_arg *args = calloc(threads, sizeof(*args));
+	unsigned started = 0;
+	int err = 0;
+	if (!p.done || !p.result || !tids || !args) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (; started < threads; started++) {
+		args[started] = (struct worker_arg){ &p, started };
+		if (pthread_create(&tids[started], NULL, worker_main, &args[started])) {
+			/* Stop the ones running and report: fewer threads would still
+			 * work, but a silent downgrade hides a broken environment. */
+			pthread_mutex_lock(&p.lock);
+			pool_record_fail(&p, 0, -EAGAIN);
+			pthread_cond_broadcast(&p.more);
+			pthread_mutex_unlock(&p.lock);
+			break;
+		}
+	}
+
+	/* The emitter: item by item, in order, on this thread. */
+	pthread_mutex_lock(&p.lock);
+	while (p.emitted < n && p.emitted < p.fail_item) {
+		size_t i = p.emitted;
+		if (!p.done[i]) {
+			pthread_cond_wait(&p.done_cv, &p.lock);
+			continue;
+		}
+		if (p.result[i])
+			break; /* already recorded as a failure */
+		pthread_mutex_unlock(&p.lock);
+		int e = emit ? emit(ctx, i) : 0;
+		pthread_mutex_lock(&p.lock);
+		if (e) {
+			pool_record_fail(&p, i, e);
+			pthread_cond_broadcast(&p.more);
+			break;
+		}
+		p.emitted++;
+		pthread_cond_broadcast(&p.more);
+	}
+	pthread_mutex_unlock(&p.lock);
+
+	for (unsigned t = 0; t < started; t++)
+		pthread_join(tids[t], NULL);
+	if (p.fail_item < n || p.fail_err)
+		err = p.fail_err;
+out:
+	free(p.done);
+	free(p.result);
+	free(tids);
+	free(args);
+	return err;
+}
+
+unsigned pool_ncpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (unsigned)n : 1;
+}

@@ -1,0 +1,29 @@
+/* pool.h: parallel loops on pthreads whose results never depend on scheduling.
+ *
+ * pool_ordered() runs work(ctx, worker, i) for i in [0, n) on `threads`
+ * workers and calls emit(ctx, i) on the calling thread strictly in index
+ * order, each as soon as item i and all before it are done. At most `window`
+ * items are in flight beyond the last emitted one, which bounds memory.
+ *
+ * Errors: the result is the error of the lowest-indexed failing item (work or
+ * emit), whatever the thread count, so the message a user sees is the same
+ * at -j1 and -j8. Items after a failure may or may not run; none is emitted.
+ * threads <= 1 runs everything on the calling thread.
+ */
+#ifndef BTFPIPE_POOL_H
+#define BTFPIPE_POOL_H
+
+#include <stddef.h>
+
+typedef int (*pool_work_fn)(void *ctx, unsigned worker, size_t item);
+typedef int (*pool_emit_fn)(void *ctx, size_t item);
+
+/* Returns: 0, the first (lowest item) negative errno, or -ENOMEM/-EAGAIN when
+ * threads could not be started. emit may be NULL. */
+int pool_ordered(unsigned threads, size_t n, size_t window,
+		 pool_work_fn work, pool_emit_fn emit, void *ctx);
+
+/* The number of online CPUs, at least 1. */
+unsigned pool_ncpus(void);
+
+#endif

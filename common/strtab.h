@@ -1,0 +1,26 @@
+/* strtab.h: an interning string table, laid out as NUL-terminated strings.
+ *
+ * Offset 0 always holds the empty string, so 0 means "no name". Adding a
+ * string that is already present returns its first offset. The table's bytes
+ * (strtab_data) move when a string is added; offsets never do.
+ */
+#ifndef BTFPIPE_STRTAB_H
+#define BTFPIPE_STRTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct strtab;
+
+struct strtab *strtab__new(void);
+void strtab__free(struct strtab *t); /* NULL is a no-op */
+void strtab__reset(struct strtab *t); /* back to just "" */
+
+/* Returns: the string's offset (>= 0), or -ENOMEM. NULL and "" give 0. */
+int64_t strtab__add(struct strtab *t, const char *s);
+int64_t strtab__addn(struct strtab *t, const char *s, size_t len);
+
+const char *strtab__data(const struct strtab *t);
+size_t strtab__size(const struct strtab *t);
+
+#endif

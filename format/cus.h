@@ -1,0 +1,202 @@
+/* cus.h: the `.cus` per-CU record format (spec: format/CU-RECORDS.md).
+ *
+ * Three parts, one job each:
+ *  - struct cus_cu: one CU's records in memory, the unit both the writer
+ *    (dwarf-extract) and the reader (dedup-merge) work with;
+ *  - cus_cu__encode()/cus_cu__decode(): a CU to and from its blob;
+ *  - struct cus_writer / struct cus_file: the whole file (header, identity,
+ *    blobs, index), written atomically and read with full validation.
+ * A change to any byte layout here changes CUS_FORMAT_VERSION and the spec.
+ */
+#ifndef BTFPIPE_CUS_H
+#define BTFPIPE_CUS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../common/buf.h"
+#include "../common/hash.h"
+#include "../common/outfile.h"
+
+struct diag;
+
+#define CUS_MAGIC "BTFPCUS"	/* 8 bytes with its NUL */
+#define CUS_FORMAT_VERSION 1
+#define CUS_HEADER_SIZE 64
+#define CUS_INDEX_ENTRY_SIZE 40
+#define CUS_BLOB_MAGIC "CU1"	/* 4 bytes with its NUL */
+
+enum cus_kind {
+	CUS_BASE = 1, CUS_PTR, CUS_CONST, CUS_VOLATILE, CUS_RESTRICT, CUS_ATOMIC,
+	CUS_TYPEDEF, CUS_STRUCT, CUS_UNION, CUS_ENUM, CUS_ARRAY, CUS_SUBROUTINE,
+	CUS_FUNC, CUS_PARAM, CUS_VAR, CUS_UNSPECIFIED, CUS_UNSUPPORTED,
+	CUS_KIND_MAX = CUS_UNSUPPORTED,
+};
+
+enum cus_flag {
+	CUS_F_DECL = 1u << 0,
+	CUS_F_EXTERNAL = 1u << 1,
+	CUS_F_ARTIFICIAL = 1u << 2,
+	CUS_F_ANNOT = 1u << 3,
+	CUS_F_PROTOTYPED = 1u << 4,
+	CUS_F_VARARGS = 1u << 5,
+	CUS_F_HAS_PC = 1u << 6,
+	CUS_F_HAS_ADDR = 1u << 7,
+	CUS_F_SIGNED = 1u << 8,
+	CUS_F_TOPLEVEL = 1u << 9,
+	CUS_F_CLASS = 1u << 10,
+	CUS_F_TEMPLATE = 1u << 11,
+	CUS_F_CONST_VALUE = 1u << 12,
+	CUS_F_ALL = (1u << 13) - 1,
+};
+
+/* File header flags. */
+#define CUS_FILE_ET_REL 1u
+
+/* Parameter location kinds (cus_rec.loc). */
+enum cus_loc { CUS_LOC_NONE, CUS_LOC_REG, CUS_LOC_CONST, CUS_LOC_EXPR, CUS_LOC_EMPTY };
+
+/* Type refs: 0 = void/absent, 2(k+1) = record k, 2e+1 = extern e. */
+typedef uint32_t cus_ref;
+static inline cus_ref cus_ref_local(uint32_t k) { return 2 * (k + 1); }
+static inline cus_ref cus_ref_extern(uint32_t e) { return 2 * e + 1; }
+static inline int cus_ref_is_extern(cus_ref r) { return r & 1; }
+static inline uint32_t cus_ref_index(cus_ref r) { return (r & 1) ? r >> 1 : (r >> 1) - 1; }
+
+struct cus_annot {
+	uint32_t name, value; /* string refs */
+};
+
+/* A member, enumerator, array dimension or subroutine parameter. */
+struct cus_item {
+	uint32_t flags;		/* members: CUS_F_ARTIFICIAL, CUS_F_ANNOT */
+	uint32_t name;
+	cus_ref type;		/* members, subroutine parameters */
+	uint32_t bit_size;	/* members: 0 unless a bitfield */
+	uint64_t value;		/* member: bit offset; enumerator: value (two's complement
+				 * when the enum is SIGNED); dimension: count + 1, 0 unknown */
+	uint32_t annot_first, annot_count;
+};
+
+struct cus_rec {
+	uint8_t kind;
+	uint32_t flags;
+	uint64_t die;		/* DIE offset relative to the CU start */
+	uint32_t name, linkage;	/* string refs */
+	cus_ref type, origin, spec;
+	uint64_t size;		/* DW_AT_byte_size: base, ptr, struct, union, enum */
+	uint64_t addr;		/* func: pc (HAS_PC); var: addr (HAS_ADDR) */
+	uint32_t shndx;		/* the ELF section holding addr */
+	uint32_t encoding;	/* base: DW_ATE_* */
+	uint32_t bit_size, bit_offset; /* base */
+	uint32_t alignment;	/* struct, union */
+	uint32_t inline_kind, cc; /* func: DW_AT_inline, DW_AT_calling_convention */
+	uint32_t loc, loc_reg;	/* param: enum cus_loc and register */
+	uint32_t tag;		/* unsupported: the DWARF tag */
+	/* struct/union: members; enum: enumerators; array: dimensions;
+	 * subroutine: parameters; func: the number of param records after it. */
+	uint32_t item_first, item_count;
+	uint32_t annot_first, annot_count;
+};
+
+/* One CU. The decoder fills `str` with a pointer into the blob (borrowed: the
+ * blob must outlive the cus_cu); the encoder reads `str` whatever owns it. */
+struct cus_cu {
+	uint64_t cu_offset;
+	uint32_t unit_type, dwarf_version, addr_size, language;
+	uint32_t producer, name, comp_dir; /* string refs */
+	const char *str;
+	size_t str_size;
+	uint64_t *externs;
+	size_t nexterns, cap_externs;
+	struct cus_rec *recs;
+	size_t nrecs, cap_recs;
+	struct cus_item *items;
+	size_t nitems, cap_items;
+	struct cus_annot *annots;
+	size_t nannots, cap_annots;
+};
+
+/* Frees the arrays (not str) and zeroes the counts; the struct stays usable. */
+void cus_cu__clear(struct cus_cu *cu);
+void cus_cu__free(struct cus_cu *cu);
+
+/* Append the CU's blob to out. Returns: 0 or -ENOMEM. */
+int cus_cu__encode(const struct cus_cu *cu, struct buf *out);
+
+/* Decode and validate a blob (every ref, string and count is checked).
+ * `what` names the blob in messages ("FILE: CU 3 (0x1a2b)").
+ * Returns: 0, -EBADMSG with the detail in d, or -ENOMEM. */
+int cus_cu__decode(struct cus_cu *cu, const uint8_t *blob, size_t size,
+		   const char *what, struct diag *d);
+
+/* A string ref as a C string ("" when 0). The ref was validated by decode. */
+static inline const char *cus_str(const struct cus_cu *cu, uint32_t ref)
+{
+	return cu->str + ref;
+}
+
+/* The input a .cus file describes. */
+struct cus_ident {
+	char name[256];
+	uint64_t size;
+	struct key128 dwarf_hash;
+	uint8_t build_id[64];
+	uint32_t build_id_len;
+	uint16_t e_machine;
+	uint8_t ei_class, ei_data;
+	uint32_t flags; /* CUS_FILE_* */
+};
+
+struct cus_index_entry {
+	uint64_t blob_off;
+	uint32_t blob_size;
+	uint16_t language;
+	uint8_t unit_type, dwarf_version;
+	uint64_t cu_offset;
+	struct key128 key;
+};
+
+/* Writer: blobs are added in CU order; finish writes the index and header. */
+struct cus_writer {
+	struct outfile out;
+	struct cus_ident ident;
+	struct cus_index_entry *index;
+	size_t count, cap;
+	uint64_t pos;
+	struct buf identbuf;
+};
+
+int cus_writer__open(struct cus_writer *w, const char *path, const struct cus_ident *id,
+		     struct diag *d);
+/* meta gives language, unit_type, dwarf_version and cu_offset; the writer
+ * fills in the blob's place and its key (the blob is hashed here). */
+int cus_writer__add(struct cus_writer *w, const uint8_t *blob, size_t size,
+		    const struct cus_index_entry *meta, struct diag *d);
+int cus_writer__finish(struct cus_writer *w, struct diag *d);
+void cus_writer__abort(struct cus_writer *w);
+
+/* Reader: the file is mapped read-only; every check of the spec is made at open. */
+struct cus_file {
+	const char *path; /* borrowed from the caller */
+	const uint8_t *map;
+	size_t size;
+	uint32_t format_version, producer_version;
+	struct cus_ident ident;
+	struct cus_index_entry *index;
+	size_t count;
+};
+
+/* Returns: 0; -EBADMSG/-EPROTO (bad or foreign file) or an I/O errno, detail in d. */
+int cus_file__open(struct cus_file *f, const char *path, struct diag *d);
+void cus_file__close(struct cus_file *f);
+/* Decode CU i of an open file. */
+int cus_file__decode(const struct cus_file *f, size_t i, struct cus_cu *cu, struct diag *d);
+
+/* Print the canonical text dump (spec: "Text dump"). */
+int cus_file__dump(const struct cus_file *f, FILE *out, struct diag *d);
+
+const char *cus_kind_name(unsigned kind);
+
+#endif

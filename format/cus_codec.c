@@ -1,0 +1,511 @@
+/* cus_codec.c: one CU to and from its blob (spec: "Blob layout").
+ *
+ * The encoder and the decoder are written side by side, field by field, in
+ * the order the spec lists them; a field added to one must be added to the
+ * other and to the spec, with CUS_FORMAT_VERSION bumped.
+ */
+#include "cus.h"
+#include "../common/diag.h"
+#include "../common/vec.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cus_cu__clear(struct cus_cu *cu)
+{
+	cu->nexterns = cu->nrecs = cu->nitems = cu->nannots = 0;
+}
+
+void cus_cu__free(struct cus_cu *cu)
+{
+	free(cu->externs);
+	free(cu->recs);
+	free(cu->items);
+	free(cu->annots);
+	memset(cu, 0, sizeof(*cu));
+}
+
+const char *cus_kind_name(unsigned kind)
+{
+	static const char *const names[] = {
+		[CUS_BASE] = "base", [CUS_PTR] = "ptr", [CUS_CONST] = "const",
+		[CUS_VOLATILE] = "volatile", [CUS_RESTRICT] = "restrict",
+		[CUS_ATOMIC] = "atomic", [CUS_TYPEDEF] = "typedef",
+		[CUS_STRUCT] = "struct", [CUS_UNION] = "union", [CUS_ENUM] = "enum",
+		[CUS_ARRAY] = "array", [CUS_SUBROUTINE] = "subroutine",
+		[CUS_FUNC] = "func", [CUS_PARAM] = "param", [CUS_VAR] = "var",
+		[CUS_UNSPECIFIED] = "unspecified", [CUS_UNSUPPORTED] = "unsupported",
+	};
+	return kind >= 1 && kind <= CUS_KIND_MAX ? names[kind] : "?";
+}
+
+/* ---- encoding ---------------------------------------------------------- */
+
+static void put_annots(struct buf *b, const struct cus_cu *cu, uint32_t first, uint32_t count)
+{
+	buf_uleb(b, count);
+	for (uint32_t i = 0; i < count; i++) {
+		buf_uleb(b, cu->annots[first + i].name);
+		buf_uleb(b, cu->annots[first + i].value);
+	}
+}
+
+static void put_items(struct buf *b, const struct cus_cu *cu, const struct cus_rec *r)
+{
+	const struct cus_item *it = cu->items + r->item_first;
+	buf_uleb(b, r->item_count);
+	for (uint32_t i = 0; i < r->item_count; i++, it++) {
+		switch (r->kind) {
+		case CUS_STRUCT:
+		case CUS_UNION:
+			buf_uleb(b, it->flags);
+			buf_uleb(b, it->name);
+			buf_uleb(b, it->type);
+			buf_uleb(b, it->value);
+			buf_uleb(b, it->bit_size);
+			if (it->flags & CUS_F_ANNOT)
+				put_annots(b, cu, it->annot_first, it->annot_count);
+			break;
+		case CUS_ENUM:
+			buf_uleb(b, it->name);
+			if (r->flags & CUS_F_SIGNED)
+				buf_sleb(b, (int64_t)it->value);
+			else
+				buf_uleb(b, it->value);
+			break;
+		case CUS_ARRAY:
+			buf_uleb(b, it->value);
+			break;
+		case CUS_SUBROUTINE:
+			buf_uleb(b, it->type);
+			break;
+		}
+	}
+}
+
+static void put_rec(struct buf *b, const struct cus_cu *cu, const struct cus_rec *r, uint64_t prev_die)
+{
+	buf_u8(b, r->kind);
+	buf_sleb(b, (int64_t)(r->die - prev_die));
+	buf_uleb(b, r->flags);
+	switch (r->kind) {
+	case CUS_BASE:
+		buf_uleb(b, r->name);
+		buf_uleb(b, r->encoding);
+		buf_uleb(b, r->size);
+		buf_uleb(b, r->bit_size);
+		buf_uleb(b, r->bit_offset);
+		break;
+	case CUS_PTR:
+		buf_uleb(b, r->type);
+		buf_uleb(b, r->size);
+		break;
+	case CUS_CONST: case CUS_VOLATILE: case CUS_RESTRICT: case CUS_ATOMIC:
+		buf_uleb(b, r->type);
+		break;
+	case CUS_TYPEDEF:
+		buf_uleb(b, r->name);
+		buf_uleb(b, r->type);
+		break;
+	case CUS_STRUCT: case CUS_UNION:
+		buf_uleb(b, r->name);
+		buf_uleb(b, r->size);
+		buf_uleb(b, r->alignment);
+		put_items(b, cu, r);
+		break;
+	case CUS_ENUM:
+		buf_uleb(b, r->name);
+		buf_uleb(b, r->size);
+		buf_uleb(b, r->type);
+		put_items(b, cu, r);
+		break;
+	case CUS_ARRAY:
+		buf_uleb(b, r->type);
+		put_items(b, cu, r);
+		break;
+	case CUS_SUBROUTINE:
+		buf_uleb(b, r->name);
+		buf_uleb(b, r->type);
+		put_items(b, cu, r);
+		break;
+	case CUS_FUNC:
+		buf_uleb(b, r->name);
+		buf_uleb(b, r->linkage);
+		buf_uleb(b, r->type);
+		buf_uleb(b, r->inline_kind);
+		buf_uleb(b, r->cc);
+		buf_uleb(b, r->origin);
+		buf_uleb(b, r->spec);
+		buf_uleb(b, r->item_count);
+		if (r->flags & CUS_F_HAS_PC) {
+			buf_uleb(b, r->addr);
+			buf_uleb(b, r->shndx);
+		}
+		break;
+	case CUS_PARAM:
+		buf_uleb(b, r->name);
+		buf_uleb(b, r->type);
+		buf_uleb(b, r->origin);
+		buf_uleb(b, r->loc);
+		buf_uleb(b, r->loc_reg);
+		break;
+	case CUS_VAR:
+		buf_uleb(b, r->name);
+		buf_uleb(b, r->linkage);
+		buf_uleb(b, r->type);
+		buf_uleb(b, r->spec);
+		if (r->flags & CUS_F_HAS_ADDR) {
+			buf_uleb(b, r->addr);
+			buf_uleb(b, r->shndx);
+		}
+		break;
+	case CUS_UNSPECIFIED:
+		buf_uleb(b, r->name);
+		break;
+	case CUS_UNSUPPORTED:
+		buf_uleb(b, r->tag);
+		buf_uleb(b, r->name);
+		buf_uleb(b, r->type);
+		break;
+	}
+	if (r->flags & CUS_F_ANNOT)
+		put_annots(b, cu, r->annot_first, r->annot_count);
+}
+
+int cus_cu__encode(const struct cus_cu *cu, struct buf *b)
+{
+	buf_put(b, CUS_BLOB_MAGIC, 4);
+	buf_uleb(b, cu->cu_offset);
+	buf_uleb(b, cu->unit_type);
+	buf_uleb(b, cu->dwarf_version);
+	buf_uleb(b, cu->addr_size);
+	buf_uleb(b, cu->language);
+	buf_uleb(b, cu->producer);
+	buf_uleb(b, cu->name);
+	buf_uleb(b, cu->comp_dir);
+	buf_uleb(b, cu->str_size);
+	buf_put(b, cu->str, cu->str_size);
+	buf_uleb(b, cu->nexterns);
+	for (size_t i = 0; i < cu->nexterns; i++)
+		buf_uleb(b, cu->externs[i]);
+	buf_uleb(b, cu->nrecs);
+	uint64_t prev = 0;
+	for (size_t i = 0; i < cu->nrecs; i++) {
+		put_rec(b, cu, &cu->recs[i], prev);
+		prev = cu->recs[i].die;
+	}
+	return b->err;
+}
+
+/* ---- decoding ---------------------------------------------------------- */
+
+struct dec {
+	struct cursor c;
+	struct cus_cu *cu;
+	const char *what;
+	struct diag *d;
+	size_t rec; /* the record being decoded, for messages */
+};
+
+static int dec_fail(struct dec *x, const char *why)
+{
+	return diag_fail(x->d, EBADMSG, "%s: record %zu at blob offset %zu: %s",
+			 x->what, x->rec, cursor_off(&x->c), why);
+}
+
+static int dec_u32(struct dec *x, uint32_t *out)
+{
+	uint64_t v = cur_uleb(&x->c);
+	if (v > UINT32_MAX && !x->c.err)
+		x->c.err = -EBADMSG;
+	*out = (uint32_t)v;
+	return x->c.err;
+}
+
+/* A string ref must start a NUL-terminated string inside the table. */
+static int dec_str(struct dec *x, uint32_t *out)
+{
+	if (dec_u32(x, out))
+		return x->c.err;
+	if (*out >= x->cu->str_size || (*out && x->cu->str[*out - 1] != 0))
+		return dec_fail(x, "string reference outside the string table or not at a string start");
+	return 0;
+}
+
+/* A count of things that each take at least `min_bytes`: refusing counts the
+ * remaining bytes cannot hold keeps a corrupt count from allocating gigabytes. */
+static int dec_count(struct dec *x, uint32_t *out, size_t min_bytes)
+{
+	if (dec_u32(x, out))
+		return x->c.err;
+	if ((uint64_t)*out * min_bytes > cursor_left(&x->c))
+		return dec_fail(x, "count larger than the rest of the blob");
+	return 0;
+}
+
+static int dec_annots(struct dec *x, uint32_t *first, uint32_t *count)
+{
+	struct cus_cu *cu = x->cu;
+	uint32_t n;
+	if (dec_count(x, &n, 2))
+		return x->c.err ? x->c.err : -EBADMSG;
+	if (vec_grow(&cu->annots, &cu->cap_annots, cu->nannots + n))
+		return -ENOMEM;
+	*first = (uint32_t)cu->nannots;
+	*count = n;
+	for (uint32_t i = 0; i < n; i++) {
+		struct cus_annot *a = &cu->annots[cu->nannots++];
+		int err = dec_str(x, &a->name);
+		if (!err)
+			err = dec_str(x, &a->value);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int dec_items(struct dec *x, struct cus_rec *r)
+{
+	struct cus_cu *cu = x->cu;
+	uint32_t n;
+	int err = dec_count(x, &n, 1);
+	if (err)
+		return err;
+	if (vec_grow(&cu->items, &cu->cap_items, cu->nitems + n))
+		return -ENOMEM;
+	r->item_first = (uint32_t)cu->nitems;
+	r->item_count = n;
+	for (uint32_t i = 0; i < n && !err; i++) {
+		struct cus_item *it = &cu->items[cu->nitems++];
+		memset(it, 0, sizeof(*it));
+		switch (r->kind) {
+		case CUS_STRUCT:
+		case CUS_UNION:
+			err = dec_u32(x, &it->flags);
+			if (!err && (it->flags & ~(uint32_t)(CUS_F_ARTIFICIAL | CUS_F_ANNOT)))
+				err = dec_fail(x, "unknown member flags");
+			if (!err) err = dec_str(x, &it->name);
+			if (!err) err = dec_u32(x, &it->type);
+			if (!err) it->value = cur_uleb(&x->c);
+			if (!err) err = dec_u32(x, &it->bit_size);
+			if (!err && (it->flags & CUS_F_ANNOT))
+				err = dec_annots(x, &it->annot_first, &it->annot_count);
+			break;
+		case CUS_ENUM:
+			err = dec_str(x, &it->name);
+			if (!err)
+				it->value = (r->flags & CUS_F_SIGNED) ? (uint64_t)cur_sleb(&x->c)
+								      : cur_uleb(&x->c);
+			break;
+		case CUS_ARRAY:
+			it->value = cur_uleb(&x->c);
+			break;
+		case CUS_SUBROUTINE:
+			err = dec_u32(x, &it->type);
+			break;
+		}
+		if (!err)
+			err = x->c.err;
+	}
+	return err;
+}
+
+static int dec_rec(struct dec *x, struct cus_rec *r, uint64_t prev_die)
+{
+	struct cursor *c = &x->c;
+	int err = 0;
+	memset(r, 0, sizeof(*r));
+	r->kind = cur_u8(c);
+	int64_t delta = cur_sleb(c);
+	r->die = prev_die + (uint64_t)delta;
+	if (!c->err && (r->kind < 1 || r->kind > CUS_KIND_MAX))
+		return dec_fail(x, "unknown record kind");
+	if (dec_u32(x, &r->flags))
+		return c->err;
+	if (r->flags & ~(uint32_t)CUS_F_ALL)
+		return dec_fail(x, "unknown record flags");
+
+	switch (r->kind) {
+	case CUS_BASE:
+		err = dec_str(x, &r->name);
+		if (!err) err = dec_u32(x, &r->encoding);
+		if (!err) r->size = cur_uleb(c);
+		if (!err) err = dec_u32(x, &r->bit_size);
+		if (!err) err = dec_u32(x, &r->bit_offset);
+		break;
+	case CUS_PTR:
+		err = dec_u32(x, &r->type);
+		if (!err) r->size = cur_uleb(c);
+		break;
+	case CUS_CONST: case CUS_VOLATILE: case CUS_RESTRICT: case CUS_ATOMIC:
+		err = dec_u32(x, &r->type);
+		break;
+	case CUS_TYPEDEF:
+		err = dec_str(x, &r->name);
+		if (!err) err = dec_u32(x, &r->type);
+		break;
+	case CUS_STRUCT: case CUS_UNION:
+		err = dec_str(x, &r->name);
+		if (!err) r->size = cur_uleb(c);
+		if (!err) err = dec_u32(x, &r->alignment);
+		if (!err) err = dec_items(x, r);
+		break;
+	case CUS_ENUM:
+		err = dec_str(x, &r->name);
+		if (!err) r->size = cur_uleb(c);
+		if (!err) err = dec_u32(x, &r->type);
+		if (!err) err = dec_items(x, r);
+		break;
+	case CUS_ARRAY:
+		err = dec_u32(x, &r->type);
+		if (!err) err = dec_items(x, r);
+		break;
+	case CUS_SUBROUTINE:
+		err = dec_str(x, &r->name);
+		if (!err) err = dec_u32(x, &r->type);
+		if (!err) err = dec_items(x, r);
+		break;
+	case CUS_FUNC:
+		err = dec_str(x, &r->name);
+		if (!err) err = dec_str(x, &r->linkage);
+		if (!err) err = dec_u32(x, &r->type);
+		if (!err) err = dec_u32(x, &r->inline_kind);
+		if (!err) err = dec_u32(x, &r->cc);
+		if (!err) err = dec_u32(x, &r->origin);
+		if (!err) err = dec_u32(x, &r->spec);
+		if (!err) err = dec_u32(x, &r->item_count);
+		if (!err && (r->flags & CUS_F_HAS_PC)) {
+			r->addr = cur_uleb(c);
+			err = dec_u32(x, &r->shndx);
+		}
+		break;
+	case CUS_PARAM:
+		err = dec_str(x, &r->name);
+		if (!err) err = dec_u32(x, &r->type);
+		if (!err) err = dec_u32(x, &r->origin);
+		if (!err) err = dec_u32(x, &r->loc);
+		if (!err) err = dec_u32(x, &r->loc_reg);
+		if (!err && r->loc > CUS_LOC_EMPTY)
+			err = dec_fail(x, "unknown parameter location kind");
+		break;
+	case CUS_VAR:
+		err = dec_str(x, &r->name);
+		if (!err) err = dec_str(x, &r->linkage);
+		if (!err) err = dec_u32(x, &r->type);
+		if (!err) err = dec_u32(x, &r->spec);
+		if (!err && (r->flags & CUS_F_HAS_ADDR)) {
+			r->addr = cur_uleb(c);
+			err = dec_u32(x, &r->shndx);
+		}
+		break;
+	case CUS_UNSPECIFIED:
+		err = dec_str(x, &r->name);
+		break;
+	case CUS_UNSUPPORTED:
+		err = dec_u32(x, &r->tag);
+		if (!err) err = dec_str(x, &r->name);
+		if (!err) err = dec_u32(x, &r->type);
+		break;
+	}
+	if (!err && (r->flags & CUS_F_ANNOT))
+		err = dec_annots(x, &r->annot_first, &r->annot_count);
+	if (!err)
+		err = c->err;
+	return err;
+}
+
+/* Every ref must name a record or an extern of this CU. */
+static int ref_ok(const struct cus_cu *cu, cus_ref r)
+{
+	if (!r)
+		return 1;
+	return cus_ref_is_extern(r) ? cus_ref_index(r) < cu->nexterns
+				    : cus_ref_index(r) < cu->nrecs;
+}
+
+static int dec_check_refs(struct dec *x)
+{
+	struct cus_cu *cu = x->cu;
+	for (size_t i = 0; i < cu->nrecs; i++) {
+		const struct cus_rec *r = &cu->recs[i];
+		x->rec = i;
+		if (!ref_ok(cu, r->type) || !ref_ok(cu, r->origin) || !ref_ok(cu, r->spec))
+			return diag_fail(x->d, EBADMSG, "%s: record %zu: reference out of range", x->what, i);
+		if (r->kind == CUS_STRUCT || r->kind == CUS_UNION || r->kind == CUS_SUBROUTINE)
+			for (uint32_t k = 0; k < r->item_count; k++)
+				if (!ref_ok(cu, cu->items[r->item_first + k].type))
+					return diag_fail(x->d, EBADMSG, "%s: record %zu item %u: reference out of range",
+							 x->what, i, k);
+		if (r->kind == CUS_FUNC) {
+			if (r->item_count > cu->nrecs - i - 1)
+				return diag_fail(x->d, EBADMSG, "%s: record %zu: more parameters than records", x->what, i);
+			for (uint32_t k = 1; k <= r->item_count; k++)
+				if (cu->recs[i + k].kind != CUS_PARAM)
+					return diag_fail(x->d, EBADMSG, "%s: record %zu: parameter %u is not a param record",
+							 x->what, i, k - 1);
+		}
+	}
+	return 0;
+}
+
+int cus_cu__decode(struct cus_cu *cu, const uint8_t *blob, size_t size,
+		   const char *what, struct diag *d)
+{
+	struct dec x = { .cu = cu, .what = what, .d = d };
+	int err;
+	cus_cu__clear(cu);
+	cursor_init(&x.c, blob, size);
+	const uint8_t *magic = cur_bytes(&x.c, 4);
+	if (!magic || memcmp(magic, CUS_BLOB_MAGIC, 4))
+		return diag_fail(d, EBADMSG, "%s: bad blob magic at blob offset 0", what);
+	cu->cu_offset = cur_uleb(&x.c);
+	uint32_t sref[3];
+	if (dec_u32(&x, &cu->unit_type) || dec_u32(&x, &cu->dwarf_version) ||
+	    dec_u32(&x, &cu->addr_size) || dec_u32(&x, &cu->language) ||
+	    dec_u32(&x, &sref[0]) || dec_u32(&x, &sref[1]) || dec_u32(&x, &sref[2]))
+		goto trunc;
+	uint64_t str_size = cur_uleb(&x.c);
+	const uint8_t *str = str_size <= cursor_left(&x.c) ? cur_bytes(&x.c, (size_t)str_size) : NULL;
+	if (!str || str_size == 0 || str[0] != 0 || str[str_size - 1] != 0)
+		return diag_fail(d, EBADMSG, "%s: string table malformed at blob offset %zu", what,
+				 cursor_off(&x.c));
+	cu->str = (const char *)str;
+	cu->str_size = (size_t)str_size;
+	for (int i = 0; i < 3; i++)
+		if (sref[i] >= str_size || (sref[i] && str[sref[i] - 1]))
+			return diag_fail(d, EBADMSG, "%s: CU name string reference out of range", what);
+	cu->producer = sref[0];
+	cu->name = sref[1];
+	cu->comp_dir = sref[2];
+
+	uint32_t n;
+	if ((err = dec_count(&x, &n, 1)))
+		return err;
+	if (vec_grow(&cu->externs, &cu->cap_externs, n))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		cu->externs[i] = cur_uleb(&x.c);
+	cu->nexterns = n;
+	if ((err = dec_count(&x, &n, 3)))
+		return err;
+	if (vec_grow(&cu->recs, &cu->cap_recs, n))
+		return -ENOMEM;
+	uint64_t prev = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		x.rec = i;
+		if ((err = dec_rec(&x, &cu->recs[i], prev)))
+			return err == -EBADMSG && !(d && d->set) ? dec_fail(&x, "truncated or malformed record") : err;
+		prev = cu->recs[i].die;
+		cu->nrecs++;
+	}
+	if (x.c.err)
+		goto trunc;
+	if (cursor_left(&x.c))
+		return diag_fail(d, EBADMSG, "%s: %zu trailing bytes after the last record", what,
+				 cursor_left(&x.c));
+	return dec_check_refs(&x);
+trunc:
+	return diag_fail(d, EBADMSG, "%s: blob truncated or malformed at blob offset %zu", what,
+			 cursor_off(&x.c));
+}

@@ -1,0 +1,305 @@
+/* cus_file.c: the whole `.cus` file: writing it atomically, and opening it
+ * with every check the spec asks for before a single record is trusted. */
+#include "cus.h"
+#include "../common/diag.h"
+#include "../common/vec.h"
+#include "../common/version.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void ident_encode(struct buf *b, const struct cus_ident *id)
+{
+	size_t nlen = strnlen(id->name, sizeof(id->name) - 1);
+	buf_uleb(b, nlen);
+	buf_put(b, id->name, nlen);
+	buf_le64(b, id->size);
+	buf_le64(b, id->dwarf_hash.lo);
+	buf_le64(b, id->dwarf_hash.hi);
+	buf_uleb(b, id->build_id_len);
+	buf_put(b, id->build_id, id->build_id_len);
+}
+
+static int ident_decode(struct cus_ident *id, const uint8_t *p, size_t n)
+{
+	struct cursor c;
+	cursor_init(&c, p, n);
+	uint64_t nlen = cur_uleb(&c);
+	const uint8_t *name = nlen < sizeof(id->name) ? cur_bytes(&c, (size_t)nlen) : NULL;
+	if (!name)
+		return -EBADMSG;
+	memcpy(id->name, name, (size_t)nlen);
+	id->name[nlen] = 0;
+	id->size = cur_le64(&c);
+	id->dwarf_hash.lo = cur_le64(&c);
+	id->dwarf_hash.hi = cur_le64(&c);
+	uint64_t blen = cur_uleb(&c);
+	const uint8_t *bid = blen <= sizeof(id->build_id) ? cur_bytes(&c, (size_t)blen) : NULL;
+	if (!bid || c.err || cursor_left(&c))
+		return -EBADMSG;
+	memcpy(id->build_id, bid, (size_t)blen);
+	id->build_id_len = (uint32_t)blen;
+	return 0;
+}
+
+static void header_encode(uint8_t h[CUS_HEADER_SIZE], const struct cus_ident *id, uint32_t count,
+			  uint64_t file_size, uint64_t ident_off, uint32_t ident_size, uint64_t index_off)
+{
+	memset(h, 0, CUS_HEADER_SIZE);
+	memcpy(h, CUS_MAGIC, 8);
+	le32_put(h + 8, CUS_FORMAT_VERSION);
+	le32_put(h + 12, BTFPIPE_VERSION_CODE);
+	le32_put(h + 16, id->flags);
+	le32_put(h + 20, count);
+	le64_put(h + 24, file_size);
+	le64_put(h + 32, ident_off);
+	le32_put(h + 40, ident_size);
+	le16_put(h + 44, id->e_machine);
+	h[46] = id->ei_class;
+	h[47] = id->ei_data;
+	le64_put(h + 48, index_off);
+}
+
+static void index_encode(uint8_t *p, const struct cus_index_entry *e)
+{
+	le64_put(p, e->blob_off);
+	le32_put(p + 8, e->blob_size);
+	le16_put(p + 12, e->language);
+	p[14] = e->unit_type;
+	p[15] = e->dwarf_version;
+	le64_put(p + 16, e->cu_offset);
+	le64_put(p + 24, e->key.lo);
+	le64_put(p + 32, e->key.hi);
+}
+
+/* The header check: xxh3-64 over header bytes 0..55, identity, index. */
+static uint64_t header_check(const uint8_t *h, const uint8_t *ident, size_t ident_size,
+			     const uint8_t *index, size_t index_size)
+{
+	XXH3_state_t st;
+	XXH3_64bits_reset(&st);
+	XXH3_64bits_update(&st, h, 56);
+	XXH3_64bits_update(&st, ident, ident_size);
+	XXH3_64bits_update(&st, index, index_size);
+	return XXH3_64bits_digest(&st);
+}
+
+/* ---- writer ------------------------------------------------------------ */
+
+int cus_writer__open(struct cus_writer *w, const char *path, const struct cus_ident *id,
+		     struct diag *d)
+{
+	memset(w, 0, sizeof(*w));
+	w->ident = *id;
+	int err = outfile__open(&w->out, path, d);
+	if (err)
+		return err;
+	ident_encode(&w->identbuf, id);
+	if (w->identbuf.err)
+		return w->identbuf.err;
+	/* The header is written last, at offset 0, once the index is known. */
+	w->pos = CUS_HEADER_SIZE;
+	err = outfile__pwrite(&w->out, w->identbuf.data, w->identbuf.len, w->pos, d);
+	w->pos += w->identbuf.len;
+	return err;
+}
+
+int cus_writer__add(struct cus_writer *w, const uint8_t *blob, size_t size,
+		    const struct cus_index_entry *meta, struct diag *d)
+{
+	if (size > UINT32_MAX)
+		return diag_fail(d, E2BIG, "CU at 0x%llx: records take %zu bytes, over the format's 4 GiB per CU",
+				 (unsigned long long)meta->cu_offset, size);
+	if (w->count >= UINT32_MAX || vec_grow(&w->index, &w->cap, w->count + 1))
+		return -ENOMEM;
+	struct cus_index_entry *e = &w->index[w->count++];
+	*e = *meta;
+	e->blob_off = w->pos;
+	e->blob_size = (uint32_t)size;
+	e->key = key128_of(blob, size);
+	int err = outfile__pwrite(&w->out, blob, size, w->pos, d);
+	w->pos += size;
+	return err;
+}
+
+int cus_writer__finish(struct cus_writer *w, struct diag *d)
+{
+	size_t isize = w->count * CUS_INDEX_ENTRY_SIZE;
+	uint8_t *index = malloc(isize ? isize : 1);
+	if (!index)
+		return -ENOMEM;
+	for (size_t i = 0; i < w->count; i++)
+		index_encode(index + i * CUS_INDEX_ENTRY_SIZE, &w->index[i]);
+	uint64_t index_off = w->pos;
+	uint8_t h[CUS_HEADER_SIZE];
+	header_encode(h, &w->ident, (uint32_t)w->count, index_off + isize, CUS_HEADER_SIZE,
+		      (uint32_t)w->identbuf.len, index_off);
+	le64_put(h + 56, header_check(h, w->identbuf.data, w->identbuf.len, index, isize));
+	int err = outfile__pwrite(&w->out, index, isize, index_off, d);
+	if (!err)
+		err = outfile__pwrite(&w->out, h, sizeof(h), 0, d);
+	free(index);
+	if (!err)
+		err = outfile__commit(&w->out, d);
+	cus_writer__abort(w);
+	return err;
+}
+
+void cus_writer__abort(struct cus_writer *w)
+{
+	outfile__abort(&w->out);
+	free(w->index);
+	w->index = NULL;
+	buf_free(&w->identbuf);
+}
+
+/* ---- reader ------------------------------------------------------------ */
+
+static int map_file(struct cus_file *f, const char *path, struct diag *d)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int err = errno;
+		return diag_fail(d, err, "%s: cannot open: %s", path, strerror(err));
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return diag_fail(d, EINVAL, "%s: not a regular file", path);
+	}
+	f->size = (size_t)st.st_size;
+	if (f->size < CUS_HEADER_SIZE) {
+		close(fd);
+		return diag_fail(d, EBADMSG, "%s: %zu bytes, too small for a .cus header (%d bytes)",
+				 path, f->size, CUS_HEADER_SIZE);
+	}
+	void *m = mmap(NULL, f->size, PROT_READ, MAP_PRIVATE, fd, 0);
+	int err = errno;
+	close(fd);
+	if (m == MAP_FAILED)
+		return diag_fail(d, err, "%s: cannot map: %s", path, strerror(err));
+	f->map = m;
+	return 0;
+}
+
+int cus_file__open(struct cus_file *f, const char *path, struct diag *d)
+{
+	memset(f, 0, sizeof(*f));
+	f->path = path;
+	int err = map_file(f, path, d);
+	if (err)
+		return err;
+	const uint8_t *h = f->map;
+	if (memcmp(h, CUS_MAGIC, 8)) {
+		err = diag_fail(d, EBADMSG, "%s: not a .cus file (bad magic at offset 0)", path);
+		goto fail;
+	}
+	f->format_version = le32_get(h + 8);
+	if (f->format_version != CUS_FORMAT_VERSION) {
+		err = diag_fail(d, EPROTO, "%s: .cus format version %u, this btfpipe reads version %u: "
+				"extract again with this btfpipe", path, f->format_version, CUS_FORMAT_VERSION);
+		goto fail;
+	}
+	f->producer_version = le32_get(h + 12);
+	f->ident.flags = le32_get(h + 16);
+	uint32_t count = le32_get(h + 20);
+	uint64_t fsize = le64_get(h + 24), ident_off = le64_get(h + 32), index_off = le64_get(h + 48);
+	uint32_t ident_size = le32_get(h + 40);
+	f->ident.e_machine = le16_get(h + 44);
+	f->ident.ei_class = h[46];
+	f->ident.ei_data = h[47];
+	err = -EBADMSG;
+	if (fsize != f->size) {
+		diag_fail(d, EBADMSG, "%s: file is %zu bytes but its header says %llu (truncated or appended to)",
+			  path, f->size, (unsigned long long)fsize);
+		goto fail;
+	}
+	if (f->ident.flags & ~CUS_FILE_ET_REL) {
+		diag_fail(d, EBADMSG, "%s: unknown header flags 0x%x at offset 16", path, f->ident.flags);
+		goto fail;
+	}
+	if (ident_off != CUS_HEADER_SIZE || ident_size > fsize - ident_off ||
+	    index_off < ident_off + ident_size || index_off > fsize ||
+	    (uint64_t)count * CUS_INDEX_ENTRY_SIZE != fsize - index_off) {
+		diag_fail(d, EBADMSG, "%s: header offsets inconsistent (index at offset %llu, %u CUs)", path,
+			  (unsigned long long)index_off, count);
+		goto fail;
+	}
+	const uint8_t *index = f->map + index_off;
+	if (header_check(h, f->map + ident_off, ident_size, index, (size_t)count * CUS_INDEX_ENTRY_SIZE) !=
+	    le64_get(h + 56)) {
+		diag_fail(d, EBADMSG, "%s: header checksum mismatch: the header (offset 0), identity "
+			  "(offset %llu) or index (offset %llu) is corrupted", path,
+			  (unsigned long long)ident_off, (unsigned long long)index_off);
+		goto fail;
+	}
+	if (ident_decode(&f->ident, f->map + ident_off, ident_size)) {
+		diag_fail(d, EBADMSG, "%s: identity block malformed at offset %llu", path,
+			  (unsigned long long)ident_off);
+		goto fail;
+	}
+	f->index = calloc(count ? count : 1, sizeof(*f->index));
+	if (!f->index) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	f->count = count;
+	uint64_t expect = ident_off + ident_size;
+	for (uint32_t i = 0; i < count; i++) {
+		const uint8_t *p = index + (size_t)i * CUS_INDEX_ENTRY_SIZE;
+		struct cus_index_entry *e = &f->index[i];
+		e->blob_off = le64_get(p);
+		e->blob_size = le32_get(p + 8);
+		e->language = le16_get(p + 12);
+		e->unit_type = p[14];
+		e->dwarf_version = p[15];
+		e->cu_offset = le64_get(p + 16);
+		e->key.lo = le64_get(p + 24);
+		e->key.hi = le64_get(p + 32);
+		if (e->blob_off != expect || e->blob_size > index_off - e->blob_off) {
+			err = diag_fail(d, EBADMSG, "%s: CU %u: blob at offset %llu size %u is out of place",
+					path, i, (unsigned long long)e->blob_off, e->blob_size);
+			goto fail;
+		}
+		expect += e->blob_size;
+		if (!key128_eq(key128_of(f->map + e->blob_off, e->blob_size), e->key)) {
+			err = diag_fail(d, EBADMSG, "%s: CU %u (0x%llx): blob checksum mismatch (blob at offset %llu, "
+					"%u bytes): the file is corrupted", path, i,
+					(unsigned long long)e->cu_offset, (unsigned long long)e->blob_off,
+					e->blob_size);
+			goto fail;
+		}
+	}
+	if (expect != index_off) {
+		diag_fail(d, EBADMSG, "%s: %llu stray bytes between the last blob and the index at offset %llu",
+			  path, (unsigned long long)(index_off - expect), (unsigned long long)index_off);
+		goto fail;
+	}
+	return 0;
+fail:
+	cus_file__close(f);
+	return err;
+}
+
+void cus_file__close(struct cus_file *f)
+{
+	if (f->map)
+		munmap((void *)f->map, f->size);
+	free(f->index);
+	f->map = NULL;
+	f->index = NULL;
+	f->count = 0;
+}
+
+int cus_file__decode(const struct cus_file *f, size_t i, struct cus_cu *cu, struct diag *d)
+{
+	const struct cus_index_entry *e = &f->index[i];
+	char what[600];
+	snprintf(what, sizeof(what), "%s: CU %zu (0x%llx)", f->path, i, (unsigned long long)e->cu_offset);
+	return cus_cu__decode(cu, f->map + e->blob_off, e->blob_size, what, d);
+}

@@ -1,0 +1,300 @@
+/* cu_walk.c: extract one CU into a blob.
+ *
+ * Three passes over one CU, all on the calling worker's own Dwarf handle:
+ *  1. walk: every child of the CU DIE (and of C++ namespaces) becomes a
+ *     record through die_record__add(); references are noted as slots
+ *     holding the target's global DIE offset.
+ *  2. resolve: slot by slot, in order, a target already recorded becomes a
+ *     local index; a target inside this CU that the walk skipped (a type
+ *     declared in a function, clang's nested anonymous structs) is recorded
+ *     now, on demand, which may add slots; a target outside the CU becomes
+ *     an extern. The order of slots fixes the order of on-demand records and
+ *     externs, so the result does not depend on anything but the DWARF.
+ *  3. encode the cus_cu into w->blob.
+ */
+#include "extract.h"
+#include "../../common/diag.h"
+#include "../../common/hash.h"
+#include "../../common/strtab.h"
+#include "../../common/vec.h"
+
+#include <dwarf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cu_walk__init(struct cu_walk *w, const struct input *in, Dwarf *dw, struct diag *d)
+{
+	memset(w, 0, sizeof(*w));
+	w->in = in;
+	w->dw = dw;
+	w->d = d;
+	w->strs = strtab__new();
+	return w->strs ? 0 : -ENOMEM;
+}
+
+void cu_walk__free(struct cu_walk *w)
+{
+	cus_cu__free(&w->cu);
+	strtab__free(w->strs);
+	free(w->slots);
+	free(w->map_keys);
+	free(w->map_vals);
+	free(w->ext_keys);
+	free(w->ext_vals);
+	free(w->pend_annots);
+	buf_free(&w->blob);
+	memset(w, 0, sizeof(*w));
+}
+
+/* ---- offset maps: open addressing, key 0 = empty (no DIE is at 0) ---- */
+
+static int map_find(const uint64_t *keys, size_t cap, uint64_t key, size_t *slot)
+{
+	if (!cap)
+		return 0;
+	size_t i = hash_mix(0, key) & (cap - 1);
+	while (keys[i] && keys[i] != key)
+		i = (i + 1) & (cap - 1);
+	*slot = i;
+	return keys[i] == key;
+}
+
+static int map_grow(uint64_t **keys, uint32_t **vals, size_t *cap, size_t count)
+{
+	if ((count + 1) * 2 <= *cap)
+		return 0;
+	size_t ncap = *cap ? *cap * 2 : 1024;
+	uint64_t *nk = calloc(ncap, sizeof(*nk));
+	uint32_t *nv = calloc(ncap, sizeof(*nv));
+	if (!nk || !nv) {
+		free(nk);
+		free(nv);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < *cap; i++) {
+		if (!(*keys)[i])
+			continue;
+		size_t s;
+		map_find(nk, ncap, (*keys)[i], &s);
+		nk[s] = (*keys)[i];
+		nv[s] = (*vals)[i];
+	}
+	free(*keys);
+	free(*vals);
+	*keys = nk;
+	*vals = nv;
+	*cap = ncap;
+	return 0;
+}
+
+/* ---- services for die_record.c ---- */
+
+int cu_walk__str(struct cu_walk *w, const char *s, uint32_t *out)
+{
+	int64_t off = strtab__add(w->strs, s);
+	if (off < 0)
+		return (int)off;
+	*out = (uint32_t)off;
+	return 0;
+}
+
+int cu_walk__ref(struct cu_walk *w, uint64_t die_off, cus_ref *out)
+{
+	if (!die_off) {
+		*out = 0;
+		return 0;
+	}
+	if (w->nslots >= UINT32_MAX / 2 || vec_grow(&w->slots, &w->cap_slots, w->nslots + 1))
+		return -ENOMEM;
+	w->slots[w->nslots++] = die_off;
+	*out = (cus_ref)w->nslots; /* provisional: slot + 1, resolved later */
+	return 0;
+}
+
+int cu_walk__new_rec(struct cu_walk *w, Dwarf_Die *die, uint8_t kind, uint32_t *idx)
+{
+	struct cus_cu *cu = &w->cu;
+	uint64_t off = dwarf_dieoffset(die);
+	if (cu->nrecs >= UINT32_MAX / 2 - 1 || vec_grow(&cu->recs, &cu->cap_recs, cu->nrecs + 1) ||
+	    map_grow(&w->map_keys, &w->map_vals, &w->map_cap, w->map_count))
+		return -ENOMEM;
+	size_t s;
+	if (map_find(w->map_keys, w->map_cap, off, &s))
+		return diag_fail(w->d, EBADMSG, "DIE 0x%llx recorded twice (malformed DIE tree)",
+				 (unsigned long long)off);
+	w->map_keys[s] = off;
+	w->map_vals[s] = (uint32_t)cu->nrecs;
+	w->map_count++;
+	*idx = (uint32_t)cu->nrecs++;
+	struct cus_rec *r = &cu->recs[*idx];
+	memset(r, 0, sizeof(*r));
+	r->kind = kind;
+	r->die = off - w->unit_off;
+	return 0;
+}
+
+int cu_walk__new_item(struct cu_walk *w, uint32_t *idx)
+{
+	struct cus_cu *cu = &w->cu;
+	if (cu->nitems >= UINT32_MAX || vec_grow(&cu->items, &cu->cap_items, cu->nitems + 1))
+		return -ENOMEM;
+	*idx = (uint32_t)cu->nitems++;
+	memset(&cu->items[*idx], 0, sizeof(cu->items[*idx]));
+	return 0;
+}
+
+int cu_walk__offdie(struct cu_walk *w, uint64_t off, Dwarf_Die *out)
+{
+	if (!dwarf_offdie(w->dw, off, out))
+		return diag_fail(w->d, EBADMSG, "reference to DIE 0x%llx, which does not exist",
+				 (unsigned long long)off);
+	return 0;
+}
+
+/* ---- pass 1: the walk ---- */
+
+static int walk_children(struct cu_walk *w, Dwarf_Die *parent, int depth)
+{
+	Dwarf_Die c;
+	if (!dwarf_haschildren(parent) || dwarf_child(parent, &c))
+		return 0;
+	do {
+		int err, tag = dwarf_tag(&c);
+		if (tag == DW_TAG_namespace && depth < 64)
+			err = walk_children(w, &c, depth + 1);
+		else
+			err = die_record__add(w, &c, 1);
+		if (err)
+			return err;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
+}
+
+/* ---- pass 2: references ---- */
+
+static int resolve_slot(struct cu_walk *w, uint64_t off, cus_ref *out)
+{
+	size_t s;
+	if (map_find(w->map_keys, w->map_cap, off, &s)) {
+		*out = cus_ref_local(w->map_vals[s]);
+		return 0;
+	}
+	if (off >= w->unit_off && off < w->unit_end) {
+		Dwarf_Die die;
+		int err = cu_walk__offdie(w, off, &die);
+		if (!err)
+			err = die_record__add(w, &die, 0);
+		if (err)
+			return err;
+		if (!map_find(w->map_keys, w->map_cap, off, &s))
+			return diag_fail(w->d, EBADMSG, "DIE 0x%llx: referenced, but made no record",
+					 (unsigned long long)off);
+		*out = cus_ref_local(w->map_vals[s]);
+		return 0;
+	}
+	/* Another CU's DIE (DW_FORM_ref_addr): symbolic until dedup-merge. */
+	struct cus_cu *cu = &w->cu;
+	if (map_grow(&w->ext_keys, &w->ext_vals, &w->ext_cap, cu->nexterns))
+		return -ENOMEM;
+	if (!map_find(w->ext_keys, w->ext_cap, off, &s)) {
+		if (vec_grow(&cu->externs, &cu->cap_externs, cu->nexterns + 1))
+			return -ENOMEM;
+		w->ext_keys[s] = off;
+		w->ext_vals[s] = (uint32_t)cu->nexterns;
+		cu->externs[cu->nexterns++] = off;
+	}
+	*out = cus_ref_extern(w->ext_vals[s]);
+	return 0;
+}
+
+static int resolve_refs(struct cu_walk *w)
+{
+	/* res[i]: the final ref of slot i. Slots grow while on-demand records
+	 * are made, so res is grown alongside. */
+	cus_ref *res = NULL;
+	size_t cap = 0;
+	int err = 0;
+	for (size_t i = 0; i < w->nslots && !err; i++) {
+		cus_ref r = 0;
+		err = resolve_slot(w, w->slots[i], &r);
+		if (!err && vec_grow(&res, &cap, i + 1))
+			err = -ENOMEM;
+		if (!err)
+			res[i] = r;
+	}
+	if (!err) {
+		struct cus_cu *cu = &w->cu;
+#define FIX(ref) do { if (ref) (ref) = res[(ref) - 1]; } while (0)
+		for (size_t i = 0; i < cu->nrecs; i++) {
+			FIX(cu->recs[i].type);
+			FIX(cu->recs[i].origin);
+			FIX(cu->recs[i].spec);
+		}
+		for (size_t i = 0; i < cu->nitems; i++)
+			FIX(cu->items[i].type);
+#undef FIX
+	}
+	free(res);
+	return err;
+}
+
+/* ---- the whole CU ---- */
+
+static int unit_header(struct cu_walk *w, const struct unit *u, Dwarf_Die *cudie)
+{
+	Dwarf_Off next;
+	size_t hsize;
+	Dwarf_Half version;
+	uint8_t addr_size, off_size;
+	Dwarf_Off abbrev;
+	/* The type-signature arguments stay NULL: non-NULL means .debug_types. */
+	if (dwarf_next_unit(w->dw, u->offset, &next, &hsize, &version, &abbrev, &addr_size,
+			    &off_size, NULL, NULL) != 0 ||
+	    !dwarf_offdie(w->dw, u->offset + hsize, cudie))
+		return diag_fail(w->d, EBADMSG, "unit header unreadable: %s", dwarf_errmsg(-1));
+	w->unit_off = u->offset;
+	w->unit_end = next;
+	w->cu.cu_offset = u->offset;
+	w->cu.unit_type = u->unit_type;
+	w->cu.dwarf_version = version;
+	w->cu.addr_size = addr_size;
+	int lang = dwarf_srclang(cudie);
+	w->cu.language = lang > 0 ? (uint32_t)lang : 0;
+	Dwarf_Attribute at;
+	int err = cu_walk__str(w, dwarf_formstring(dwarf_attr(cudie, DW_AT_producer, &at)), &w->cu.producer);
+	if (!err)
+		err = cu_walk__str(w, dwarf_diename(cudie), &w->cu.name);
+	if (!err)
+		err = cu_walk__str(w, dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &at)), &w->cu.comp_dir);
+	return err;
+}
+
+int cu_walk__extract(struct cu_walk *w, const struct unit *u)
+{
+	Dwarf_Die cudie;
+	cus_cu__clear(&w->cu);
+	strtab__reset(w->strs);
+	w->nslots = 0;
+	w->npend_annots = 0;
+	w->map_count = 0;
+	if (w->map_keys)
+		memset(w->map_keys, 0, w->map_cap * sizeof(*w->map_keys));
+	if (w->ext_keys)
+		memset(w->ext_keys, 0, w->ext_cap * sizeof(*w->ext_keys));
+	buf_reset(&w->blob);
+
+	int err = unit_header(w, u, &cudie);
+	if (!err)
+		err = walk_children(w, &cudie, 0);
+	if (!err)
+		err = resolve_refs(w);
+	if (!err) {
+		w->cu.str = strtab__data(w->strs);
+		w->cu.str_size = strtab__size(w->strs);
+		err = cus_cu__encode(&w->cu, &w->blob);
+	}
+	if (err)
+		diag_prefix(w->d, "CU at 0x%llx: ", (unsigned long long)u->offset);
+	return err;
+}

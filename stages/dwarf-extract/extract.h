@@ -1,0 +1,134 @@
+/* extract.h: dwarf-extract's internals, shared by its own files only.
+ *
+ * The flow (main.c): input__open() maps the ELF and lists its units;
+ * pool_ordered() runs cu_walk__extract() for each unit on a worker's own
+ * Dwarf handle and hands the blobs, in unit order, to the .cus writer.
+ *   input.c       the ELF: handles, sections, identity, the unit list
+ *   die_attrs.c   one pass over a DIE's attributes into struct die_attrs
+ *   die_record.c  where a DWARF tag becomes a record
+ *   cu_walk.c     the walk over one CU, references, records made on demand
+ */
+#ifndef BTFPIPE_EXTRACT_H
+#define BTFPIPE_EXTRACT_H
+
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+#include <stdint.h>
+
+#include "../../common/buf.h"
+#include "../../format/cus.h"
+
+struct diag;
+struct strtab;
+
+struct extract_opts {
+	const char *input;
+	const char *output;
+	const char *dump;	/* --dump FILE.cus: print it and stop */
+	unsigned jobs;
+};
+
+struct section {
+	uint64_t addr, size;
+	uint32_t index;
+};
+
+struct unit {
+	uint64_t offset;	/* the unit header's offset in .debug_info */
+	uint8_t unit_type, version;
+};
+
+struct input {
+	const char *path;
+	int fd;
+	Elf *file_elf;		/* the file as it is on disk (identity, sections) */
+	Elf *elf;		/* what the Dwarf handles read: file_elf, or for ET_REL
+				 * libdwfl's relocated copy (owned by dwfl) */
+	Dwfl *dwfl;		/* ET_REL only: applies the relocations */
+	int is_rel;
+	Dwarf **dw;		/* one Dwarf handle per worker */
+	unsigned ndw;
+	struct section *secs;	/* SHF_ALLOC sections, sorted by address */
+	size_t nsecs;
+	struct unit *units;
+	size_t nunits;
+	struct cus_ident ident;
+};
+
+int input__open(struct input *in, const char *path, unsigned workers, struct diag *d);
+void input__close(struct input *in);
+/* The section holding addr, and addr made section-relative for ET_REL.
+ * Returns the ELF section index, 0 when no allocated section holds it. */
+uint32_t input__section_of(const struct input *in, uint64_t *addr);
+
+/* Every attribute dwarf-extract reads, from one pass over a DIE. */
+struct die_attrs {
+	uint64_t present;	/* bit (1 << ATTR_x) per attribute found */
+	const char *name, *linkage_name, *const_str;
+	uint64_t type, origin, spec; /* referenced DIEs: global offsets */
+	uint64_t byte_size, bit_size, data_bit_offset, bit_offset, member_loc;
+	uint64_t encoding, inline_kind, cc, alignment, count, lower, upper;
+	int upper_is_signed, upper_unknown, count_unknown, member_loc_unknown;
+	Dwarf_Attribute location, const_value;
+};
+
+enum {
+	ATTR_NAME, ATTR_TYPE, ATTR_BYTE_SIZE, ATTR_BIT_SIZE, ATTR_DATA_BIT_OFFSET,
+	ATTR_BIT_OFFSET, ATTR_MEMBER_LOC, ATTR_ENCODING, ATTR_DECLARATION,
+	ATTR_EXTERNAL, ATTR_ARTIFICIAL, ATTR_PROTOTYPED, ATTR_INLINE, ATTR_CC,
+	ATTR_ORIGIN, ATTR_SPEC, ATTR_LOW_PC, ATTR_ENTRY_PC, ATTR_RANGES,
+	ATTR_LOCATION, ATTR_CONST_VALUE, ATTR_LINKAGE_NAME, ATTR_ALIGNMENT,
+	ATTR_COUNT, ATTR_LOWER, ATTR_UPPER,
+};
+
+#define HAS(a, x) (((a)->present >> ATTR_##x) & 1)
+
+/* Returns: 0, or -EBADMSG with the DIE named in d. */
+int die_attrs__read(Dwarf_Die *die, uint64_t unit_off, struct die_attrs *a, struct diag *d);
+
+/* Per-worker state for walking a CU; reused from CU to CU. */
+struct cu_walk {
+	const struct input *in;
+	Dwarf *dw;
+	struct diag *d;
+	uint64_t unit_off, unit_end;	/* this CU's range in .debug_info */
+	struct cus_cu cu;
+	struct strtab *strs;
+	/* References are collected as global DIE offsets (slots) while walking
+	 * and resolved to record indexes or externs once the walk is done. */
+	uint64_t *slots;
+	size_t nslots, cap_slots;
+	/* DIE offset -> record index, open addressing, for this CU. */
+	uint64_t *map_keys;
+	uint32_t *map_vals;
+	size_t map_cap, map_count;
+	/* extern offset -> extern index. */
+	uint64_t *ext_keys;
+	uint32_t *ext_vals;
+	size_t ext_cap;
+	/* A record's own annotations, held until its items are done, so that
+	 * each record's and each item's annotations stay contiguous. */
+	struct cus_annot *pend_annots;
+	size_t npend_annots, cap_pend_annots;
+	struct buf blob;
+};
+
+int cu_walk__init(struct cu_walk *w, const struct input *in, Dwarf *dw, struct diag *d);
+void cu_walk__free(struct cu_walk *w);
+/* Extract unit u into w->blob. Returns: 0 or a negative errno (detail in d). */
+int cu_walk__extract(struct cu_walk *w, const struct unit *u);
+
+/* die_record.c: the records for one DIE (and, for a func, its params).
+ * `toplevel` says the DIE is a child of the CU. Returns: 0 or -errno. */
+int die_record__add(struct cu_walk *w, Dwarf_Die *die, int toplevel);
+
+/* cu_walk.c services for die_record.c */
+int cu_walk__ref(struct cu_walk *w, uint64_t die_off, cus_ref *out); /* 0 -> 0 */
+int cu_walk__str(struct cu_walk *w, const char *s, uint32_t *out);
+int cu_walk__new_rec(struct cu_walk *w, Dwarf_Die *die, uint8_t kind, uint32_t *idx);
+int cu_walk__new_item(struct cu_walk *w, uint32_t *idx);
+/* Resolve a DIE offset to its DWARF tag and attributes in this walk's handle. */
+int cu_walk__offdie(struct cu_walk *w, uint64_t off, Dwarf_Die *out);
+
+#endif

@@ -1,0 +1,263 @@
+/* input.c: the ELF being extracted: its Dwarf handles, its allocated
+ * sections (to turn addresses into section + offset), its identity, and the
+ * list of its units.
+ *
+ * Threading: everything libelf/libdwfl mutates (section data, relocation,
+ * decompression) happens here, on the main thread, before any worker runs.
+ * Each worker then reads only through its own Dwarf handle, all built over
+ * the same Elf, so the mapped file is shared and counted once in RSS.
+ */
+#include "extract.h"
+#include "../../common/diag.h"
+#include "../../common/hash.h"
+#include "../../common/vec.h"
+
+#include <dwarf.h>
+#include <elfutils/libdwelf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+static int cmp_section(const void *a, const void *b)
+{
+	const struct section *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int collect_sections(struct input *in, struct diag *d)
+{
+	size_t shnum, cap = 0;
+	if (elf_getshdrnum(in->elf, &shnum))
+		return diag_fail(d, EBADMSG, "%s: cannot read section headers: %s", in->path, elf_errmsg(-1));
+	for (size_t i = 1; i < shnum; i++) {
+		Elf_Scn *scn = elf_getscn(in->elf, i);
+		GElf_Shdr sh;
+		if (!scn || !gelf_getshdr(scn, &sh))
+			return diag_fail(d, EBADMSG, "%s: section %zu header unreadable: %s", in->path, i,
+					 elf_errmsg(-1));
+		/* TLS NOBITS sections overlap the sections after them; TLS
+		 * variables have no static address anyway. */
+		if (!(sh.sh_flags & SHF_ALLOC) || !sh.sh_size ||
+		    (sh.sh_type == SHT_NOBITS && (sh.sh_flags & SHF_TLS)))
+			continue;
+		if (vec_grow(&in->secs, &cap, in->nsecs + 1))
+			return -ENOMEM;
+		in->secs[in->nsecs++] = (struct section){ sh.sh_addr, sh.sh_size, (uint32_t)i };
+	}
+	qsort(in->secs, in->nsecs, sizeof(*in->secs), cmp_section);
+	return 0;
+}
+
+uint32_t input__section_of(const struct input *in, uint64_t *addr)
+{
+	size_t lo = 0, hi = in->nsecs;
+	while (lo < hi) { /* first section with addr > *addr */
+		size_t mid = (lo + hi) / 2;
+		if (in->secs[mid].addr <= *addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Sections can nest or overlap; look back a little for one that holds it. */
+	for (size_t k = lo, steps = 0; k > 0 && steps < 8; k--, steps++) {
+		const struct section *s = &in->secs[k - 1];
+		if (*addr - s->addr < s->size) {
+			if (in->is_rel)
+				*addr -= s->addr;
+			return s->index;
+		}
+	}
+	return 0;
+}
+
+/* The identity block: name, size, build id, and a hash of the raw bytes of
+ * every .debug_* section (read before anything decompresses or relocates). */
+static int identify(struct input *in, uint64_t size, struct diag *d)
+{
+	struct cus_ident *id = &in->ident;
+	char *copy = strdup(in->path);
+	if (!copy)
+		return -ENOMEM;
+	snprintf(id->name, sizeof(id->name), "%s", basename(copy));
+	free(copy);
+	id->size = size;
+
+	GElf_Ehdr eh;
+	if (!gelf_getehdr(in->elf, &eh))
+		return diag_fail(d, EBADMSG, "%s: ELF header unreadable: %s", in->path, elf_errmsg(-1));
+	id->e_machine = eh.e_machine;
+	id->ei_class = eh.e_ident[EI_CLASS];
+	id->ei_data = eh.e_ident[EI_DATA];
+	in->is_rel = eh.e_type == ET_REL;
+	id->flags = in->is_rel ? CUS_FILE_ET_REL : 0;
+
+	const void *bid;
+	ssize_t blen = dwelf_elf_gnu_build_id(in->elf, &bid);
+	if (blen > 0 && (size_t)blen <= sizeof(id->build_id)) {
+		memcpy(id->build_id, bid, (size_t)blen);
+		id->build_id_len = (uint32_t)blen;
+	}
+
+	size_t shstrndx;
+	if (elf_getshdrstrndx(in->elf, &shstrndx))
+		return diag_fail(d, EBADMSG, "%s: no section name table: %s", in->path, elf_errmsg(-1));
+	XXH3_state_t st;
+	XXH3_128bits_reset(&st);
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(in->elf, scn));) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		const char *name = elf_strptr(in->elf, shstrndx, sh.sh_name);
+		if (!name || strncmp(name, ".debug_", 7) || sh.sh_type == SHT_NOBITS)
+			continue;
+		Elf_Data *data = elf_rawdata(scn, NULL);
+		if (!data)
+			return diag_fail(d, EBADMSG, "%s: section %s unreadable: %s", in->path, name,
+					 elf_errmsg(-1));
+		XXH3_128bits_update(&st, name, strlen(name) + 1);
+		if (data->d_buf)
+			XXH3_128bits_update(&st, data->d_buf, data->d_size);
+	}
+	XXH128_hash_t h = XXH3_128bits_digest(&st);
+	id->dwarf_hash = (struct key128){ h.low64, h.high64 };
+	return 0;
+}
+
+/* ET_REL (.o, .ko): libdwfl applies the relocations to the debug sections of
+ * its own Elf; the workers' handles are then built over that Elf. */
+static int open_relocated(struct input *in, struct diag *d)
+{
+	int fd = dup(in->fd);
+	if (fd < 0)
+		return -errno;
+	in->dwfl = dwfl_begin(&offline_callbacks);
+	if (!in->dwfl) {
+		close(fd);
+		return -ENOMEM;
+	}
+	dwfl_report_begin(in->dwfl);
+	Dwfl_Module *mod = dwfl_report_offline(in->dwfl, in->ident.name, in->path, fd);
+	dwfl_report_end(in->dwfl, NULL, NULL);
+	Dwarf_Addr bias;
+	if (!mod || !dwfl_module_getdwarf(mod, &bias))
+		return diag_fail(d, ENODATA, "%s: no usable DWARF: %s", in->path, dwfl_errmsg(-1));
+	in->elf = dwfl_module_getelf(mod, &bias);
+	if (!in->elf)
+		return diag_fail(d, EBADMSG, "%s: %s", in->path, dwfl_errmsg(-1));
+	return 0;
+}
+
+static int list_units(struct input *in, struct diag *d)
+{
+	Dwarf *dw = in->dw[0];
+	size_t cap = 0;
+	Dwarf_Half version;
+	uint8_t ut;
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie, subdie;
+	int res;
+	while ((res = dwarf_get_units(dw, cu, &cu, &version, &ut, &cudie, &subdie)) == 0) {
+		uint64_t uoff = dwarf_dieoffset(&cudie) - dwarf_cuoffset(&cudie);
+		if (ut == DW_UT_skeleton || ut == DW_UT_split_compile || ut == DW_UT_split_type)
+			return diag_fail(d, ENOTSUP, "%s: unit at 0x%llx is a split-DWARF skeleton "
+					 "(-gsplit-dwarf): its types live in a .dwo file, which btfpipe "
+					 "does not read; build without -gsplit-dwarf",
+					 in->path, (unsigned long long)uoff);
+		if (vec_grow(&in->units, &cap, in->nunits + 1))
+			return -ENOMEM;
+		in->units[in->nunits++] = (struct unit){ uoff, ut, (uint8_t)version };
+	}
+	if (res < 0)
+		return diag_fail(d, EBADMSG, "%s: .debug_info unreadable after %zu units: %s", in->path,
+				 in->nunits, dwarf_errmsg(-1));
+	return 0;
+}
+
+static int has_section(Elf *elf, const char *want)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		const char *name;
+		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    !strcmp(name, want))
+			return 1;
+	}
+	return 0;
+}
+
+int input__open(struct input *in, const char *path, unsigned workers, struct diag *d)
+{
+	memset(in, 0, sizeof(*in));
+	in->path = path;
+	in->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (in->fd < 0) {
+		int err = errno;
+		return diag_fail(d, err, "%s: cannot open: %s", path, strerror(err));
+	}
+	struct stat st;
+	if (fstat(in->fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return diag_fail(d, EINVAL, "%s: not a regular file", path);
+	elf_version(EV_CURRENT);
+	Elf *file_elf = elf_begin(in->fd, ELF_C_READ_MMAP, NULL);
+	if (!file_elf || elf_kind(file_elf) != ELF_K_ELF) {
+		if (file_elf)
+			elf_end(file_elf);
+		return diag_fail(d, ENOEXEC, "%s: not an ELF file", path);
+	}
+	in->file_elf = in->elf = file_elf;
+	int err = identify(in, (uint64_t)st.st_size, d);
+	if (!err && has_section(file_elf, ".debug_types"))
+		err = diag_fail(d, ENOTSUP, "%s: DWARF 4 type units (.debug_types, -fdebug-types-section) "
+				"are not supported yet; build without -fdebug-types-section", path);
+	if (!err && in->is_rel)
+		err = open_relocated(in, d); /* in->elf becomes libdwfl's relocated Elf */
+	if (err)
+		return err;
+
+	in->dw = calloc(workers, sizeof(*in->dw));
+	if (!in->dw)
+		return -ENOMEM;
+	for (unsigned i = 0; i < workers; i++, in->ndw++) {
+		in->dw[i] = dwarf_begin_elf(in->elf, DWARF_C_READ, NULL);
+		if (!in->dw[i]) {
+			int e = dwarf_errno();
+			return diag_fail(d, ENODATA, "%s: no DWARF debug info (%s); build with -g",
+					 path, dwarf_errmsg(e));
+		}
+	}
+	err = collect_sections(in, d);
+	if (!err)
+		err = list_units(in, d);
+	return err;
+}
+
+void input__close(struct input *in)
+{
+	for (unsigned i = 0; i < in->ndw; i++)
+		dwarf_end(in->dw[i]);
+	free(in->dw);
+	if (in->dwfl)
+		dwfl_end(in->dwfl); /* owns in->elf for ET_REL */
+	if (in->file_elf)
+		elf_end(in->file_elf);
+	if (in->fd >= 0)
+		close(in->fd);
+	free(in->secs);
+	free(in->units);
+	memset(in, 0, sizeof(*in));
+	in->fd = -1;
+}

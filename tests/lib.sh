@@ -1,0 +1,62 @@
+# tests/lib.sh: the shared library of btfpipe's shell tests (sourced, never run).
+#
+# Each tests/tNNNN-*.sh sources this file and reports each check with ok,
+# not_ok or skip. Counts go to "$T_RESULTS" (one word a line), which run.sh
+# adds up; a test script that dies before finishing is counted as a failure by
+# run.sh, so an early exit can never pass silently.
+
+set -u
+T_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+T_BIN="$T_TOP/bin"
+T_NAME=$(basename "$0" .sh)
+T_OUT="${T_OUT_ROOT:-$T_TOP/tests/out}/$T_NAME"
+T_RESULTS="${T_RESULTS:-/dev/null}"
+rm -rf "$T_OUT" && mkdir -p "$T_OUT"
+
+: "${CLANG:=clang-19}"
+: "${GCC:=gcc}"
+
+ok()     { echo "ok: $1"; echo pass >>"$T_RESULTS"; }
+not_ok() { echo "FAIL: $1"; [ $# -gt 1 ] && printf '%s\n' "$2" | sed -n '1,40p' | sed 's/^/    /'; echo fail >>"$T_RESULTS"; }
+skip()   { echo "skip: $1 ($2)"; echo skip >>"$T_RESULTS"; }
+
+# check DESC CMD...: the command must exit 0.
+check() {
+	local desc=$1; shift
+	local out
+	if out=$("$@" 2>&1); then ok "$desc"; else not_ok "$desc" "$out"; fi
+}
+
+# check_exit DESC CODE CMD...: the command must exit with exactly CODE.
+# Its stderr is kept in $T_OUT/last.err for the caller to inspect.
+check_exit() {
+	local desc=$1 want=$2; shift 2
+	"$@" >"$T_OUT/last.out" 2>"$T_OUT/last.err"
+	local got=$?
+	if [ "$got" -eq "$want" ]; then ok "$desc"; else
+		not_ok "$desc" "exit $got, wanted $want: $(cat "$T_OUT/last.err")"; fi
+}
+
+# check_grep DESC PATTERN FILE: FILE must contain a line matching PATTERN (ERE).
+check_grep() {
+	if grep -Eq -- "$2" "$3"; then ok "$1"; else
+		not_ok "$1" "no line matches /$2/ in $3: $(head -c 2000 "$3")"; fi
+}
+
+# check_same DESC A B: the two files must be byte-identical.
+check_same() {
+	if cmp -s "$2" "$3"; then ok "$1"; else
+		not_ok "$1" "$(cmp "$2" "$3" 2>&1)"; fi
+}
+
+# have TOOL: true when TOOL is on PATH.
+have() { command -v "$1" >/dev/null 2>&1; }
+
+# build_fixture CC OPT DWARF DIR NAME: compile tests/fixtures/NAME/*.c into DIR/NAME
+# with -g and the given compiler, optimisation level and DWARF version.
+build_fixture() {
+	local cc=$1 opt=$2 dw=$3 dir=$4 name=$5
+	mkdir -p "$dir"
+	"$cc" "$opt" "-gdwarf-$dw" -fno-omit-frame-pointer -o "$dir/$name" \
+		"$T_TOP"/tests/fixtures/"$name"/*.c
+}
