@@ -58,6 +58,7 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	@./tests/demo.sh
 
+# Every test runs twice: on bin/ and on the ASan+UBSan build in bin-asan/.
 test: all
 	@$(MAKE) --no-print-directory SANITIZE=1 all
 	@./tests/run.sh

@@ -7,7 +7,7 @@
 
 set -u
 T_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-T_BIN="$T_TOP/bin"
+T_BIN="${T_BIN:-$T_TOP/bin}"
 T_NAME=$(basename "$0" .sh)
 T_OUT="${T_OUT_ROOT:-$T_TOP/tests/out}/$T_NAME"
 T_RESULTS="${T_RESULTS:-/dev/null}"
@@ -57,6 +57,8 @@ have() { command -v "$1" >/dev/null 2>&1; }
 build_fixture() {
 	local cc=$1 opt=$2 dw=$3 dir=$4 name=$5
 	mkdir -p "$dir"
-	"$cc" "$opt" "-gdwarf-$dw" -fno-omit-frame-pointer -o "$dir/$name" \
-		"$T_TOP"/tests/fixtures/"$name"/*.c
+	# The prefix map makes DW_AT_comp_dir and file names independent of
+	# where the checkout lives, so golden dumps hold on any clone.
+	(cd "$T_TOP" && "$cc" "$opt" "-gdwarf-$dw" -fno-omit-frame-pointer \
+		-fdebug-prefix-map="$T_TOP"=/btfpipe -o "$dir/$name" tests/fixtures/"$name"/*.c)
 }

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# tests/deps.sh (make deps): install what btfpipe needs on Debian 12.
+# Build: libdw-dev libelf-dev libbpf-dev libxxhash-dev pkg-config gcc make.
+# Tests: clang-19 lld-19 llvm-19 (fixtures, LTO), dwarves (pahole) and bpftool
+# (reference outputs), python3 (test scripts).
+# Without root it prints the exact apt-get line and fails.
+set -eu
+pkgs="libdw-dev libelf-dev libbpf-dev libxxhash-dev pkg-config gcc make
+      clang-19 lld-19 llvm-19 dwarves bpftool python3"
+missing=""
+for p in $pkgs; do
+	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	case "$st" in *"install ok installed"*) ;; *) missing="$missing $p" ;; esac
+done
+if [ -z "$missing" ]; then
+	echo "deps: everything is installed"
+	exit 0
+fi
+line="apt-get install -y --no-install-recommends$missing"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: missing:$missing" >&2
+	echo "deps: as root, run: apt-get update && $line" >&2
+	exit 1
+fi
+echo "deps: installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null
+echo "deps: done"
