@@ -33,6 +33,19 @@ void buf_put(struct buf *b, const void *p, size_t n)
 	b->len += n;
 }
 
+void buf_put_self(struct buf *b, size_t off, size_t n)
+{
+	if (b->err)
+		return;
+	int err = vec_grow(&b->data, &b->cap, b->len + n);
+	if (err) {
+		b->err = err;
+		return;
+	}
+	memmove(b->data + b->len, b->data + off, n);
+	b->len += n;
+}
+
 void buf_u8(struct buf *b, uint8_t v) { buf_put(b, &v, 1); }
 void buf_le16(struct buf *b, uint16_t v) { uint8_t t[2]; le16_put(t, v); buf_put(b, t, 2); }
 void buf_le32(struct buf *b, uint32_t v) { uint8_t t[4]; le32_put(t, v); buf_put(b, t, 4); }

@@ -21,6 +21,8 @@ struct buf {
 void buf_free(struct buf *b);
 void buf_reset(struct buf *b); /* len = 0, keeps the memory */
 void buf_put(struct buf *b, const void *p, size_t n);
+/* Append a copy of b's own bytes [off, off + n): safe although data moves. */
+void buf_put_self(struct buf *b, size_t off, size_t n);
 void buf_u8(struct buf *b, uint8_t v);
 void buf_le16(struct buf *b, uint16_t v);
 void buf_le32(struct buf *b, uint32_t v);

@@ -131,6 +131,10 @@ int cus_cu__encode(const struct cus_cu *cu, struct buf *out);
 int cus_cu__decode(struct cus_cu *cu, const uint8_t *blob, size_t size,
 		   const char *what, struct diag *d);
 
+/* Decode only the head (CU fields, strings, externs), not the records. */
+int cus_cu__decode_head(struct cus_cu *cu, const uint8_t *blob, size_t size,
+			const char *what, struct diag *d);
+
 /* A string ref as a C string ("" when 0). The ref was validated by decode. */
 static inline const char *cus_str(const struct cus_cu *cu, uint32_t ref)
 {

@@ -449,27 +449,29 @@ static int dec_check_refs(struct dec *x)
 	return 0;
 }
 
-int cus_cu__decode(struct cus_cu *cu, const uint8_t *blob, size_t size,
-		   const char *what, struct diag *d)
+/* The blob's head: CU fields, strings and externs, up to the records. */
+static int dec_head(struct dec *x, const uint8_t *blob, size_t size)
 {
-	struct dec x = { .cu = cu, .what = what, .d = d };
+	struct cus_cu *cu = x->cu;
+	const char *what = x->what;
+	struct diag *d = x->d;
 	int err;
 	cus_cu__clear(cu);
-	cursor_init(&x.c, blob, size);
-	const uint8_t *magic = cur_bytes(&x.c, 4);
+	cursor_init(&x->c, blob, size);
+	const uint8_t *magic = cur_bytes(&x->c, 4);
 	if (!magic || memcmp(magic, CUS_BLOB_MAGIC, 4))
 		return diag_fail(d, EBADMSG, "%s: bad blob magic at blob offset 0", what);
-	cu->cu_offset = cur_uleb(&x.c);
+	cu->cu_offset = cur_uleb(&x->c);
 	uint32_t sref[3];
-	if (dec_u32(&x, &cu->unit_type) || dec_u32(&x, &cu->dwarf_version) ||
-	    dec_u32(&x, &cu->addr_size) || dec_u32(&x, &cu->language) ||
-	    dec_u32(&x, &sref[0]) || dec_u32(&x, &sref[1]) || dec_u32(&x, &sref[2]))
+	if (dec_u32(x, &cu->unit_type) || dec_u32(x, &cu->dwarf_version) ||
+	    dec_u32(x, &cu->addr_size) || dec_u32(x, &cu->language) ||
+	    dec_u32(x, &sref[0]) || dec_u32(x, &sref[1]) || dec_u32(x, &sref[2]))
 		goto trunc;
-	uint64_t str_size = cur_uleb(&x.c);
-	const uint8_t *str = str_size <= cursor_left(&x.c) ? cur_bytes(&x.c, (size_t)str_size) : NULL;
+	uint64_t str_size = cur_uleb(&x->c);
+	const uint8_t *str = str_size <= cursor_left(&x->c) ? cur_bytes(&x->c, (size_t)str_size) : NULL;
 	if (!str || str_size == 0 || str[0] != 0 || str[str_size - 1] != 0)
 		return diag_fail(d, EBADMSG, "%s: string table malformed at blob offset %zu", what,
-				 cursor_off(&x.c));
+				 cursor_off(&x->c));
 	cu->str = (const char *)str;
 	cu->str_size = (size_t)str_size;
 	for (int i = 0; i < 3; i++)
@@ -480,13 +482,34 @@ int cus_cu__decode(struct cus_cu *cu, const uint8_t *blob, size_t size,
 	cu->comp_dir = sref[2];
 
 	uint32_t n;
-	if ((err = dec_count(&x, &n, 1)))
+	if ((err = dec_count(x, &n, 1)))
 		return err;
 	if (vec_grow(&cu->externs, &cu->cap_externs, n))
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++)
-		cu->externs[i] = cur_uleb(&x.c);
+		cu->externs[i] = cur_uleb(&x->c);
 	cu->nexterns = n;
+	return x->c.err ? diag_fail(d, EBADMSG, "%s: extern table truncated", what) : 0;
+trunc:
+	return diag_fail(d, EBADMSG, "%s: blob truncated or malformed at blob offset %zu", what,
+			 cursor_off(&x->c));
+}
+
+int cus_cu__decode_head(struct cus_cu *cu, const uint8_t *blob, size_t size,
+			const char *what, struct diag *d)
+{
+	struct dec x = { .cu = cu, .what = what, .d = d };
+	return dec_head(&x, blob, size);
+}
+
+int cus_cu__decode(struct cus_cu *cu, const uint8_t *blob, size_t size,
+		   const char *what, struct diag *d)
+{
+	struct dec x = { .cu = cu, .what = what, .d = d };
+	uint32_t n;
+	int err = dec_head(&x, blob, size);
+	if (err)
+		return err;
 	if ((err = dec_count(&x, &n, 3)))
 		return err;
 	if (vec_grow(&cu->recs, &cu->cap_recs, n))

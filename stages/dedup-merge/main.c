@@ -1,16 +1,239 @@
-/* dedup-merge: not implemented yet (see the project's issues). It says so and
- * fails, rather than pretending to work. */
+/* dedup-merge: build one deduplicated type graph from .cus files.
+ *
+ *   dedup-merge [-j N] -o OUT.graph IN.cus...
+ *   dedup-merge --dump FILE.graph [--provenance]
+ *
+ * main() is the pipeline of merge.h: open the inputs, note cross-CU targets,
+ * scan every CU on N workers with results inserted in CU order, resolve,
+ * refine, build, write. Messages and exit codes are made here only.
+ */
+#include "merge.h"
 #include "../../common/diag.h"
+#include "../../common/pool.h"
+#include "../../common/strtab.h"
+#include "../../common/version.h"
 
+#include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#define TOOL "dedup-merge"
+
+static void usage(FILE *o)
+{
+	fprintf(o,
+		"usage: " TOOL " [-j N] -o OUT.graph IN.cus...\n"
+		"       " TOOL " --dump FILE.graph [--provenance]\n"
+		"\n"
+		"Reads per-CU type records (format/CU-RECORDS.md) and writes one\n"
+		"deduplicated type graph (format/TYPE-GRAPH.md): structurally equal types\n"
+		"become one node, cross-CU references are resolved, forward declarations\n"
+		"resolve to their one definition. The output is the same bytes for every N.\n"
+		"\n"
+		"  -j, --jobs N     worker threads (default: the number of CPUs)\n"
+		"  -o, --output     the .graph file to write (atomically)\n"
+		"      --dump       print a .graph file as canonical text and exit\n"
+		"      --provenance with --dump: list every CU each node came from\n"
+		"  -h, --help       this text\n"
+		"      --version    print the version\n"
+		"\n"
+		"Exit codes: 0 ok, 1 bad input, 2 usage, 3 I/O error, 4 internal error.\n");
+}
+
+static int parse_opts(int argc, char **argv, struct merge_opts *o)
+{
+	static const struct option longs[] = {
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "dump", required_argument, NULL, 'D' },
+		{ "provenance", no_argument, NULL, 'P' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 },
+	};
+	int c;
+	o->jobs = pool_ncpus();
+	while ((c = getopt_long(argc, argv, "j:o:h", longs, NULL)) != -1) {
+		switch (c) {
+		case 'j': {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+			if (*end || n < 1 || n > 1024) {
+				diag_error(TOOL, "-j wants a number from 1 to 1024, not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			o->jobs = (unsigned)n;
+			break;
+		}
+		case 'o': o->output = optarg; break;
+		case 'D': o->dump = optarg; break;
+		case 'P': o->provenance = 1; break;
+		case 'h': usage(stdout); exit(EXIT_OK);
+		case 'V': printf(TOOL " (btfpipe) " BTFPIPE_VERSION "\n"); exit(EXIT_OK);
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (o->dump) {
+		if (optind != argc || o->output) {
+			diag_error(TOOL, "--dump takes one .graph file and nothing else");
+			return EXIT_USAGE;
+		}
+		return EXIT_OK;
+	}
+	if (optind >= argc || !o->output) {
+		diag_error(TOOL, "need -o OUT.graph and at least one input .cus (see --help)");
+		return EXIT_USAGE;
+	}
+	o->inputs = (const char *const *)argv + optind;
+	o->ninputs = (size_t)(argc - optind);
+	return EXIT_OK;
+}
+
+static int run_dump(const struct merge_opts *o)
+{
+	struct diag d = { 0 };
+	struct graph g;
+	int err = graph__read(&g, o->dump, &d);
+	if (!err) {
+		err = graph__dump(&g, stdout, o->provenance, &d);
+		graph__free(&g);
+	}
+	return err ? diag_report(&d, o->dump, err) : EXIT_OK;
+}
+
+/* Per-CU diagnostics, so the lowest failing CU's message wins at any -j. */
+struct scan_run {
+	struct merge *m;
+	struct diag *ds;
+};
+
+static int work_cu(void *ctx, unsigned worker, size_t ci)
+{
+	struct scan_run *r = ctx;
+	struct merge *m = r->m;
+	(void)worker;
+	uint32_t in = m->cu_input[ci];
+	return scan_cu(&m->files[in], m->cu_index[ci], in, &m->wanted[in], &m->scans[ci], &r->ds[ci]);
+}
+
+static int insert_cu(void *ctx, size_t ci)
+{
+	struct scan_run *r = ctx;
+	int err = classes_insert_cu(r->m, ci);
+	if (err && !r->ds[ci].set && r->m->d->set)
+		r->ds[ci] = *r->m->d;
+	return err;
+}
+
+/* Open every input, list its CUs, and note which DIE offsets some CU
+ * refers to across CUs (from each blob's extern table). */
+static int open_inputs(struct merge *m)
+{
+	const struct merge_opts *o = m->o;
+	m->files = calloc(o->ninputs, sizeof(*m->files));
+	m->wanted = calloc(o->ninputs, sizeof(*m->wanted));
+	m->exports = classes_new_exports(o->ninputs);
+	if (!m->files || !m->wanted || !m->exports)
+		return -ENOMEM;
+	int err = 0;
+	for (size_t i = 0; i < o->ninputs && !err; i++) {
+		if ((err = cus_file__open(&m->files[i], o->inputs[i], m->d)))
+			return err;
+		m->ncus += m->files[i].count;
+	}
+	m->cu_input = calloc(m->ncus + 1, sizeof(uint32_t));
+	m->cu_index = calloc(m->ncus + 1, sizeof(uint32_t));
+	m->cu_base = calloc(m->ncus + 1, sizeof(uint64_t));
+	m->scans = calloc(m->ncus + 1, sizeof(*m->scans));
+	if (!m->cu_input || !m->cu_index || !m->cu_base || !m->scans)
+		return -ENOMEM;
+	struct cus_cu head = { 0 };
+	size_t ci = 0;
+	for (size_t i = 0; i < o->ninputs && !err; i++) {
+		const struct cus_file *f = &m->files[i];
+		for (size_t k = 0; k < f->count && !err; k++, ci++) {
+			m->cu_input[ci] = (uint32_t)i;
+			m->cu_index[ci] = (uint32_t)k;
+			const struct cus_index_entry *e = &f->index[k];
+			char what[600];
+			snprintf(what, sizeof(what), "%s: CU %zu (0x%llx)", f->path, k,
+				 (unsigned long long)e->cu_offset);
+			err = cus_cu__decode_head(&head, f->map + e->blob_off, e->blob_size, what, m->d);
+			for (size_t x = 0; x < head.nexterns && !err; x++)
+				err = offset_set__add(&m->wanted[i], head.externs[x]);
+		}
+	}
+	cus_cu__free(&head);
+	return err;
+}
+
+static int merge_run(struct merge *m)
+{
+	int err = open_inputs(m);
+	if (err)
+		return err;
+	m->wt = classes_new_table();
+	m->strs = strtab__new();
+	struct scan_run r = { .m = m, .ds = calloc(m->ncus + 1, sizeof(struct diag)) };
+	if (!m->wt || !m->strs || !r.ds) {
+		free(r.ds);
+		return -ENOMEM;
+	}
+	err = pool_ordered(m->o->jobs, m->ncus, 4 * (size_t)m->o->jobs, work_cu, insert_cu, &r);
+	if (err) {
+		for (size_t i = 0; i < m->ncus; i++)
+			if (r.ds[i].set) {
+				*m->d = r.ds[i];
+				break;
+			}
+	}
+	free(r.ds);
+	if (!err)
+		err = classes_resolve_xrefs(m);
+	if (!err)
+		err = classes_refine(m);
+	if (!err)
+		err = build_graph(m);
+	if (!err)
+		err = graph__write(&m->g, m->o->output, m->d);
+	return err;
+}
+
+static void merge_free(struct merge *m)
+{
+	classes_free(m);
+	graph__free(&m->g);
+	strtab__free(m->strs);
+	if (m->scans)
+		for (size_t i = 0; i < m->ncus; i++)
+			cu_scan__free(&m->scans[i]);
+	free(m->scans);
+	if (m->files)
+		for (size_t i = 0; i < m->o->ninputs; i++) {
+			cus_file__close(&m->files[i]);
+			offset_set__free(&m->wanted[i]);
+		}
+	free(m->files);
+	free(m->wanted);
+	free(m->cu_input);
+	free(m->cu_index);
+	free(m->cu_base);
+}
 
 int main(int argc, char **argv)
 {
-	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		printf("dedup-merge: not implemented yet\n");
-		return EXIT_OK;
-	}
-	diag_error("dedup-merge", "not implemented yet");
-	return EXIT_NOT_IMPL;
+	struct merge_opts o = { 0 };
+	int rc = parse_opts(argc, argv, &o);
+	if (rc)
+		return rc;
+	if (o.dump)
+		return run_dump(&o);
+	struct diag d = { 0 };
+	struct merge m = { .o = &o, .d = &d };
+	int err = merge_run(&m);
+	rc = err ? diag_report(&d, o.output, err) : EXIT_OK;
+	merge_free(&m);
+	return rc;
 }

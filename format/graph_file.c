@@ -1,0 +1,689 @@
+/* graph_file.c: the `.graph` file written and read (spec: format/TYPE-GRAPH.md).
+ *
+ * Each section has an encoder and a decoder next to each other. The reader
+ * validates the header and section table, then every checksum, then decodes
+ * with a bounds-checked cursor and checks every string ref and node id.
+ */
+#include "graph.h"
+#include "../common/buf.h"
+#include "../common/diag.h"
+#include "../common/outfile.h"
+#include "../common/vec.h"
+#include "../common/version.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum { S_STRINGS = 1, S_INPUTS, S_CUS, S_NODES, S_PROV, S_FUNCS, S_VARS };
+static const char *const section_names[] = {
+	[S_STRINGS] = "strings", [S_INPUTS] = "inputs", [S_CUS] = "cus", [S_NODES] = "nodes",
+	[S_PROV] = "provenance", [S_FUNCS] = "funcs", [S_VARS] = "vars",
+};
+
+const char *graph_kind_name(unsigned kind)
+{
+	static const char *const names[] = {
+		[G_BASE] = "base", [G_PTR] = "ptr", [G_CONST] = "const", [G_VOLATILE] = "volatile",
+		[G_RESTRICT] = "restrict", [G_ATOMIC] = "atomic", [G_TYPEDEF] = "typedef",
+		[G_STRUCT] = "struct", [G_UNION] = "union", [G_ENUM] = "enum", [G_ARRAY] = "array",
+		[G_FUNC_PROTO] = "func_proto", [G_FWD] = "fwd", [G_UNSPEC] = "unspecified",
+		[G_UNSUPPORTED] = "unsupported",
+	};
+	return kind >= 1 && kind <= G_KIND_MAX ? names[kind] : "?";
+}
+
+void graph__free(struct graph *g)
+{
+	free(g->str);
+	free(g->inputs);
+	free(g->cus);
+	free(g->nodes);
+	free(g->items);
+	free(g->annots);
+	free(g->prov_off);
+	free(g->prov);
+	free(g->funcs);
+	free(g->locs);
+	free(g->vars);
+	memset(g, 0, sizeof(*g));
+}
+
+/* ---- encoding ---------------------------------------------------------- */
+
+static void put_annots(struct buf *b, const struct graph *g, uint32_t first, uint32_t count)
+{
+	buf_uleb(b, count);
+	for (uint32_t i = 0; i < count; i++) {
+		buf_uleb(b, g->annots[first + i].name);
+		buf_uleb(b, g->annots[first + i].value);
+	}
+}
+
+static void put_node(struct buf *b, const struct graph *g, const struct graph_node *n)
+{
+	const struct graph_item *it = g->items + n->item_first;
+	buf_u8(b, n->kind);
+	buf_uleb(b, n->flags);
+	buf_uleb(b, n->name);
+	switch (n->kind) {
+	case G_BASE:
+		buf_uleb(b, n->encoding);
+		buf_uleb(b, n->size);
+		buf_uleb(b, n->bit_size);
+		buf_uleb(b, n->bit_offset);
+		break;
+	case G_PTR: case G_CONST: case G_VOLATILE: case G_RESTRICT: case G_ATOMIC: case G_TYPEDEF:
+		buf_uleb(b, n->type);
+		break;
+	case G_STRUCT: case G_UNION:
+		buf_uleb(b, n->size);
+		buf_uleb(b, n->item_count);
+		for (uint32_t i = 0; i < n->item_count; i++, it++) {
+			buf_uleb(b, it->flags);
+			buf_uleb(b, it->name);
+			buf_uleb(b, it->type);
+			buf_uleb(b, it->value);
+			buf_uleb(b, it->bit_size);
+			if (it->flags & (1u << 3))
+				put_annots(b, g, it->annot_first, it->annot_count);
+		}
+		break;
+	case G_ENUM:
+		buf_uleb(b, n->size);
+		buf_uleb(b, n->item_count);
+		for (uint32_t i = 0; i < n->item_count; i++, it++) {
+			buf_uleb(b, it->name);
+			if (n->flags & (1u << 8))
+				buf_sleb(b, (int64_t)it->value);
+			else
+				buf_uleb(b, it->value);
+		}
+		break;
+	case G_ARRAY:
+		buf_uleb(b, n->type);
+		buf_uleb(b, n->item_count);
+		for (uint32_t i = 0; i < n->item_count; i++, it++)
+			buf_uleb(b, it->value);
+		break;
+	case G_FUNC_PROTO:
+		buf_uleb(b, n->type);
+		buf_uleb(b, n->item_count);
+		for (uint32_t i = 0; i < n->item_count; i++, it++) {
+			buf_uleb(b, it->name);
+			buf_uleb(b, it->type);
+		}
+		break;
+	case G_FWD:
+		buf_uleb(b, n->fwd_kind);
+		break;
+	case G_UNSPEC:
+		break;
+	case G_UNSUPPORTED:
+		buf_uleb(b, n->tag);
+		buf_uleb(b, n->type);
+		break;
+	}
+	if (n->flags & (1u << 3))
+		put_annots(b, g, n->annot_first, n->annot_count);
+}
+
+static void encode_section(struct buf *b, const struct graph *g, int id)
+{
+	switch (id) {
+	case S_STRINGS:
+		buf_put(b, g->str, g->str_size);
+		break;
+	case S_INPUTS:
+		buf_uleb(b, g->ninputs);
+		for (size_t i = 0; i < g->ninputs; i++) {
+			const struct graph_input *in = &g->inputs[i];
+			buf_uleb(b, in->name);
+			buf_le64(b, in->dwarf_hash.lo);
+			buf_le64(b, in->dwarf_hash.hi);
+			buf_uleb(b, in->e_machine);
+			buf_u8(b, in->ei_class);
+			buf_u8(b, in->ei_data);
+			buf_uleb(b, in->flags);
+			buf_uleb(b, in->build_id_len);
+			buf_put(b, in->build_id, in->build_id_len);
+			buf_uleb(b, in->ncus);
+		}
+		break;
+	case S_CUS:
+		buf_uleb(b, g->ncus);
+		for (size_t i = 0; i < g->ncus; i++) {
+			const struct graph_cu *c = &g->cus[i];
+			buf_uleb(b, c->input);
+			buf_uleb(b, c->cu_offset);
+			buf_uleb(b, c->name);
+			buf_uleb(b, c->producer);
+			buf_uleb(b, c->language);
+		}
+		break;
+	case S_NODES:
+		buf_uleb(b, g->nnodes);
+		for (size_t i = 1; i <= g->nnodes; i++)
+			put_node(b, g, &g->nodes[i]);
+		break;
+	case S_PROV:
+		for (size_t i = 1; i <= g->nnodes; i++) {
+			uint32_t a = g->prov_off[i], e = g->prov_off[i + 1], prev = 0;
+			buf_uleb(b, e - a);
+			for (uint32_t k = a; k < e; k++) {
+				buf_uleb(b, g->prov[k] - prev);
+				prev = g->prov[k];
+			}
+		}
+		break;
+	case S_FUNCS:
+		buf_uleb(b, g->nfuncs);
+		for (size_t i = 0; i < g->nfuncs; i++) {
+			const struct graph_func *f = &g->funcs[i];
+			buf_uleb(b, f->name);
+			buf_uleb(b, f->linkage);
+			buf_uleb(b, f->proto);
+			buf_uleb(b, f->cu);
+			buf_uleb(b, f->flags);
+			buf_uleb(b, f->inline_kind);
+			buf_uleb(b, f->cc);
+			buf_uleb(b, f->pc);
+			buf_uleb(b, f->shndx);
+			buf_uleb(b, f->loc_count);
+			for (uint32_t k = 0; k < f->loc_count; k++) {
+				buf_uleb(b, g->locs[f->loc_first + k].loc);
+				buf_uleb(b, g->locs[f->loc_first + k].loc_reg);
+			}
+			if (f->flags & (1u << 3))
+				put_annots(b, g, f->annot_first, f->annot_count);
+		}
+		break;
+	case S_VARS:
+		buf_uleb(b, g->nvars);
+		for (size_t i = 0; i < g->nvars; i++) {
+			const struct graph_var *v = &g->vars[i];
+			buf_uleb(b, v->name);
+			buf_uleb(b, v->type);
+			buf_uleb(b, v->cu);
+			buf_uleb(b, v->flags);
+			buf_uleb(b, v->addr);
+			buf_uleb(b, v->shndx);
+			if (v->flags & (1u << 3))
+				put_annots(b, g, v->annot_first, v->annot_count);
+		}
+		break;
+	}
+}
+
+int graph__write(const struct graph *g, const char *path, struct diag *d)
+{
+	struct buf secs[GRAPH_NSECTIONS + 1] = { 0 };
+	uint8_t head[GRAPH_HEADER_SIZE + GRAPH_NSECTIONS * 32];
+	uint64_t off = sizeof(head);
+	int err = 0;
+	memset(head, 0, sizeof(head));
+	for (int id = 1; id <= GRAPH_NSECTIONS; id++) {
+		encode_section(&secs[id], g, id);
+		if (secs[id].err) {
+			err = secs[id].err;
+			goto out;
+		}
+		uint8_t *e = head + GRAPH_HEADER_SIZE + (id - 1) * 32;
+		le32_put(e, (uint32_t)id);
+		le64_put(e + 8, off);
+		le64_put(e + 16, secs[id].len);
+		le64_put(e + 24, XXH3_64bits(secs[id].data, secs[id].len));
+		off += secs[id].len;
+	}
+	memcpy(head, GRAPH_MAGIC, 8);
+	le32_put(head + 8, GRAPH_FORMAT_VERSION);
+	le32_put(head + 12, BTFPIPE_VERSION_CODE);
+	le32_put(head + 16, 0);
+	le32_put(head + 20, GRAPH_NSECTIONS);
+	le64_put(head + 24, off);
+	XXH3_state_t st;
+	XXH3_64bits_reset(&st);
+	XXH3_64bits_update(&st, head, 32);
+	XXH3_64bits_update(&st, head + GRAPH_HEADER_SIZE, GRAPH_NSECTIONS * 32);
+	le64_put(head + 32, XXH3_64bits_digest(&st));
+
+	struct outfile o;
+	err = outfile__open(&o, path, d);
+	if (err)
+		goto out;
+	err = outfile__write(&o, head, sizeof(head), d);
+	for (int id = 1; id <= GRAPH_NSECTIONS && !err; id++)
+		err = outfile__write(&o, secs[id].data, secs[id].len, d);
+	if (!err)
+		err = outfile__commit(&o, d);
+	outfile__abort(&o);
+out:
+	for (int id = 1; id <= GRAPH_NSECTIONS; id++)
+		buf_free(&secs[id]);
+	return err;
+}
+
+/* ---- decoding ---------------------------------------------------------- */
+
+struct gdec {
+	struct cursor c;
+	struct graph *g;
+	const char *path;
+	int sec;
+	struct diag *d;
+	size_t annots_cap;
+};
+
+static int gfail(struct gdec *x, const char *why)
+{
+	return diag_fail(x->d, EBADMSG, "%s: section %s at offset %zu: %s", x->path,
+			 section_names[x->sec], cursor_off(&x->c), why);
+}
+
+static uint32_t g_u32(struct gdec *x)
+{
+	uint64_t v = cur_uleb(&x->c);
+	if (v > UINT32_MAX && !x->c.err)
+		x->c.err = -EBADMSG;
+	return (uint32_t)v;
+}
+
+static uint32_t g_str(struct gdec *x)
+{
+	uint32_t r = g_u32(x);
+	if (!x->c.err && (r >= x->g->str_size || (r && x->g->str[r - 1])))
+		x->c.err = -ERANGE;
+	return r;
+}
+
+/* A count whose elements take at least min_bytes each. */
+static int g_count(struct gdec *x, size_t *out, size_t min_bytes)
+{
+	uint64_t n = cur_uleb(&x->c);
+	*out = 0;
+	if (x->c.err)
+		return x->c.err;
+	if (n * min_bytes > cursor_left(&x->c) || n >= UINT32_MAX - 2)
+		return gfail(x, "count larger than the rest of the section");
+	*out = (size_t)n;
+	return 0;
+}
+
+static int g_annots(struct gdec *x, uint32_t *first, uint32_t *count)
+{
+	struct graph *g = x->g;
+	size_t n;
+	if (g_count(x, &n, 2))
+		return -EBADMSG;
+	if (vec_grow(&g->annots, &x->annots_cap, g->nannots + n))
+		return -ENOMEM;
+	*first = (uint32_t)g->nannots;
+	*count = (uint32_t)n;
+	for (size_t i = 0; i < n; i++) {
+		g->annots[g->nannots].name = g_str(x);
+		g->annots[g->nannots++].value = g_str(x);
+	}
+	return x->c.err;
+}
+
+static int g_items(struct gdec *x, struct graph_node *n, size_t *cap)
+{
+	struct graph *g = x->g;
+	size_t count;
+	if (g_count(x, &count, 1))
+		return -EBADMSG;
+	if (vec_grow(&g->items, cap, g->nitems + count))
+		return -ENOMEM;
+	n->item_first = (uint32_t)g->nitems;
+	n->item_count = (uint32_t)count;
+	for (size_t i = 0; i < count && !x->c.err; i++) {
+		struct graph_item *it = &g->items[g->nitems++];
+		memset(it, 0, sizeof(*it));
+		switch (n->kind) {
+		case G_STRUCT: case G_UNION:
+			it->flags = g_u32(x);
+			it->name = g_str(x);
+			it->type = g_u32(x);
+			it->value = cur_uleb(&x->c);
+			it->bit_size = g_u32(x);
+			if (!x->c.err && (it->flags & (1u << 3))) {
+				int err = g_annots(x, &it->annot_first, &it->annot_count);
+				if (err)
+					return err;
+			}
+			break;
+		case G_ENUM:
+			it->name = g_str(x);
+			it->value = (n->flags & (1u << 8)) ? (uint64_t)cur_sleb(&x->c) : cur_uleb(&x->c);
+			break;
+		case G_ARRAY:
+			it->value = cur_uleb(&x->c);
+			break;
+		case G_FUNC_PROTO:
+			it->name = g_str(x);
+			it->type = g_u32(x);
+			break;
+		}
+	}
+	return x->c.err;
+}
+
+static int dec_nodes(struct gdec *x)
+{
+	struct graph *g = x->g;
+	size_t n, icap = 0;
+	if (g_count(x, &n, 2))
+		return -EBADMSG;
+	g->nodes = calloc(n + 1, sizeof(*g->nodes));
+	if (!g->nodes)
+		return -ENOMEM;
+	g->nnodes = n;
+	for (size_t i = 1; i <= n; i++) {
+		struct graph_node *nd = &g->nodes[i];
+		int err = 0;
+		nd->kind = cur_u8(&x->c);
+		nd->flags = g_u32(x);
+		nd->name = g_str(x);
+		if (!x->c.err && (nd->kind < 1 || nd->kind > G_KIND_MAX))
+			return gfail(x, "unknown node kind");
+		switch (nd->kind) {
+		case G_BASE:
+			nd->encoding = g_u32(x);
+			nd->size = cur_uleb(&x->c);
+			nd->bit_size = g_u32(x);
+			nd->bit_offset = g_u32(x);
+			break;
+		case G_PTR: case G_CONST: case G_VOLATILE: case G_RESTRICT: case G_ATOMIC: case G_TYPEDEF:
+			nd->type = g_u32(x);
+			break;
+		case G_STRUCT: case G_UNION: case G_ENUM:
+			nd->size = cur_uleb(&x->c);
+			err = g_items(x, nd, &icap);
+			break;
+		case G_ARRAY: case G_FUNC_PROTO:
+			nd->type = g_u32(x);
+			err = g_items(x, nd, &icap);
+			break;
+		case G_FWD:
+			nd->fwd_kind = g_u32(x);
+			if (!x->c.err && nd->fwd_kind > G_FWD_ENUM)
+				return gfail(x, "unknown fwd kind");
+			break;
+		case G_UNSPEC:
+			break;
+		case G_UNSUPPORTED:
+			nd->tag = g_u32(x);
+			nd->type = g_u32(x);
+			break;
+		}
+		if (!err && !x->c.err && (nd->flags & (1u << 3)))
+			err = g_annots(x, &nd->annot_first, &nd->annot_count);
+		if (err || x->c.err) {
+			char why[64];
+			snprintf(why, sizeof(why), "node %zu truncated or malformed", i);
+			return err == -ENOMEM ? err : gfail(x, why);
+		}
+	}
+	return 0;
+}
+
+static int dec_section(struct gdec *x)
+{
+	struct graph *g = x->g;
+	size_t n;
+	switch (x->sec) {
+	case S_INPUTS:
+		if (g_count(x, &n, 20))
+			return -EBADMSG;
+		if (!(g->inputs = calloc(n ? n : 1, sizeof(*g->inputs))))
+			return -ENOMEM;
+		g->ninputs = n;
+		for (size_t i = 0; i < n; i++) {
+			struct graph_input *in = &g->inputs[i];
+			in->name = g_str(x);
+			in->dwarf_hash.lo = cur_le64(&x->c);
+			in->dwarf_hash.hi = cur_le64(&x->c);
+			in->e_machine = (uint16_t)g_u32(x);
+			in->ei_class = cur_u8(&x->c);
+			in->ei_data = cur_u8(&x->c);
+			in->flags = g_u32(x);
+			in->build_id_len = g_u32(x);
+			const uint8_t *bid = in->build_id_len <= sizeof(in->build_id)
+						     ? cur_bytes(&x->c, in->build_id_len) : NULL;
+			if (!bid)
+				return gfail(x, "build id malformed");
+			memcpy(in->build_id, bid, in->build_id_len);
+			in->ncus = g_u32(x);
+		}
+		return x->c.err ? gfail(x, "truncated") : 0;
+	case S_CUS:
+		if (g_count(x, &n, 5))
+			return -EBADMSG;
+		if (!(g->cus = calloc(n ? n : 1, sizeof(*g->cus))))
+			return -ENOMEM;
+		g->ncus = n;
+		for (size_t i = 0; i < n; i++) {
+			struct graph_cu *c = &g->cus[i];
+			c->input = g_u32(x);
+			c->cu_offset = cur_uleb(&x->c);
+			c->name = g_str(x);
+			c->producer = g_str(x);
+			c->language = g_u32(x);
+			if (!x->c.err && c->input >= g->ninputs)
+				return gfail(x, "CU names an input that does not exist");
+		}
+		return x->c.err ? gfail(x, "truncated") : 0;
+	case S_NODES:
+		return dec_nodes(x);
+	case S_PROV: {
+		if (!(g->prov_off = calloc(g->nnodes + 2, sizeof(*g->prov_off))))
+			return -ENOMEM;
+		size_t cap = 0;
+		for (size_t i = 1; i <= g->nnodes; i++) {
+			g->prov_off[i] = (uint32_t)g->nprov;
+			if (g_count(x, &n, 1))
+				return -EBADMSG;
+			if (vec_grow(&g->prov, &cap, g->nprov + n))
+				return -ENOMEM;
+			uint64_t prev = 0;
+			for (size_t k = 0; k < n; k++) {
+				uint64_t v = prev + cur_uleb(&x->c);
+				if ((k && v <= prev) || v >= g->ncus)
+					return gfail(x, "provenance CU index out of order or range");
+				g->prov[g->nprov++] = (uint32_t)v;
+				prev = v;
+			}
+		}
+		g->prov_off[g->nnodes + 1] = (uint32_t)g->nprov;
+		return x->c.err ? gfail(x, "truncated") : 0;
+	}
+	case S_FUNCS: {
+		size_t lcap = 0;
+		if (g_count(x, &n, 10))
+			return -EBADMSG;
+		if (!(g->funcs = calloc(n ? n : 1, sizeof(*g->funcs))))
+			return -ENOMEM;
+		g->nfuncs = n;
+		for (size_t i = 0; i < n && !x->c.err; i++) {
+			struct graph_func *f = &g->funcs[i];
+			f->name = g_str(x);
+			f->linkage = g_str(x);
+			f->proto = g_u32(x);
+			f->cu = g_u32(x);
+			f->flags = g_u32(x);
+			f->inline_kind = g_u32(x);
+			f->cc = g_u32(x);
+			f->pc = cur_uleb(&x->c);
+			f->shndx = g_u32(x);
+			size_t np;
+			if (g_count(x, &np, 2))
+				return -EBADMSG;
+			if (vec_grow(&g->locs, &lcap, g->nlocs + np))
+				return -ENOMEM;
+			f->loc_first = (uint32_t)g->nlocs;
+			f->loc_count = (uint32_t)np;
+			for (size_t k = 0; k < np; k++) {
+				g->locs[g->nlocs].loc = g_u32(x);
+				g->locs[g->nlocs++].loc_reg = g_u32(x);
+			}
+			if (!x->c.err && (f->flags & (1u << 3)) && g_annots(x, &f->annot_first, &f->annot_count))
+				return gfail(x, "annotations malformed");
+			if (!x->c.err && f->cu >= g->ncus)
+				return gfail(x, "function names a CU that does not exist");
+		}
+		return x->c.err ? gfail(x, "truncated") : 0;
+	}
+	case S_VARS:
+		if (g_count(x, &n, 6))
+			return -EBADMSG;
+		if (!(g->vars = calloc(n ? n : 1, sizeof(*g->vars))))
+			return -ENOMEM;
+		g->nvars = n;
+		for (size_t i = 0; i < n && !x->c.err; i++) {
+			struct graph_var *v = &g->vars[i];
+			v->name = g_str(x);
+			v->type = g_u32(x);
+			v->cu = g_u32(x);
+			v->flags = g_u32(x);
+			v->addr = cur_uleb(&x->c);
+			v->shndx = g_u32(x);
+			if (!x->c.err && (v->flags & (1u << 3)) && g_annots(x, &v->annot_first, &v->annot_count))
+				return gfail(x, "annotations malformed");
+			if (!x->c.err && v->cu >= g->ncus)
+				return gfail(x, "variable names a CU that does not exist");
+		}
+		return x->c.err ? gfail(x, "truncated") : 0;
+	}
+	return 0;
+}
+
+/* Every node id in the graph must name a node. */
+static int check_ids(struct graph *g, const char *path, struct diag *d)
+{
+	uint32_t n = (uint32_t)g->nnodes;
+	for (size_t i = 1; i <= g->nnodes; i++) {
+		const struct graph_node *nd = &g->nodes[i];
+		if (nd->type > n)
+			return diag_fail(d, EBADMSG, "%s: node %zu refers to node %u of %u", path, i, nd->type, n);
+		if (nd->kind == G_STRUCT || nd->kind == G_UNION || nd->kind == G_FUNC_PROTO)
+			for (uint32_t k = 0; k < nd->item_count; k++)
+				if (g->items[nd->item_first + k].type > n)
+					return diag_fail(d, EBADMSG, "%s: node %zu item %u refers to node %u of %u",
+							 path, i, k, g->items[nd->item_first + k].type, n);
+	}
+	for (size_t i = 0; i < g->nfuncs; i++)
+		if (g->funcs[i].proto > n || !g->funcs[i].proto ||
+		    g->nodes[g->funcs[i].proto].kind != G_FUNC_PROTO)
+			return diag_fail(d, EBADMSG, "%s: function %zu: prototype is not a func_proto node", path, i);
+	for (size_t i = 0; i < g->nvars; i++)
+		if (g->vars[i].type > n)
+			return diag_fail(d, EBADMSG, "%s: variable %zu refers to node %u of %u", path, i,
+					 g->vars[i].type, n);
+	return 0;
+}
+
+int graph__read(struct graph *g, const char *path, struct diag *d)
+{
+	memset(g, 0, sizeof(*g));
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int err = errno;
+		return diag_fail(d, err, "%s: cannot open: %s", path, strerror(err));
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return diag_fail(d, EINVAL, "%s: not a regular file", path);
+	}
+	size_t size = (size_t)st.st_size;
+	size_t head_size = GRAPH_HEADER_SIZE + GRAPH_NSECTIONS * 32;
+	if (size < head_size) {
+		close(fd);
+		return diag_fail(d, EBADMSG, "%s: %zu bytes, too small for a .graph header", path, size);
+	}
+	const uint8_t *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	int err = errno;
+	close(fd);
+	if (m == MAP_FAILED)
+		return diag_fail(d, err, "%s: cannot map: %s", path, strerror(err));
+	err = -EBADMSG;
+	if (memcmp(m, GRAPH_MAGIC, 8)) {
+		diag_fail(d, EBADMSG, "%s: not a .graph file (bad magic at offset 0)", path);
+		goto out;
+	}
+	uint32_t version = le32_get(m + 8);
+	if (version != GRAPH_FORMAT_VERSION) {
+		err = diag_fail(d, EPROTO, "%s: .graph format version %u, this btfpipe reads version %u: "
+				"merge again with this btfpipe", path, version, GRAPH_FORMAT_VERSION);
+		goto out;
+	}
+	if (le64_get(m + 24) != size) {
+		diag_fail(d, EBADMSG, "%s: file is %zu bytes but its header says %llu (truncated or appended to)",
+			  path, size, (unsigned long long)le64_get(m + 24));
+		goto out;
+	}
+	XXH3_state_t hs;
+	XXH3_64bits_reset(&hs);
+	XXH3_64bits_update(&hs, m, 32);
+	XXH3_64bits_update(&hs, m + GRAPH_HEADER_SIZE, GRAPH_NSECTIONS * 32);
+	if (le32_get(m + 20) != GRAPH_NSECTIONS || le32_get(m + 16) != 0 ||
+	    XXH3_64bits_digest(&hs) != le64_get(m + 32)) {
+		diag_fail(d, EBADMSG, "%s: header or section table corrupted (checksum mismatch at offset 32)", path);
+		goto out;
+	}
+	uint64_t expect = head_size;
+	for (int id = 1; id <= GRAPH_NSECTIONS; id++) {
+		const uint8_t *e = m + GRAPH_HEADER_SIZE + (id - 1) * 32;
+		uint64_t off = le64_get(e + 8), len = le64_get(e + 16);
+		if (le32_get(e) != (uint32_t)id || off != expect || len > size - off) {
+			diag_fail(d, EBADMSG, "%s: section %s out of place (offset %llu)", path,
+				  section_names[id], (unsigned long long)off);
+			goto out;
+		}
+		if (XXH3_64bits(m + off, len) != le64_get(e + 24)) {
+			diag_fail(d, EBADMSG, "%s: section %s (offset %llu, %llu bytes): checksum mismatch: "
+				  "the file is corrupted", path, section_names[id],
+				  (unsigned long long)off, (unsigned long long)len);
+			goto out;
+		}
+		expect = off + len;
+		if (id == S_STRINGS) {
+			if (!len || m[off] || m[off + len - 1]) {
+				diag_fail(d, EBADMSG, "%s: string section malformed at offset %llu", path,
+					  (unsigned long long)off);
+				goto out;
+			}
+			if (!(g->str = malloc(len))) {
+				err = -ENOMEM;
+				goto out;
+			}
+			memcpy(g->str, m + off, len);
+			g->str_size = len;
+			continue;
+		}
+		struct gdec x = { .g = g, .path = path, .sec = id, .d = d, .annots_cap = g->nannots };
+		cursor_init(&x.c, m + off, len);
+		if ((err = dec_section(&x)))
+			goto out;
+		if (x.c.err || cursor_left(&x.c)) {
+			err = gfail(&x, x.c.err == -ERANGE ? "string reference out of range"
+					: x.c.err ? "truncated" : "trailing bytes");
+			goto out;
+		}
+	}
+	if (expect != size) {
+		diag_fail(d, EBADMSG, "%s: %llu stray bytes after the last section", path,
+			  (unsigned long long)(size - expect));
+		goto out;
+	}
+	err = check_ids(g, path, d);
+out:
+	munmap((void *)m, size);
+	if (err)
+		graph__free(g);
+	return err;
+}

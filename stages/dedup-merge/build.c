@@ -1,0 +1,682 @@
+/* build.c: step 5 of the merge (see merge.h): the graph itself.
+ *
+ * Here a class becomes a graph node: node ids go to classes in order of their
+ * first gid; each node is made from that first record (its representative)
+ * with every reference turned into the node id of the target's class. Then
+ * function prototypes (deduplicated with the prototypes already in the graph),
+ * function and variable candidates, and provenance.
+ */
+#include "merge.h"
+#include "../../common/diag.h"
+#include "../../common/hash.h"
+#include "../../common/strtab.h"
+#include "../../common/vec.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct builder {
+	struct merge *m;
+	struct graph *g;
+	uint32_t *node_of_class;	/* class -> node id */
+	size_t cap_nodes, cap_items, cap_annots, cap_funcs, cap_locs, cap_vars;
+	/* func_proto nodes by content: [ret, varargs, n, name, type, ...] */
+	struct {
+		uint64_t *hash;
+		uint32_t *node;
+		size_t cap, count;
+	} protos;
+	uint32_t *words;
+	size_t cap_words;
+};
+
+static int str_of(struct builder *b, const char *s, uint32_t *out)
+{
+	int64_t off = strtab__add(b->m->strs, s);
+	if (off < 0)
+		return (int)off;
+	*out = (uint32_t)off;
+	return 0;
+}
+
+/* The node a gid's class became (0 for void). */
+static uint32_t node_of(const struct builder *b, uint32_t gid)
+{
+	return gid ? b->node_of_class[classes_final(b->m, gid)] : 0;
+}
+
+/* A ref of CU ci (an lref in a candidate, or a cus_ref in a record) -> gid. */
+static int xref_gid(struct builder *b, size_t ci, uint64_t off, uint32_t *gid)
+{
+	struct merge *m = b->m;
+	const struct export *e = classes_export(m, m->cu_input[ci], off);
+	if (!e || m->weak[e->gid] == NO_CLASS)
+		return diag_fail(m->d, EBADMSG, "%s: CU %u (0x%llx) refers to DIE 0x%llx in another CU, "
+				 "but no CU of the file has a type record there",
+				 m->files[m->cu_input[ci]].path, m->cu_index[ci],
+				 (unsigned long long)m->scans[ci].cu_offset, (unsigned long long)off);
+	*gid = e->gid;
+	return 0;
+}
+
+static int lref_node(struct builder *b, size_t ci, uint32_t lref_or_gid, uint32_t *node)
+{
+	uint32_t gid = lref_or_gid;
+	if (gid & STOP_XREF) {
+		int err = xref_gid(b, ci, b->m->scans[ci].xrefs[gid & ~STOP_XREF], &gid);
+		if (err)
+			return err;
+	}
+	*node = node_of(b, gid);
+	return 0;
+}
+
+static int rec_ref_node(struct builder *b, size_t ci, const struct cus_cu *cu, cus_ref r, uint32_t *node)
+{
+	if (!r) {
+		*node = 0;
+		return 0;
+	}
+	uint32_t gid = (uint32_t)(b->m->cu_base[ci] + cus_ref_index(r));
+	if (cus_ref_is_extern(r)) {
+		int err = xref_gid(b, ci, cu->externs[cus_ref_index(r)], &gid);
+		if (err)
+			return err;
+	}
+	*node = node_of(b, gid);
+	return 0;
+}
+
+static int copy_annots(struct builder *b, const struct cus_cu *cu, uint32_t first, uint32_t count,
+		       uint32_t *gfirst, uint32_t *gcount)
+{
+	struct graph *g = b->g;
+	if (vec_grow(&g->annots, &b->cap_annots, g->nannots + count))
+		return -ENOMEM;
+	*gfirst = (uint32_t)g->nannots;
+	*gcount = count;
+	for (uint32_t i = 0; i < count; i++) {
+		struct graph_annot *a = &g->annots[g->nannots++];
+		int err = str_of(b, cus_str(cu, cu->annots[first + i].name), &a->name);
+		if (!err)
+			err = str_of(b, cus_str(cu, cu->annots[first + i].value), &a->value);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static uint8_t graph_kind(const struct cus_rec *r)
+{
+	int decl = (r->flags & CUS_F_DECL) != 0;
+	switch (r->kind) {
+	case CUS_BASE: return G_BASE;
+	case CUS_PTR: return G_PTR;
+	case CUS_CONST: return G_CONST;
+	case CUS_VOLATILE: return G_VOLATILE;
+	case CUS_RESTRICT: return G_RESTRICT;
+	case CUS_ATOMIC: return G_ATOMIC;
+	case CUS_TYPEDEF: return G_TYPEDEF;
+	case CUS_STRUCT: return decl ? G_FWD : G_STRUCT;
+	case CUS_UNION: return decl ? G_FWD : G_UNION;
+	case CUS_ENUM: return decl ? G_FWD : G_ENUM;
+	case CUS_ARRAY: return G_ARRAY;
+	case CUS_SUBROUTINE: return G_FUNC_PROTO;
+	case CUS_UNSPECIFIED: return G_UNSPEC;
+	default: return G_UNSUPPORTED;
+	}
+}
+
+/* Node flags keep what BTF can tell apart, so equal BTF means equal nodes. */
+static uint32_t node_flags(uint8_t gkind, uint32_t f)
+{
+	switch (gkind) {
+	case G_ENUM: return f & CUS_F_SIGNED;
+	case G_FUNC_PROTO: return f & CUS_F_VARARGS;
+	default: return 0;
+	}
+}
+
+/* The representative record k of CU ci becomes node id. */
+static int make_node(struct builder *b, size_t ci, const struct cus_cu *cu, uint32_t k, uint32_t id)
+{
+	struct graph *g = b->g;
+	const struct cus_rec *r = &cu->recs[k];
+	const struct cus_item *it = cu->items + r->item_first;
+	struct graph_node *n = &g->nodes[id];
+	int err;
+	memset(n, 0, sizeof(*n));
+	n->kind = graph_kind(r);
+	n->flags = node_flags(n->kind, r->flags);
+	if ((err = str_of(b, cus_str(cu, r->name), &n->name)) ||
+	    (err = rec_ref_node(b, ci, cu, r->type, &n->type)))
+		return err;
+	n = &g->nodes[id];
+	n->size = r->size;
+	switch (n->kind) {
+	case G_BASE:
+		n->encoding = r->encoding;
+		n->bit_size = r->bit_size;
+		n->bit_offset = r->bit_offset;
+		break;
+	case G_FWD:
+		n->fwd_kind = r->kind == CUS_UNION ? G_FWD_UNION : r->kind == CUS_ENUM ? G_FWD_ENUM : G_FWD_STRUCT;
+		n->type = 0;
+		n->size = 0;
+		break;
+	case G_ENUM:
+		n->type = 0; /* the underlying type only decided the sign */
+		break;
+	case G_UNSUPPORTED:
+		n->tag = r->tag;
+		break;
+	}
+	if (n->kind == G_STRUCT || n->kind == G_UNION || n->kind == G_ENUM || n->kind == G_ARRAY ||
+	    n->kind == G_FUNC_PROTO) {
+		if (vec_grow(&g->items, &b->cap_items, g->nitems + r->item_count))
+			return -ENOMEM;
+		uint32_t first = (uint32_t)g->nitems;
+		for (uint32_t i = 0; i < r->item_count; i++) {
+			struct graph_item gi = { .value = it[i].value, .bit_size = it[i].bit_size };
+			if (n->kind != G_ARRAY && n->kind != G_FUNC_PROTO &&
+			    (err = str_of(b, cus_str(cu, it[i].name), &gi.name)))
+				return err;
+			if ((err = rec_ref_node(b, ci, cu, it[i].type, &gi.type)))
+				return err;
+			if (n->kind == G_STRUCT || n->kind == G_UNION) {
+				gi.flags = it[i].flags & CUS_F_ARTIFICIAL;
+				if ((it[i].flags & CUS_F_ANNOT) &&
+				    (err = copy_annots(b, cu, it[i].annot_first, it[i].annot_count,
+						       &gi.annot_first, &gi.annot_count)))
+					return err;
+				if (it[i].flags & CUS_F_ANNOT)
+					gi.flags |= CUS_F_ANNOT;
+			}
+			g->items[g->nitems++] = gi;
+		}
+		n = &g->nodes[id];
+		n->item_first = first;
+		n->item_count = r->item_count;
+	}
+	if (r->flags & CUS_F_ANNOT) {
+		uint32_t af, ac;
+		if ((err = copy_annots(b, cu, r->annot_first, r->annot_count, &af, &ac)))
+			return err;
+		n = &g->nodes[id];
+		n->annot_first = af;
+		n->annot_count = ac;
+		n->flags |= CUS_F_ANNOT;
+	}
+	return 0;
+}
+
+/* ---- func_proto nodes by content ---- */
+
+static int proto_slot(struct builder *b, const uint32_t *w, size_t n, uint64_t h, size_t *slot)
+{
+	struct graph *g = b->g;
+	size_t cap = b->protos.cap;
+	size_t j = h & (cap - 1);
+	for (; b->protos.node[j]; j = (j + 1) & (cap - 1)) {
+		if (b->protos.hash[j] != h)
+			continue;
+		const struct graph_node *p = &g->nodes[b->protos.node[j]];
+		if (p->type != w[0] || (p->flags & CUS_F_VARARGS) != w[1] || p->item_count != w[2])
+			continue;
+		size_t i = 0;
+		for (; i < w[2]; i++) {
+			const struct graph_item *it = &g->items[p->item_first + i];
+			if (it->name != w[3 + 2 * i] || it->type != w[4 + 2 * i])
+				break;
+		}
+		if (i == w[2])
+			break;
+	}
+	(void)n;
+	*slot = j;
+	return b->protos.node[j] != 0;
+}
+
+static int proto_grow(struct builder *b)
+{
+	if ((b->protos.count + 1) * 2 <= b->protos.cap)
+		return 0;
+	size_t ncap = b->protos.cap ? b->protos.cap * 2 : 4096;
+	uint64_t *nh = calloc(ncap, sizeof(*nh));
+	uint32_t *nn = calloc(ncap, sizeof(*nn));
+	if (!nh || !nn) {
+		free(nh);
+		free(nn);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < b->protos.cap; i++) {
+		if (!b->protos.node[i])
+			continue;
+		size_t j = b->protos.hash[i] & (ncap - 1);
+		while (nn[j])
+			j = (j + 1) & (ncap - 1);
+		nh[j] = b->protos.hash[i];
+		nn[j] = b->protos.node[i];
+	}
+	free(b->protos.hash);
+	free(b->protos.node);
+	b->protos.hash = nh;
+	b->protos.node = nn;
+	b->protos.cap = ncap;
+	return 0;
+}
+
+static int proto_words(struct builder *b, const struct graph_node *p, size_t *n)
+{
+	*n = 3 + 2 * (size_t)p->item_count;
+	if (vec_grow(&b->words, &b->cap_words, *n))
+		return -ENOMEM;
+	b->words[0] = p->type;
+	b->words[1] = p->flags & CUS_F_VARARGS;
+	b->words[2] = p->item_count;
+	for (uint32_t i = 0; i < p->item_count; i++) {
+		b->words[3 + 2 * i] = b->g->items[p->item_first + i].name;
+		b->words[4 + 2 * i] = b->g->items[p->item_first + i].type;
+	}
+	return 0;
+}
+
+/* Register node id (a func_proto) so later prototypes equal to it reuse it. */
+static int proto_register(struct builder *b, uint32_t id)
+{
+	size_t n, slot;
+	int err = proto_grow(b);
+	if (!err)
+		err = proto_words(b, &b->g->nodes[id], &n);
+	if (err)
+		return err;
+	uint64_t h = hash64(b->words, n * sizeof(uint32_t));
+	if (!proto_slot(b, b->words, n, h, &slot)) {
+		b->protos.hash[slot] = h;
+		b->protos.node[slot] = id;
+		b->protos.count++;
+	}
+	return 0;
+}
+
+/* ---- functions and variables ---- */
+
+static int grow_graph_nodes(struct builder *b, size_t need)
+{
+	struct graph *g = b->g;
+	size_t old = b->cap_nodes;
+	if (vec_grow(&g->nodes, &b->cap_nodes, need + 1))
+		return -ENOMEM;
+	if (b->cap_nodes > old)
+		memset(g->nodes + old, 0, (b->cap_nodes - old) * sizeof(*g->nodes));
+	return 0;
+}
+
+/* The prototype of a candidate: an existing func_proto node or a new one. */
+static int func_proto(struct builder *b, size_t ci, const struct fcand *f, uint32_t ret_node,
+		      uint32_t *proto)
+{
+	struct graph *g = b->g;
+	struct cu_scan *s = &b->m->scans[ci];
+	size_t n = 3 + 2 * (size_t)f->param_count;
+	int err;
+	if (vec_grow(&b->words, &b->cap_words, n))
+		return -ENOMEM;
+	b->words[0] = ret_node;
+	b->words[1] = f->flags & CUS_F_VARARGS;
+	b->words[2] = f->param_count;
+	for (uint32_t i = 0; i < f->param_count; i++) {
+		const struct fcand_param *p = &s->fparams[f->param_first + i];
+		uint32_t name = 0, type = 0;
+		if ((err = str_of(b, p->name ? p->name : "", &name)) ||
+		    (err = lref_node(b, ci, p->type, &type)))
+			return err;
+		b->words[3 + 2 * i] = name;
+		b->words[4 + 2 * i] = type;
+	}
+	if ((err = proto_grow(b)))
+		return err;
+	uint64_t h = hash64(b->words, n * sizeof(uint32_t));
+	size_t slot;
+	if (proto_slot(b, b->words, n, h, &slot)) {
+		*proto = b->protos.node[slot];
+		return 0;
+	}
+	uint32_t id = (uint32_t)++g->nnodes;
+	if ((err = grow_graph_nodes(b, id)) ||
+	    vec_grow(&g->items, &b->cap_items, g->nitems + f->param_count))
+		return err ? err : -ENOMEM;
+	struct graph_node *p = &g->nodes[id];
+	p->kind = G_FUNC_PROTO;
+	p->type = ret_node;
+	p->flags = f->flags & CUS_F_VARARGS;
+	p->item_first = (uint32_t)g->nitems;
+	p->item_count = f->param_count;
+	for (uint32_t i = 0; i < f->param_count; i++)
+		g->items[g->nitems++] = (struct graph_item){ .name = b->words[3 + 2 * i],
+							     .type = b->words[4 + 2 * i] };
+	b->protos.hash[slot] = h;
+	b->protos.node[slot] = id;
+	b->protos.count++;
+	*proto = id;
+	return 0;
+}
+
+/* Fill what a candidate left pending in another CU from the exports. */
+static void resolve_pending_func(struct merge *m, size_t ci, struct fcand *f)
+{
+	struct cu_scan *s = &m->scans[ci];
+	if (f->origin_off) {
+		const struct export *e = classes_export(m, m->cu_input[ci], f->origin_off);
+		if (e) {
+			if (!f->name)
+				f->name = e->name;
+			if (!f->linkage)
+				f->linkage = e->linkage;
+			if (!f->ret)
+				f->ret = e->type;
+			f->flags |= e->flags & (CUS_F_EXTERNAL | CUS_F_VARARGS | CUS_F_PROTOTYPED);
+		}
+	}
+	for (uint32_t i = 0; i < f->param_count; i++) {
+		struct fcand_param *p = &s->fparams[f->param_first + i];
+		if (!p->origin_off)
+			continue;
+		const struct export *e = classes_export(m, m->cu_input[ci], p->origin_off);
+		if (!e)
+			continue;
+		if (!p->name)
+			p->name = e->name;
+		if (!p->type)
+			p->type = e->type;
+	}
+}
+
+static int add_funcs(struct builder *b, size_t ci)
+{
+	struct merge *m = b->m;
+	struct graph *g = b->g;
+	struct cu_scan *s = &m->scans[ci];
+	int err;
+	for (size_t i = 0; i < s->nfuncs; i++) {
+		struct fcand *f = &s->funcs[i];
+		resolve_pending_func(m, ci, f);
+		uint32_t ret, proto;
+		if ((err = lref_node(b, ci, f->ret, &ret)) || (err = func_proto(b, ci, f, ret, &proto)))
+			return err;
+		if (vec_grow(&g->funcs, &b->cap_funcs, g->nfuncs + 1) ||
+		    vec_grow(&g->locs, &b->cap_locs, g->nlocs + f->param_count))
+			return -ENOMEM;
+		struct graph_func *gf = &g->funcs[g->nfuncs++];
+		memset(gf, 0, sizeof(*gf));
+		if ((err = str_of(b, f->name ? f->name : "", &gf->name)) ||
+		    (err = str_of(b, f->linkage ? f->linkage : "", &gf->linkage)))
+			return err;
+		gf->proto = proto;
+		gf->cu = (uint32_t)ci;
+		gf->flags = f->flags & ~(uint32_t)CUS_F_ANNOT;
+		gf->inline_kind = f->inline_kind;
+		gf->cc = f->cc;
+		gf->pc = f->pc;
+		gf->shndx = f->shndx;
+		gf->loc_first = (uint32_t)g->nlocs;
+		gf->loc_count = f->param_count;
+		for (uint32_t k = 0; k < f->param_count; k++) {
+			const struct fcand_param *p = &s->fparams[f->param_first + k];
+			g->locs[g->nlocs++] = (struct graph_loc){ p->loc, p->loc_reg };
+			if (!p->name || !*p->name)
+				gf->flags |= G_F_UNNAMED_PARAM;
+		}
+		if (f->annot_count) {
+			if (vec_grow(&g->annots, &b->cap_annots, g->nannots + f->annot_count))
+				return -ENOMEM;
+			gf->annot_first = (uint32_t)g->nannots;
+			gf->annot_count = f->annot_count;
+			gf->flags |= CUS_F_ANNOT;
+			for (uint32_t k = 0; k < f->annot_count; k++) {
+				struct graph_annot *a = &g->annots[g->nannots++];
+				if ((err = str_of(b, s->annots[f->annot_first + k].name, &a->name)) ||
+				    (err = str_of(b, s->annots[f->annot_first + k].value, &a->value)))
+					return err;
+			}
+		}
+	}
+	return 0;
+}
+
+static int add_vars(struct builder *b, size_t ci)
+{
+	struct merge *m = b->m;
+	struct graph *g = b->g;
+	struct cu_scan *s = &m->scans[ci];
+	int err;
+	for (size_t i = 0; i < s->nvars; i++) {
+		struct vcand *v = &s->vars[i];
+		if (v->spec_off) {
+			const struct export *e = classes_export(m, m->cu_input[ci], v->spec_off);
+			if (e) {
+				if (!v->name)
+					v->name = e->name;
+				if (!v->type)
+					v->type = e->type;
+				v->flags |= e->flags & CUS_F_EXTERNAL;
+			}
+		}
+		if (vec_grow(&g->vars, &b->cap_vars, g->nvars + 1))
+			return -ENOMEM;
+		struct graph_var *gv = &g->vars[g->nvars++];
+		memset(gv, 0, sizeof(*gv));
+		if ((err = str_of(b, v->name ? v->name : "", &gv->name)) ||
+		    (err = lref_node(b, ci, v->type, &gv->type)))
+			return err;
+		gv->cu = (uint32_t)ci;
+		gv->flags = v->flags & ~(uint32_t)CUS_F_ANNOT;
+		gv->addr = v->addr;
+		gv->shndx = v->shndx;
+		if (v->annot_count) {
+			if (vec_grow(&g->annots, &b->cap_annots, g->nannots + v->annot_count))
+				return -ENOMEM;
+			gv->annot_first = (uint32_t)g->nannots;
+			gv->annot_count = v->annot_count;
+			gv->flags |= CUS_F_ANNOT;
+			for (uint32_t k = 0; k < v->annot_count; k++) {
+				struct graph_annot *a = &g->annots[g->nannots++];
+				if ((err = str_of(b, s->annots[v->annot_first + k].name, &a->name)) ||
+				    (err = str_of(b, s->annots[v->annot_first + k].value, &a->value)))
+					return err;
+			}
+		}
+	}
+	return 0;
+}
+
+/* ---- provenance ---- */
+
+/* Visit every (node, CU) pair in CU order: type records, then the
+ * prototypes of each CU's functions. fill == 0 counts, 1 stores. */
+static void provenance_pass(struct builder *b, uint32_t *last, int fill, uint32_t *cursor)
+{
+	struct merge *m = b->m;
+	struct graph *g = b->g;
+	memset(last, 0xff, (g->nnodes + 1) * sizeof(*last));
+	size_t fi = 0;
+	for (size_t ci = 0; ci < m->ncus; ci++) {
+		uint64_t base = m->cu_base[ci];
+		for (uint32_t k = 0; k < m->scans[ci].nrecs; k++) {
+			uint32_t gid = (uint32_t)(base + k);
+			if (m->weak[gid] == NO_CLASS)
+				continue;
+			uint32_t n = node_of(b, gid);
+			if (last[n] == ci)
+				continue;
+			last[n] = (uint32_t)ci;
+			if (fill)
+				g->prov[cursor[n]++] = (uint32_t)ci;
+			else
+				g->prov_off[n]++;
+		}
+		for (; fi < g->nfuncs && g->funcs[fi].cu == ci; fi++) {
+			uint32_t n = g->funcs[fi].proto;
+			if (last[n] == ci)
+				continue;
+			last[n] = (uint32_t)ci;
+			if (fill)
+				g->prov[cursor[n]++] = (uint32_t)ci;
+			else
+				g->prov_off[n]++;
+		}
+	}
+}
+
+static int build_provenance(struct builder *b)
+{
+	struct graph *g = b->g;
+	uint32_t *last = malloc((g->nnodes + 1) * sizeof(*last));
+	uint32_t *cursor = malloc((g->nnodes + 2) * sizeof(*cursor));
+	g->prov_off = calloc(g->nnodes + 2, sizeof(*g->prov_off));
+	if (!last || !cursor || !g->prov_off) {
+		free(last);
+		free(cursor);
+		return -ENOMEM;
+	}
+	provenance_pass(b, last, 0, NULL);
+	uint32_t sum = 0; /* counts -> starts */
+	for (size_t n = 0; n <= g->nnodes + 1; n++) {
+		uint32_t c = n <= g->nnodes ? g->prov_off[n] : 0;
+		g->prov_off[n] = sum;
+		sum += c;
+	}
+	g->nprov = sum;
+	g->prov = malloc((sum ? sum : 1) * sizeof(*g->prov));
+	if (!g->prov) {
+		free(last);
+		free(cursor);
+		return -ENOMEM;
+	}
+	memcpy(cursor, g->prov_off, (g->nnodes + 2) * sizeof(*cursor));
+	provenance_pass(b, last, 1, cursor);
+	free(last);
+	free(cursor);
+	return 0;
+}
+
+/* ---- the driver ---- */
+
+static int build_header(struct builder *b)
+{
+	struct merge *m = b->m;
+	struct graph *g = b->g;
+	int err;
+	g->inputs = calloc(m->o->ninputs, sizeof(*g->inputs));
+	g->cus = calloc(m->ncus ? m->ncus : 1, sizeof(*g->cus));
+	if (!g->inputs || !g->cus)
+		return -ENOMEM;
+	g->ninputs = m->o->ninputs;
+	for (size_t i = 0; i < g->ninputs; i++) {
+		const struct cus_ident *id = &m->files[i].ident;
+		struct graph_input *in = &g->inputs[i];
+		if ((err = str_of(b, id->name, &in->name)))
+			return err;
+		in->dwarf_hash = id->dwarf_hash;
+		in->e_machine = id->e_machine;
+		in->ei_class = id->ei_class;
+		in->ei_data = id->ei_data;
+		in->flags = id->flags;
+		memcpy(in->build_id, id->build_id, id->build_id_len);
+		in->build_id_len = id->build_id_len;
+		in->ncus = (uint32_t)m->files[i].count;
+	}
+	g->ncus = m->ncus;
+	for (size_t ci = 0; ci < m->ncus; ci++) {
+		struct graph_cu *c = &g->cus[ci];
+		c->input = m->cu_input[ci];
+		c->cu_offset = m->scans[ci].cu_offset;
+		c->language = m->scans[ci].language;
+		if ((err = str_of(b, m->scans[ci].name, &c->name)) ||
+		    (err = str_of(b, m->scans[ci].producer, &c->producer)))
+			return err;
+	}
+	return 0;
+}
+
+/* One node per class, made from the class's first gid. */
+static int build_nodes(struct builder *b)
+{
+	struct merge *m = b->m;
+	struct graph *g = b->g;
+	uint32_t *rep = malloc(((size_t)m->ncls + 1) * sizeof(*rep));
+	b->node_of_class = calloc((size_t)m->ncls + 1, sizeof(uint32_t));
+	if (!rep || !b->node_of_class) {
+		free(rep);
+		return -ENOMEM;
+	}
+	uint32_t count = 0;
+	for (uint64_t gid = 1; gid <= m->nnodes; gid++) {
+		if (m->weak[gid] == NO_CLASS || classes_final(m, (uint32_t)gid) != m->cls[gid])
+			continue; /* not a type, or a fwd that stands for its definition */
+		uint32_t c = m->cls[gid];
+		if (!b->node_of_class[c]) {
+			b->node_of_class[c] = ++count;
+			rep[c] = (uint32_t)gid;
+		}
+	}
+	int err = grow_graph_nodes(b, count);
+	if (err) {
+		free(rep);
+		return err;
+	}
+	g->nnodes = count;
+	struct cus_cu cu = { 0 };
+	for (size_t ci = 0; ci < m->ncus && !err; ci++) {
+		uint64_t base = m->cu_base[ci];
+		int decoded = 0;
+		for (uint32_t k = 0; k < m->scans[ci].nrecs && !err; k++) {
+			uint32_t gid = (uint32_t)(base + k);
+			if (m->weak[gid] == NO_CLASS || classes_final(m, gid) != m->cls[gid] ||
+			    rep[m->cls[gid]] != gid)
+				continue;
+			if (!decoded) {
+				err = cus_file__decode(&m->files[m->cu_input[ci]], m->cu_index[ci], &cu, m->d);
+				decoded = 1;
+			}
+			if (!err)
+				err = make_node(b, ci, &cu, k, b->node_of_class[m->cls[gid]]);
+		}
+	}
+	cus_cu__free(&cu);
+	free(rep);
+	for (uint32_t id = 1; id <= count && !err; id++)
+		if (g->nodes[id].kind == G_FUNC_PROTO)
+			err = proto_register(b, id);
+	return err;
+}
+
+int build_graph(struct merge *m)
+{
+	struct builder b = { .m = m, .g = &m->g };
+	int err = build_header(&b);
+	if (!err)
+		err = build_nodes(&b);
+	for (size_t ci = 0; ci < m->ncus && !err; ci++)
+		err = add_funcs(&b, ci);
+	for (size_t ci = 0; ci < m->ncus && !err; ci++)
+		err = add_vars(&b, ci);
+	if (!err)
+		err = build_provenance(&b);
+	if (!err) {
+		size_t n = strtab__size(m->strs);
+		m->g.str = malloc(n);
+		if (!m->g.str)
+			err = -ENOMEM;
+		else {
+			memcpy(m->g.str, strtab__data(m->strs), n);
+			m->g.str_size = n;
+		}
+	}
+	free(b.node_of_class);
+	free(b.protos.hash);
+	free(b.protos.node);
+	free(b.words);
+	return err;
+}

@@ -1,0 +1,198 @@
+/* merge.h: dedup-merge's internals, shared by its own files only.
+ *
+ * The algorithm (the essay; each step is one file):
+ *
+ *  Every type record of every CU of every input is a node, numbered by a
+ *  global id (gid) in input order: inputs as given, CUs in file order,
+ *  records in CU order. Two nodes are the same type when they are bisimilar:
+ *  same kind and local data (names, sizes, members, values) and references
+ *  to nodes that are the same type. The graph holds one node per class.
+ *
+ *  1. scan.c, per CU, in parallel: each type record gets a *key*: its own data
+ *     and, for each reference, either the referenced record's key inlined
+ *     (anonymous types, pointers, qualifiers, arrays, prototypes) or, for a
+ *     reference to a named struct/union/enum/typedef or to another CU, just
+ *     its name (or "extern") plus a *stop edge* to that node. In C every
+ *     cycle passes through a named struct or union, so keys are finite. The
+ *     worker also collects function and variable candidates, and exports the
+ *     records other CUs refer to (LTO).
+ *  2. classes.c, in CU order on one thread: equal keys (confirmed byte for
+ *     byte, never by hash alone) form *weak classes*.
+ *  3. classes.c: stop edges to other CUs are resolved through the exports.
+ *  4. classes.c, refinement: a class splits when its nodes' stop edges lead
+ *     to different classes, until nothing splits (partition refinement, so
+ *     the result is the coarsest bisimulation: cycles are handled). A fwd
+ *     (declared-only struct/union/enum) stands for the one definition of its
+ *     name while there is exactly one; the refinement then cannot tell them
+ *     apart, which merges the types that differed only by fwd vs definition.
+ *  5. build.c: one graph node per class, made from its first node's record,
+ *     numbered in order of first appearance; prototypes for functions;
+ *     function and variable candidates; provenance.
+ */
+#ifndef BTFPIPE_MERGE_H
+#define BTFPIPE_MERGE_H
+
+#include <stdint.h>
+
+#include "../../common/buf.h"
+#include "../../format/cus.h"
+#include "../../format/graph.h"
+
+struct diag;
+struct strtab;
+
+struct merge_opts {
+	unsigned jobs;
+	const char *output;
+	const char *const *inputs;
+	size_t ninputs;
+	const char *dump;	/* --dump FILE.graph */
+	int provenance;		/* --provenance: every CU in the dump */
+};
+
+/* In a cu_scan, references are *lrefs*: 0 void, k + 1 for the CU's record k,
+ * or STOP_XREF | e for the CU's extern e. classes_insert_cu() turns them into
+ * gids (global ids, 1-based, 0 void) once the CU's place is known. */
+#define STOP_XREF 0x80000000u
+#define NO_CLASS UINT32_MAX
+
+/* Annotations of candidates, as string pointers into the mapped file. */
+struct sannot {
+	const char *name, *value;
+};
+
+/* Function and variable candidates as the scan found them. Type refs are
+ * gids, or STOP_XREF | index into the CU's xrefs; names and types that live
+ * in another CU (LTO) are left NULL / 0 with the offset to look up, and
+ * filled from the exports after the scan. */
+struct fcand_param {
+	const char *name;
+	uint32_t type;
+	uint32_t loc, loc_reg;
+	uint64_t origin_off;	/* pending cross-CU origin, 0 none */
+};
+
+struct fcand {
+	const char *name, *linkage;
+	uint32_t ret;
+	uint32_t flags, inline_kind, cc, shndx;
+	uint64_t pc;
+	uint64_t origin_off;	/* pending cross-CU origin or specification, 0 none */
+	uint32_t param_first, param_count;
+	uint32_t annot_first, annot_count;
+};
+
+struct vcand {
+	const char *name;
+	uint32_t type, flags, shndx;
+	uint64_t addr;
+	uint64_t spec_off;	/* pending cross-CU specification, 0 none */
+	uint32_t annot_first, annot_count;
+};
+
+/* A record another CU refers to, as far as its own CU can resolve it. */
+struct export {
+	uint64_t off;		/* global DIE offset */
+	uint32_t gid;
+	uint8_t kind;
+	uint32_t flags;
+	const char *name, *linkage;
+	uint32_t type;		/* gid, or 0 */
+};
+
+/* What the scan of one CU hands to the serial steps. Pointers to strings
+ * point into the mapped .cus file, which outlives the merge. */
+struct cu_scan {
+	uint32_t nrecs;
+	uint8_t *is_type;		/* per record */
+	struct buf keys;		/* the keys, in the order they were computed */
+	uint32_t *key_off, *key_len;	/* per record, into keys */
+	uint32_t *stop_off, *stop_len;	/* per record, into stops */
+	uint32_t *stops;		/* lrefs, never 0 */
+	size_t nstops, cap_stops;
+	uint64_t *xrefs;		/* global DIE offsets of this CU's externs */
+	size_t nxrefs;
+	struct fcand *funcs;
+	size_t nfuncs;
+	struct fcand_param *fparams;
+	size_t nfparams;
+	struct vcand *vars;
+	size_t nvars;
+	struct sannot *annots;
+	size_t nannots;
+	struct export *exports;
+	size_t nexports;
+	const char *name, *producer;
+	uint32_t language;
+	uint64_t cu_offset;
+	uint32_t input;
+};
+
+void cu_scan__free(struct cu_scan *s);
+
+/* The set of global DIE offsets that some CU of an input refers to. */
+struct offset_set {
+	uint64_t *keys;
+	size_t cap, count;
+};
+int offset_set__add(struct offset_set *s, uint64_t off);
+int offset_set__has(const struct offset_set *s, uint64_t off);
+void offset_set__free(struct offset_set *s);
+
+/* scan.c: decode CU `cu_index` of `f` and fill `out`. `wanted` are the
+ * offsets other CUs of the same input refer to. */
+int scan_cu(const struct cus_file *f, size_t cu_index, uint32_t input,
+	    const struct offset_set *wanted, struct cu_scan *out, struct diag *d);
+
+/* A stop edge into another CU, waiting for step 3. */
+struct pending_stop {
+	size_t pos;		/* index in merge.stops */
+	uint32_t cu;
+	uint64_t off;		/* global DIE offset in the CU's input */
+};
+
+struct weak_table;
+struct export_map;
+
+/* The whole merge's state. Arrays indexed by gid have nnodes + 1 entries. */
+struct merge {
+	const struct merge_opts *o;
+	struct cus_file *files;		/* per input */
+	struct offset_set *wanted;	/* per input: offsets some CU refers to */
+	size_t ncus;
+	uint32_t *cu_input;		/* per CU: its input */
+	uint32_t *cu_index;		/* per CU: its index in that input */
+	uint64_t *cu_base;		/* per CU: the gid of its record 0 */
+	struct cu_scan *scans;		/* per CU; keys are freed once inserted */
+	uint64_t nnodes;		/* gids are 1..nnodes */
+	/* classes.c */
+	uint32_t *weak, *cls;		/* per gid: weak and refined class, NO_CLASS for non-types */
+	uint32_t *stop_off;		/* per gid: its stop edges are stops[stop_off[g] .. stop_off[g+1]) */
+	uint32_t *stops;		/* gids (after step 3) */
+	size_t nstops, cap_nodes, cap_stops;
+	struct pending_stop *pend;
+	size_t npend, cap_pend;
+	struct weak_table *wt;
+	uint32_t nweak, ncls;
+	uint32_t *weak_fwd_def;		/* per weak class: the definition a fwd stands for, or NO_CLASS */
+	uint32_t *weak_first_cls;	/* per weak class: the class of its nodes when not split */
+	uint8_t *weak_split;		/* per weak class: its nodes are in several classes */
+	struct export_map *exports;	/* per input */
+	/* build.c */
+	struct graph g;
+	struct strtab *strs;
+	struct diag *d;
+};
+
+struct weak_table *classes_new_table(void);
+struct export_map *classes_new_exports(size_t ninputs);
+int classes_insert_cu(struct merge *m, size_t cu);	/* step 2, in CU order */
+int classes_resolve_xrefs(struct merge *m);		/* step 3 */
+int classes_refine(struct merge *m);			/* step 4 */
+uint32_t classes_final(const struct merge *m, uint32_t gid); /* a node's class, fwds aliased */
+const struct export *classes_export(const struct merge *m, uint32_t input, uint64_t off);
+void classes_free(struct merge *m);
+
+int build_graph(struct merge *m);			/* step 5 */
+
+#endif

@@ -1,0 +1,461 @@
+/* scan.c: step 1 of the merge (see merge.h), one CU at a time, in parallel.
+ *
+ * Here a record becomes a node's identity: key_of() writes a type record's
+ * key (its data, with anonymous referenced types inlined and named ones cut
+ * to a name and a stop edge), and collect_*() turn func and var records into
+ * candidates. Everything is a pure function of the CU's bytes.
+ */
+#include "merge.h"
+#include "../../common/diag.h"
+#include "../../common/vec.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { K_NEW, K_BUSY, K_DONE };
+
+struct scanner {
+	struct cus_cu cu;
+	struct cu_scan *out;
+	uint8_t *state;
+	struct diag *d;
+	const char *what;
+};
+
+void cu_scan__free(struct cu_scan *s)
+{
+	free(s->is_type);
+	buf_free(&s->keys);
+	free(s->key_off);
+	free(s->key_len);
+	free(s->stop_off);
+	free(s->stop_len);
+	free(s->stops);
+	free(s->xrefs);
+	free(s->funcs);
+	free(s->fparams);
+	free(s->vars);
+	free(s->annots);
+	free(s->exports);
+	memset(s, 0, sizeof(*s));
+}
+
+static int is_type_kind(unsigned kind)
+{
+	return kind != CUS_FUNC && kind != CUS_PARAM && kind != CUS_VAR;
+}
+
+/* Named structs, unions, enums (defined or declared) and typedefs are
+ * referred to by name plus a stop edge; everything else is inlined. */
+static int is_stop(const struct cus_rec *r)
+{
+	switch (r->kind) {
+	case CUS_STRUCT: case CUS_UNION: case CUS_ENUM:
+		return r->name != 0;
+	case CUS_TYPEDEF:
+		return 1;
+	}
+	return 0;
+}
+
+static char kind_class(unsigned kind)
+{
+	switch (kind) {
+	case CUS_STRUCT: return 'S';
+	case CUS_UNION: return 'U';
+	case CUS_ENUM: return 'E';
+	default: return 'T';
+	}
+}
+
+static void put_str(struct buf *b, const char *s)
+{
+	size_t n = strlen(s);
+	buf_uleb(b, n);
+	buf_put(b, s, n);
+}
+
+static int add_stop(struct scanner *x, uint32_t target)
+{
+	struct cu_scan *o = x->out;
+	if (vec_grow(&o->stops, &o->cap_stops, o->nstops + 1))
+		return -ENOMEM;
+	o->stops[o->nstops++] = target;
+	return 0;
+}
+
+static int key_of(struct scanner *x, uint32_t k, int depth);
+
+/* Make sure every record that r's key inlines has its key. */
+static int prepare_ref(struct scanner *x, cus_ref ref, int depth)
+{
+	if (!ref || cus_ref_is_extern(ref))
+		return 0;
+	uint32_t t = cus_ref_index(ref);
+	const struct cus_rec *tr = &x->cu.recs[t];
+	if (!is_type_kind(tr->kind))
+		return diag_fail(x->d, EBADMSG, "%s: record %u: a type reference names a %s record",
+				 x->what, t, cus_kind_name(tr->kind));
+	return is_stop(tr) ? 0 : key_of(x, t, depth + 1);
+}
+
+/* Append the key of a reference: V (void), E + stop (other CU), N + kind
+ * class + name + stop (named type), or I + the target's own key and stops. */
+static int put_ref(struct scanner *x, struct buf *b, cus_ref ref)
+{
+	struct cu_scan *o = x->out;
+	if (!ref) {
+		buf_u8(b, 'V');
+		return 0;
+	}
+	if (cus_ref_is_extern(ref)) {
+		buf_u8(b, 'E');
+		return add_stop(x, STOP_XREF | cus_ref_index(ref));
+	}
+	uint32_t t = cus_ref_index(ref);
+	const struct cus_rec *tr = &x->cu.recs[t];
+	if (is_stop(tr)) {
+		buf_u8(b, 'N');
+		buf_u8(b, (uint8_t)kind_class(tr->kind));
+		put_str(b, cus_str(&x->cu, tr->name));
+		return add_stop(x, t + 1);
+	}
+	buf_u8(b, 'I');
+	buf_put_self(b, o->key_off[t], o->key_len[t]);
+	if (vec_grow(&o->stops, &o->cap_stops, o->nstops + o->stop_len[t]))
+		return -ENOMEM;
+	memmove(o->stops + o->nstops, o->stops + o->stop_off[t], o->stop_len[t] * sizeof(*o->stops));
+	o->nstops += o->stop_len[t];
+	return 0;
+}
+
+static void put_annots(struct scanner *x, struct buf *b, uint32_t first, uint32_t count)
+{
+	buf_uleb(b, count);
+	for (uint32_t i = 0; i < count; i++) {
+		put_str(b, cus_str(&x->cu, x->cu.annots[first + i].name));
+		put_str(b, cus_str(&x->cu, x->cu.annots[first + i].value));
+	}
+}
+
+static int key_of(struct scanner *x, uint32_t k, int depth)
+{
+	struct cu_scan *o = x->out;
+	const struct cus_rec *r = &x->cu.recs[k];
+	const struct cus_item *it = x->cu.items + r->item_first;
+	int err = 0;
+
+	if (x->state[k] == K_DONE)
+		return 0;
+	if (x->state[k] == K_BUSY || depth > 10000)
+		return diag_fail(x->d, EBADMSG, "%s: record %u (DIE 0x%llx): a cycle through anonymous types, "
+				 "which C cannot express", x->what, k, (unsigned long long)r->die);
+	x->state[k] = K_BUSY;
+
+	/* First the keys this one inlines, so appending below copies finished bytes. */
+	err = prepare_ref(x, r->type, depth);
+	if (r->kind == CUS_STRUCT || r->kind == CUS_UNION || r->kind == CUS_SUBROUTINE)
+		for (uint32_t i = 0; i < r->item_count && !err; i++)
+			err = prepare_ref(x, it[i].type, depth);
+	if (err)
+		return err;
+
+	struct buf *b = &o->keys;
+	size_t start = b->len, sstart = o->nstops;
+	int decl = (r->flags & CUS_F_DECL) != 0;
+	buf_u8(b, r->kind);
+	switch (r->kind) {
+	case CUS_BASE:
+		put_str(b, cus_str(&x->cu, r->name));
+		buf_uleb(b, r->encoding);
+		buf_uleb(b, r->size);
+		buf_uleb(b, r->bit_size);
+		buf_uleb(b, r->bit_offset);
+		break;
+	case CUS_PTR:
+		buf_uleb(b, r->size);
+		err = put_ref(x, b, r->type);
+		break;
+	case CUS_CONST: case CUS_VOLATILE: case CUS_RESTRICT: case CUS_ATOMIC:
+		err = put_ref(x, b, r->type);
+		break;
+	case CUS_TYPEDEF:
+		put_str(b, cus_str(&x->cu, r->name));
+		err = put_ref(x, b, r->type);
+		break;
+	case CUS_STRUCT: case CUS_UNION: case CUS_ENUM:
+		buf_u8(b, decl ? 'F' : 'D');
+		put_str(b, cus_str(&x->cu, r->name));
+		if (decl)
+			break; /* a fwd: its name is all it has */
+		buf_uleb(b, r->size);
+		buf_uleb(b, r->flags & CUS_F_SIGNED);
+		buf_uleb(b, r->item_count);
+		for (uint32_t i = 0; i < r->item_count && !err; i++) {
+			put_str(b, cus_str(&x->cu, it[i].name));
+			buf_uleb(b, it[i].value);
+			if (r->kind == CUS_ENUM)
+				continue;
+			buf_uleb(b, it[i].bit_size);
+			buf_uleb(b, it[i].flags & CUS_F_ARTIFICIAL);
+			if (it[i].flags & CUS_F_ANNOT)
+				put_annots(x, b, it[i].annot_first, it[i].annot_count);
+			else
+				buf_uleb(b, 0);
+			err = put_ref(x, b, it[i].type);
+		}
+		break;
+	case CUS_ARRAY:
+		buf_uleb(b, r->item_count);
+		for (uint32_t i = 0; i < r->item_count; i++)
+			buf_uleb(b, it[i].value);
+		err = put_ref(x, b, r->type);
+		break;
+	case CUS_SUBROUTINE:
+		buf_uleb(b, r->flags & CUS_F_VARARGS);
+		buf_uleb(b, r->item_count);
+		err = put_ref(x, b, r->type);
+		for (uint32_t i = 0; i < r->item_count && !err; i++)
+			err = put_ref(x, b, it[i].type);
+		break;
+	case CUS_UNSPECIFIED:
+		put_str(b, cus_str(&x->cu, r->name));
+		break;
+	case CUS_UNSUPPORTED:
+		buf_uleb(b, r->tag);
+		put_str(b, cus_str(&x->cu, r->name));
+		break;
+	}
+	if (!err)
+		put_annots(x, b, r->annot_first, (r->flags & CUS_F_ANNOT) ? r->annot_count : 0);
+	if (err)
+		return err;
+	if (b->err)
+		return b->err;
+	if (b->len - start > UINT32_MAX / 2)
+		return diag_fail(x->d, E2BIG, "%s: record %u: type key too large", x->what, k);
+	o->key_off[k] = (uint32_t)start;
+	o->key_len[k] = (uint32_t)(b->len - start);
+	o->stop_off[k] = (uint32_t)sstart;
+	o->stop_len[k] = (uint32_t)(o->nstops - sstart);
+	x->state[k] = K_DONE;
+	return 0;
+}
+
+/* ---- candidates and exports ---- */
+
+/* A type ref as an lref: record index + 1, or STOP_XREF | extern index (0 stays 0). */
+static uint32_t ref_gid(const struct scanner *x, cus_ref ref)
+{
+	(void)x;
+	if (!ref)
+		return 0;
+	if (cus_ref_is_extern(ref))
+		return STOP_XREF | cus_ref_index(ref);
+	return cus_ref_index(ref) + 1;
+}
+
+/* Follow DW_AT_abstract_origin / DW_AT_specification inside this CU to the
+ * end of the chain (a concrete instance -> its abstract instance -> its
+ * declaration), where the name and type live. Flags accumulate along the way.
+ * A link to another CU stops the walk with its global offset in *pending. */
+static const struct cus_rec *resolve_named(const struct scanner *x, const struct cus_rec *r,
+					   uint32_t *flags, uint64_t *pending)
+{
+	*pending = 0;
+	for (int depth = 0; depth < 8; depth++) {
+		*flags |= r->flags & (CUS_F_EXTERNAL | CUS_F_VARARGS | CUS_F_PROTOTYPED);
+		cus_ref next = r->origin ? r->origin : r->spec;
+		if (!next)
+			break;
+		if (cus_ref_is_extern(next)) {
+			*pending = x->cu.externs[cus_ref_index(next)];
+			break;
+		}
+		const struct cus_rec *n = &x->cu.recs[cus_ref_index(next)];
+		if (n->kind != r->kind)
+			break;
+		r = n;
+	}
+	return r;
+}
+
+static int add_annots(struct scanner *x, uint32_t first, uint32_t count, uint32_t *ofirst, uint32_t *ocount)
+{
+	struct cu_scan *o = x->out;
+	size_t cap = o->nannots;
+	if (!count)
+		return 0;
+	if (vec_grow(&o->annots, &cap, o->nannots + count))
+		return -ENOMEM;
+	*ofirst = (uint32_t)o->nannots;
+	*ocount = count;
+	for (uint32_t i = 0; i < count; i++)
+		o->annots[o->nannots++] = (struct sannot){ cus_str(&x->cu, x->cu.annots[first + i].name),
+							   cus_str(&x->cu, x->cu.annots[first + i].value) };
+	return 0;
+}
+
+static int collect_func(struct scanner *x, uint32_t k, size_t *cap_f, size_t *cap_p)
+{
+	struct cu_scan *o = x->out;
+	const struct cus_rec *r = &x->cu.recs[k];
+	if (!(r->flags & CUS_F_HAS_PC) || (r->flags & CUS_F_DECL))
+		return 0;
+	if (vec_grow(&o->funcs, cap_f, o->nfuncs + 1) ||
+	    vec_grow(&o->fparams, cap_p, o->nfparams + r->item_count))
+		return -ENOMEM;
+	struct fcand *f = &o->funcs[o->nfuncs++];
+	memset(f, 0, sizeof(*f));
+	f->flags = r->flags;
+	const struct cus_rec *named = resolve_named(x, r, &f->flags, &f->origin_off);
+	/* Name and return type: from r itself, else the record it points to. */
+	const struct cus_rec *nr = r->name ? r : named;
+	f->name = nr->name ? cus_str(&x->cu, nr->name) : NULL;
+	f->linkage = r->linkage ? cus_str(&x->cu, r->linkage)
+				: named->linkage ? cus_str(&x->cu, named->linkage) : NULL;
+	f->ret = r->type ? ref_gid(x, r->type) : ref_gid(x, named->type);
+	f->inline_kind = named->inline_kind ? named->inline_kind : r->inline_kind;
+	f->cc = r->cc ? r->cc : named->cc;
+	f->pc = r->addr;
+	f->shndx = r->shndx;
+	f->param_first = (uint32_t)o->nfparams;
+	f->param_count = r->item_count;
+	int err = 0;
+	if (r->flags & CUS_F_ANNOT)
+		err = add_annots(x, r->annot_first, r->annot_count, &f->annot_first, &f->annot_count);
+	else if (named != r && (named->flags & CUS_F_ANNOT))
+		err = add_annots(x, named->annot_first, named->annot_count, &f->annot_first, &f->annot_count);
+	if (err)
+		return err;
+	if (named != r && (named->flags & CUS_F_ANNOT))
+		f->flags |= CUS_F_ANNOT;
+	for (uint32_t i = 0; i < r->item_count; i++) {
+		const struct cus_rec *p = &x->cu.recs[k + 1 + i];
+		struct fcand_param *fp = &o->fparams[o->nfparams++];
+		memset(fp, 0, sizeof(*fp));
+		fp->loc = p->loc;
+		fp->loc_reg = p->loc_reg;
+		const struct cus_rec *pn = p;
+		if ((!p->name || !p->type) && p->origin) {
+			if (cus_ref_is_extern(p->origin))
+				fp->origin_off = x->cu.externs[cus_ref_index(p->origin)];
+			else
+				pn = &x->cu.recs[cus_ref_index(p->origin)];
+		}
+		fp->name = p->name ? cus_str(&x->cu, p->name) : pn->name ? cus_str(&x->cu, pn->name) : NULL;
+		fp->type = p->type ? ref_gid(x, p->type) : ref_gid(x, pn->type);
+	}
+	return 0;
+}
+
+static int collect_var(struct scanner *x, uint32_t k, size_t *cap_v)
+{
+	struct cu_scan *o = x->out;
+	const struct cus_rec *r = &x->cu.recs[k];
+	if (!(r->flags & CUS_F_HAS_ADDR))
+		return 0;
+	if (vec_grow(&o->vars, cap_v, o->nvars + 1))
+		return -ENOMEM;
+	struct vcand *v = &o->vars[o->nvars++];
+	memset(v, 0, sizeof(*v));
+	v->flags = r->flags;
+	const struct cus_rec *named = r;
+	if ((!r->name || !r->type) && r->spec) {
+		if (cus_ref_is_extern(r->spec)) {
+			v->spec_off = x->cu.externs[cus_ref_index(r->spec)];
+		} else {
+			named = &x->cu.recs[cus_ref_index(r->spec)];
+			v->flags |= named->flags & CUS_F_EXTERNAL;
+		}
+	}
+	v->name = r->name ? cus_str(&x->cu, r->name) : named->name ? cus_str(&x->cu, named->name) : NULL;
+	v->type = r->type ? ref_gid(x, r->type) : ref_gid(x, named->type);
+	v->addr = r->addr;
+	v->shndx = r->shndx;
+	const struct cus_rec *ar = (r->flags & CUS_F_ANNOT) ? r : named;
+	if (ar->flags & CUS_F_ANNOT) {
+		v->flags |= CUS_F_ANNOT;
+		return add_annots(x, ar->annot_first, ar->annot_count, &v->annot_first, &v->annot_count);
+	}
+	return 0;
+}
+
+static int collect_export(struct scanner *x, uint32_t k, size_t *cap_e)
+{
+	struct cu_scan *o = x->out;
+	const struct cus_rec *r = &x->cu.recs[k];
+	if (vec_grow(&o->exports, cap_e, o->nexports + 1))
+		return -ENOMEM;
+	struct export *e = &o->exports[o->nexports++];
+	uint32_t flags = r->flags;
+	uint64_t pending;
+	const struct cus_rec *named = r->kind == CUS_FUNC || r->kind == CUS_VAR
+					      ? resolve_named(x, r, &flags, &pending) : r;
+	const struct cus_rec *nr = r->name ? r : named;
+	*e = (struct export){
+		.off = o->cu_offset + r->die, .gid = k + 1, .kind = r->kind,
+		.flags = flags, .name = nr->name ? cus_str(&x->cu, nr->name) : NULL,
+		.linkage = r->linkage ? cus_str(&x->cu, r->linkage) : NULL,
+		.type = r->type ? ref_gid(x, r->type) : ref_gid(x, named->type),
+	};
+	if (e->type & STOP_XREF)
+		e->type = 0; /* not followed across a second CU */
+	return 0;
+}
+
+int scan_cu(const struct cus_file *f, size_t cu_index, uint32_t input,
+	    const struct offset_set *wanted, struct cu_scan *out, struct diag *d)
+{
+	struct scanner x = { .out = out, .d = d };
+	char what[600];
+	snprintf(what, sizeof(what), "%s: CU %zu (0x%llx)", f->path, cu_index,
+		 (unsigned long long)f->index[cu_index].cu_offset);
+	x.what = what;
+	memset(out, 0, sizeof(*out));
+	out->input = input;
+	int err = cus_file__decode(f, cu_index, &x.cu, d);
+	if (err)
+		goto out;
+	size_t n = x.cu.nrecs;
+	out->nrecs = (uint32_t)n;
+	out->cu_offset = x.cu.cu_offset;
+	out->name = cus_str(&x.cu, x.cu.name);
+	out->producer = cus_str(&x.cu, x.cu.producer);
+	out->language = x.cu.language;
+	out->is_type = calloc(n + 1, 1);
+	out->key_off = calloc(n + 1, sizeof(uint32_t));
+	out->key_len = calloc(n + 1, sizeof(uint32_t));
+	out->stop_off = calloc(n + 1, sizeof(uint32_t));
+	out->stop_len = calloc(n + 1, sizeof(uint32_t));
+	out->xrefs = malloc((x.cu.nexterns + 1) * sizeof(uint64_t));
+	x.state = calloc(n + 1, 1);
+	err = -ENOMEM;
+	if (!out->is_type || !out->key_off || !out->key_len || !out->stop_off || !out->stop_len ||
+	    !out->xrefs || !x.state)
+		goto out;
+	memcpy(out->xrefs, x.cu.externs, x.cu.nexterns * sizeof(uint64_t));
+	out->nxrefs = x.cu.nexterns;
+
+	size_t cap_f = 0, cap_p = 0, cap_v = 0, cap_e = 0;
+	err = 0;
+	for (uint32_t k = 0; k < n && !err; k++) {
+		const struct cus_rec *r = &x.cu.recs[k];
+		out->is_type[k] = (uint8_t)is_type_kind(r->kind);
+		if (out->is_type[k])
+			err = key_of(&x, k, 0);
+		else if (r->kind == CUS_FUNC)
+			err = collect_func(&x, k, &cap_f, &cap_p);
+		else if (r->kind == CUS_VAR)
+			err = collect_var(&x, k, &cap_v);
+		if (!err && wanted && wanted->count && offset_set__has(wanted, x.cu.cu_offset + r->die))
+			err = collect_export(&x, k, &cap_e);
+	}
+	if (!err && out->keys.err)
+		err = out->keys.err;
+out:
+	free(x.state);
+	cus_cu__free(&x.cu);
+	return err;
+}
