@@ -38,7 +38,7 @@ int diag_exit_code(int err)
 	case 0:
 		return EXIT_OK;
 	case EINVAL: case EBADMSG: case EPROTO: case ENODATA: case EOVERFLOW:
-	case ENOEXEC: case E2BIG: case ERANGE:
+	case ENOEXEC: case E2BIG: case ERANGE: case ENOTSUP:
 		return EXIT_BAD_INPUT;
 	case ENOSYS:
 		return EXIT_NOT_IMPL;
@@ -74,9 +74,16 @@ void diag_warn(const char *where, const char *fmt, ...)
 
 int diag_report(const struct diag *d, const char *where, int err)
 {
-	if (d && d->set)
-		diag_error(where, "%s", d->msg);
-	else
+	/* Details usually begin with the file they are about; print that file
+	 * once, in the "btfpipe: FILE: error: WHAT" position. */
+	if (d && d->set) {
+		size_t n = strlen(where);
+		if (!strncmp(d->msg, where, n) && d->msg[n] == ':' && d->msg[n + 1] == ' ')
+			diag_error(where, "%s", d->msg + n + 2);
+		else
+			diag_error(where, "%s", d->msg);
+	} else {
 		diag_error(where, "%s", strerror(-err));
+	}
 	return diag_exit_code(err);
 }

@@ -162,7 +162,7 @@ void cus_writer__abort(struct cus_writer *w)
 
 static int map_file(struct cus_file *f, const char *path, struct diag *d)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		int err = errno;
 		return diag_fail(d, err, "%s: cannot open: %s", path, strerror(err));
@@ -301,5 +301,9 @@ int cus_file__decode(const struct cus_file *f, size_t i, struct cus_cu *cu, stru
 	const struct cus_index_entry *e = &f->index[i];
 	char what[600];
 	snprintf(what, sizeof(what), "%s: CU %zu (0x%llx)", f->path, i, (unsigned long long)e->cu_offset);
-	return cus_cu__decode(cu, f->map + e->blob_off, e->blob_size, what, d);
+	int err = cus_cu__decode(cu, f->map + e->blob_off, e->blob_size, what, d);
+	if (!err && (cu->cu_offset != e->cu_offset || cu->dwarf_version != e->dwarf_version ||
+		     cu->unit_type != e->unit_type || cu->language != e->language))
+		err = diag_fail(d, EBADMSG, "%s: the blob's unit fields disagree with its index entry", what);
+	return err;
 }

@@ -29,7 +29,15 @@ enum graph_kind {
 
 enum graph_fwd_kind { G_FWD_STRUCT, G_FWD_UNION, G_FWD_ENUM };
 
-/* Function candidate flag beyond the CU-RECORDS.md bits. */
+/* Flags: the bits of CU-RECORDS.md, by the names the graph uses... */
+#define G_F_DECL (1u << 0)
+#define G_F_EXTERNAL (1u << 1)
+#define G_F_ARTIFICIAL (1u << 2)
+#define G_F_ANNOT (1u << 3)
+#define G_F_VARARGS (1u << 5)
+#define G_F_SIGNED (1u << 8)
+#define G_F_TOPLEVEL (1u << 9)
+/* ...and one for function candidates only. */
 #define G_F_UNNAMED_PARAM (1u << 16)
 
 struct graph_annot {

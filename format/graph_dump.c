@@ -144,7 +144,7 @@ static void dump_node(FILE *o, const struct graph *g, size_t id, int full)
 		}
 	} else if (n->kind == G_ENUM) {
 		for (uint32_t i = 0; i < n->item_count; i++, it++) {
-			if (n->flags & (1u << 8))
+			if (n->flags & G_F_SIGNED)
 				fprintf(o, "    %s=%lld\n", graph_str(g, it->name), (long long)it->value);
 			else
 				fprintf(o, "    %s=%llu\n", graph_str(g, it->name), (unsigned long long)it->value);

@@ -89,7 +89,7 @@ static void put_node(struct buf *b, const struct graph *g, const struct graph_no
 			buf_uleb(b, it->type);
 			buf_uleb(b, it->value);
 			buf_uleb(b, it->bit_size);
-			if (it->flags & (1u << 3))
+			if (it->flags & G_F_ANNOT)
 				put_annots(b, g, it->annot_first, it->annot_count);
 		}
 		break;
@@ -98,7 +98,7 @@ static void put_node(struct buf *b, const struct graph *g, const struct graph_no
 		buf_uleb(b, n->item_count);
 		for (uint32_t i = 0; i < n->item_count; i++, it++) {
 			buf_uleb(b, it->name);
-			if (n->flags & (1u << 8))
+			if (n->flags & G_F_SIGNED)
 				buf_sleb(b, (int64_t)it->value);
 			else
 				buf_uleb(b, it->value);
@@ -128,7 +128,7 @@ static void put_node(struct buf *b, const struct graph *g, const struct graph_no
 		buf_uleb(b, n->type);
 		break;
 	}
-	if (n->flags & (1u << 3))
+	if (n->flags & G_F_ANNOT)
 		put_annots(b, g, n->annot_first, n->annot_count);
 }
 
@@ -198,7 +198,7 @@ static void encode_section(struct buf *b, const struct graph *g, int id)
 				buf_uleb(b, g->locs[f->loc_first + k].loc);
 				buf_uleb(b, g->locs[f->loc_first + k].loc_reg);
 			}
-			if (f->flags & (1u << 3))
+			if (f->flags & G_F_ANNOT)
 				put_annots(b, g, f->annot_first, f->annot_count);
 		}
 		break;
@@ -212,7 +212,7 @@ static void encode_section(struct buf *b, const struct graph *g, int id)
 			buf_uleb(b, v->flags);
 			buf_uleb(b, v->addr);
 			buf_uleb(b, v->shndx);
-			if (v->flags & (1u << 3))
+			if (v->flags & G_F_ANNOT)
 				put_annots(b, g, v->annot_first, v->annot_count);
 		}
 		break;
@@ -350,7 +350,7 @@ static int g_items(struct gdec *x, struct graph_node *n, size_t *cap)
 			it->type = g_u32(x);
 			it->value = cur_uleb(&x->c);
 			it->bit_size = g_u32(x);
-			if (!x->c.err && (it->flags & (1u << 3))) {
+			if (!x->c.err && (it->flags & G_F_ANNOT)) {
 				int err = g_annots(x, &it->annot_first, &it->annot_count);
 				if (err)
 					return err;
@@ -358,7 +358,7 @@ static int g_items(struct gdec *x, struct graph_node *n, size_t *cap)
 			break;
 		case G_ENUM:
 			it->name = g_str(x);
-			it->value = (n->flags & (1u << 8)) ? (uint64_t)cur_sleb(&x->c) : cur_uleb(&x->c);
+			it->value = (n->flags & G_F_SIGNED) ? (uint64_t)cur_sleb(&x->c) : cur_uleb(&x->c);
 			break;
 		case G_ARRAY:
 			it->value = cur_uleb(&x->c);
@@ -420,7 +420,7 @@ static int dec_nodes(struct gdec *x)
 			nd->type = g_u32(x);
 			break;
 		}
-		if (!err && !x->c.err && (nd->flags & (1u << 3)))
+		if (!err && !x->c.err && (nd->flags & G_F_ANNOT))
 			err = g_annots(x, &nd->annot_first, &nd->annot_count);
 		if (err || x->c.err) {
 			char why[64];
@@ -530,7 +530,7 @@ static int dec_section(struct gdec *x)
 				g->locs[g->nlocs].loc = g_u32(x);
 				g->locs[g->nlocs++].loc_reg = g_u32(x);
 			}
-			if (!x->c.err && (f->flags & (1u << 3)) && g_annots(x, &f->annot_first, &f->annot_count))
+			if (!x->c.err && (f->flags & G_F_ANNOT) && g_annots(x, &f->annot_first, &f->annot_count))
 				return gfail(x, "annotations malformed");
 			if (!x->c.err && f->cu >= g->ncus)
 				return gfail(x, "function names a CU that does not exist");
@@ -551,7 +551,7 @@ static int dec_section(struct gdec *x)
 			v->flags = g_u32(x);
 			v->addr = cur_uleb(&x->c);
 			v->shndx = g_u32(x);
-			if (!x->c.err && (v->flags & (1u << 3)) && g_annots(x, &v->annot_first, &v->annot_count))
+			if (!x->c.err && (v->flags & G_F_ANNOT) && g_annots(x, &v->annot_first, &v->annot_count))
 				return gfail(x, "annotations malformed");
 			if (!x->c.err && v->cu >= g->ncus)
 				return gfail(x, "variable names a CU that does not exist");
@@ -589,7 +589,7 @@ static int check_ids(struct graph *g, const char *path, struct diag *d)
 int graph__read(struct graph *g, const char *path, struct diag *d)
 {
 	memset(g, 0, sizeof(*g));
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		int err = errno;
 		return diag_fail(d, err, "%s: cannot open: %s", path, strerror(err));

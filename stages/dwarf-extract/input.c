@@ -112,6 +112,19 @@ static int identify(struct input *in, uint64_t size, struct diag *d)
 	size_t shstrndx;
 	if (elf_getshdrstrndx(in->elf, &shstrndx))
 		return diag_fail(d, EBADMSG, "%s: no section name table: %s", in->path, elf_errmsg(-1));
+	/* A truncated file keeps its section headers only if they sit early;
+	 * say so plainly rather than let libdw call it "no DWARF". */
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(in->elf, scn));) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
+		    (sh.sh_offset > size || sh.sh_size > size - sh.sh_offset)) {
+			const char *name = elf_strptr(in->elf, shstrndx, sh.sh_name);
+			return diag_fail(d, EBADMSG, "%s: truncated or corrupted ELF: section %s (index %zu) "
+					 "ends at byte %llu, past the end of the file (%llu bytes)", in->path,
+					 name ? name : "?", elf_ndxscn(scn),
+					 (unsigned long long)(sh.sh_offset + sh.sh_size), (unsigned long long)size);
+		}
+	}
 	XXH3_state_t st;
 	XXH3_128bits_reset(&st);
 	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(in->elf, scn));) {
@@ -203,7 +216,7 @@ int input__open(struct input *in, const char *path, unsigned workers, struct dia
 {
 	memset(in, 0, sizeof(*in));
 	in->path = path;
-	in->fd = open(path, O_RDONLY | O_CLOEXEC);
+	in->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (in->fd < 0) {
 		int err = errno;
 		return diag_fail(d, err, "%s: cannot open: %s", path, strerror(err));

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# t0400-determinism: dwarf-extract's output is the same bytes whatever the
+# thread count, and from one run to the next.
+#
+# The spec promises it (format/CU-RECORDS.md, "Order is imposed"): blobs are
+# committed in .debug_info order, never in the order workers finish. The
+# extracted-CU cache and every later comparison depend on it. A race in the
+# ordered commit or a pointer value leaking into the bytes would show here as
+# a cmp difference.
+#
+# Inputs: the sample fixture (4 CUs) built by gcc and clang at -O2, and a
+# generated program of $MANY_N units (tests/gen/many-cus.sh, default 121 CUs
+# of uneven size), so that -j2 and -j8 really run out of order. Each is
+# extracted at -j1, -j2, -j8, once more at -j8, and once as a copy in another
+# directory (the .cus holds the base name only); all must be identical.
+# For the generated program the dump must also list exactly one `cu` line per
+# compile unit that readelf sees, so that no unit is dropped or doubled.
+. "$(dirname "$0")/lib.sh"
+
+EXTRACT="$T_BIN/dwarf-extract"
+MANY_N=${MANY_N:-120}
+
+# same_at_every_j LABEL ELF: extract ELF at -j1, -j2, -j8 (twice) and compare.
+# Leaves LABEL's -j1 output in $T_OUT/LABEL-j1.cus for the caller.
+same_at_every_j() {
+	local label=$1 elf=$2 j failed=0
+	for j in 1 2 8 8b; do
+		if ! out=$("$EXTRACT" -j "${j%b}" -o "$T_OUT/$label-j$j.cus" "$elf" 2>&1); then
+			not_ok "$label: extract at -j${j%b}" "$out"
+			failed=1
+		fi
+	done
+	[ "$failed" = 0 ] || return 1
+	ok "$label: extract at -j1, -j2, -j8"
+	check_same "$label: -j2 output is byte-identical to -j1" "$T_OUT/$label-j1.cus" "$T_OUT/$label-j2.cus"
+	check_same "$label: -j8 output is byte-identical to -j1" "$T_OUT/$label-j1.cus" "$T_OUT/$label-j8.cus"
+	check_same "$label: a second -j8 run gives the same bytes" "$T_OUT/$label-j8.cus" "$T_OUT/$label-j8b.cus"
+	# The identity block holds the input's base name, not its path: the same
+	# file extracted from another directory must give the same bytes.
+	mkdir -p "$T_OUT/elsewhere/$label"
+	cp "$elf" "$T_OUT/elsewhere/$label/"
+	if out=$(cd "$T_OUT/elsewhere" && "$EXTRACT" -j 2 -o "$label.cus" "$label/$(basename "$elf")" 2>&1); then
+		check_same "$label: the same input from another directory gives the same bytes" \
+			"$T_OUT/$label-j1.cus" "$T_OUT/elsewhere/$label.cus"
+	else
+		not_ok "$label: extract a copy from another directory" "$out"
+	fi
+}
+
+# --- the sample fixture, gcc and clang at -O2 --------------------------------
+for cc in "$GCC" "$CLANG"; do
+	label="sample-$(basename "$cc")-O2"
+	if ! have "$cc"; then
+		skip "$label: determinism" "compiler $cc not found"
+		continue
+	fi
+	if ! out=$(build_fixture "$cc" -O2 5 "$T_OUT/$label" sample 2>&1); then
+		not_ok "$label: build sample" "$out"
+		continue
+	fi
+	same_at_every_j "$label" "$T_OUT/$label/sample"
+done
+
+# --- the generated many-CU program ---------------------------------------------
+ccs=$GCC
+if have "$CLANG"; then ccs="$ccs $CLANG"; else
+	skip "many-$(basename "$CLANG"): determinism" "compiler $CLANG not found"; fi
+# shellcheck disable=SC2086
+if ! out=$("$T_TOP/tests/gen/many-cus.sh" "$T_OUT/many" "$MANY_N" $ccs 2>&1); then
+	not_ok "generate and build the $MANY_N-unit program" "$out"
+	exit 0
+fi
+ok "generate and build the $MANY_N-unit program ($ccs)"
+
+# The generator's sources must be reproducible too, or a failure here could
+# not be reproduced: generate again (without building) and compare.
+if out=$("$T_TOP/tests/gen/many-cus.sh" "$T_OUT/many2" "$MANY_N" - 2>&1) &&
+	d=$(diff -r "$T_OUT/many/src" "$T_OUT/many2/src" 2>&1); then
+	ok "the generator writes the same sources twice"
+else
+	not_ok "the generator writes the same sources twice" "$out$d"
+fi
+
+for cc in $ccs; do
+	label="many-$(basename "$cc")"
+	elf="$T_OUT/many/$label"
+	same_at_every_j "$label" "$elf" || continue
+
+	# One `cu` line per compile unit: readelf counts the units in .debug_info.
+	want=$(readelf --debug-dump=info "$elf" 2>/dev/null | grep -c 'Compilation Unit @')
+	if [ "$want" -eq $((MANY_N + 1)) ]; then
+		ok "$label: readelf sees $want units ($MANY_N + main.c)"
+	else
+		not_ok "$label: readelf sees $((MANY_N + 1)) units" "it counts $want"
+	fi
+	if ! "$EXTRACT" --dump "$T_OUT/$label-j8.cus" >"$T_OUT/$label.dump" 2>"$T_OUT/$label.dump.err"; then
+		not_ok "$label: dump" "$(cat "$T_OUT/$label.dump.err")"
+		continue
+	fi
+	got=$(grep -c '^cu ' "$T_OUT/$label.dump")
+	if [ "$got" -eq "$want" ]; then ok "$label: dump lists $got cu lines, one per unit"; else
+		not_ok "$label: dump lists one cu line per unit" "$got cu lines, readelf counts $want units"; fi
+	check_grep "$label: header line says cus=$want" "^btfpipe-cus v1 .* cus=$want\$" "$T_OUT/$label.dump"
+	# The units in .debug_info order: u000.c ... u119.c, then main.c.
+	names=$(sed -n 's/^cu [0-9]* .* name="\([^"]*\)".*/\1/p' "$T_OUT/$label.dump" | tr '\n' ' ')
+	expect=$(for ((k = 0; k < MANY_N; k++)); do printf 'u%03d.c ' "$k"; done; echo "main.c ")
+	if [ "$names" = "$expect" ]; then ok "$label: cu lines are in unit order"; else
+		not_ok "$label: cu lines are in unit order" "got: $names"; fi
+done
+exit 0
