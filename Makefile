@@ -34,7 +34,7 @@ COMMON := $(wildcard common/*.c)
 FORMAT := $(wildcard format/*.c)
 STAGES := dwarf-extract dedup-merge btf-emit
 
-all: $(addprefix $(BIN)/,$(STAGES))
+all: $(addprefix $(BIN)/,$(STAGES)) $(BIN)/tools/btfcheck
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 
@@ -48,6 +48,11 @@ $(BIN)/$(1): $(call obj,$(wildcard stages/$(1)/*.c) $(COMMON) $(FORMAT))
 	$(CC) $(LDFLAGS) -o $$@ $$^ $(LDLIBS)
 endef
 $(foreach s,$(STAGES),$(eval $(call stage_rule,$(s))))
+
+# Test helpers: programs the tests run, never part of a stage.
+$(BIN)/tools/btfcheck: $(call obj,tests/tools/btfcheck.c)
+	@mkdir -p $(BIN)/tools
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 

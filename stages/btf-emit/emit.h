@@ -15,6 +15,7 @@
 #include "../../format/graph.h"
 
 struct btf;
+struct array_key;
 struct diag;
 
 struct emit_opts {
@@ -64,6 +65,8 @@ void skip_log__add(struct skip_log *s, const char *what, const char *name, const
 struct type_map {
 	uint32_t *ids;
 	uint8_t *dropped;
+	struct array_key *arrays;	/* one-dimensional arrays, then inner arrays */
+	size_t narrays, first_inner;
 };
 int emit_types(struct btf *btf, const struct graph *g, const struct emit_opts *o,
 	       struct type_map *map, struct skip_log *skips, struct diag *d);

@@ -145,6 +145,7 @@ out:
 	btf__free(btf);
 	free(map.ids);
 	free(map.dropped);
+	free(map.arrays);
 	elf_info__free(&ei);
 	graph__free(&g);
 	return err;

@@ -21,6 +21,7 @@
  */
 #include "emit.h"
 #include "../../common/diag.h"
+#include "../../common/vec.h"
 
 #include <bpf/btf.h>
 #include <dwarf.h>
@@ -59,17 +60,34 @@ static void mark_dropped(const struct graph *g, uint8_t *dropped)
 	}
 }
 
-/* How many BTF types a node becomes. */
+/* How many BTF types a node itself is: its outermost ARRAY, or one type. */
 static uint32_t type_count(const struct graph_node *n, const uint8_t dropped)
 {
-	if (dropped || is_transparent(n))
-		return 0;
-	if (n->kind == G_ARRAY)
-		return n->item_count ? n->item_count : 1;
-	return 1;
+	return dropped || is_transparent(n) ? 0 : 1;
 }
 
-/* ids[i] for every node; transparent nodes take their target's id. */
+/* The inner ARRAYs of multi-dimensional arrays, added after all nodes.
+ * (elem, nelems) -> BTF id, shared with the graph's one-dimensional arrays so
+ * int[3][4] reuses an existing int[4] instead of repeating it. */
+struct array_key {
+	uint32_t elem, nelems, id;
+};
+
+static int find_array(const struct array_key *a, size_t n, uint32_t elem, uint32_t nelems)
+{
+	for (size_t i = n; i-- > 0;) /* few inner arrays: a linear scan is enough */
+		if (a[i].elem == elem && a[i].nelems == nelems)
+			return (int)a[i].id;
+	return 0;
+}
+
+static uint32_t dim_count(const struct graph_item *it)
+{
+	return it->value ? (uint32_t)(it->value - 1) : 0;
+}
+
+/* ids[i] for every node; transparent nodes take their target's id; inner
+ * array chains get ids from *next_id on and are listed in map->inner. */
 static int plan_ids(const struct graph *g, struct type_map *map, uint32_t *next_id)
 {
 	uint32_t id = 1;
@@ -86,8 +104,48 @@ static int plan_ids(const struct graph *g, struct type_map *map, uint32_t *next_
 		if (is_transparent(&g->nodes[i]))
 			map->ids[i] = t && !map->dropped[t] ? map->ids[t] : 0;
 	}
+	/* One-dimensional arrays first, so chains can reuse them. */
+	size_t cap = 0;
+	for (size_t i = 1; i <= g->nnodes; i++) {
+		const struct graph_node *n = &g->nodes[i];
+		if (n->kind != G_ARRAY || map->dropped[i] || n->item_count > 1)
+			continue;
+		if (vec_grow(&map->arrays, &cap, map->narrays + 1))
+			return -ENOMEM;
+		map->arrays[map->narrays++] = (struct array_key){
+			n->type ? map->ids[n->type] : 0,
+			n->item_count ? dim_count(&g->items[n->item_first]) : 0, map->ids[i] };
+	}
+	map->first_inner = map->narrays;
+	for (size_t i = 1; i <= g->nnodes; i++) {
+		const struct graph_node *n = &g->nodes[i];
+		if (n->kind != G_ARRAY || map->dropped[i] || n->item_count < 2)
+			continue;
+		uint32_t elem = n->type ? map->ids[n->type] : 0;
+		for (uint32_t k = n->item_count - 1; k >= 1; k--) {
+			uint32_t cnt = dim_count(&g->items[n->item_first + k]);
+			int have = find_array(map->arrays, map->narrays, elem, cnt);
+			if (!have) {
+				if (vec_grow(&map->arrays, &cap, map->narrays + 1))
+					return -ENOMEM;
+				map->arrays[map->narrays++] = (struct array_key){ elem, cnt, id };
+				have = (int)id++;
+			}
+			elem = (uint32_t)have;
+		}
+	}
 	*next_id = id;
 	return 0;
+}
+
+/* The element of a node's outermost ARRAY: the chain of its inner dims. */
+static uint32_t outer_elem(const struct graph *g, const struct graph_node *n, const struct type_map *map)
+{
+	uint32_t elem = n->type ? map->ids[n->type] : 0;
+	for (uint32_t k = n->item_count - 1; k >= 1 && n->item_count >= 2; k--)
+		elem = (uint32_t)find_array(map->arrays, map->narrays, elem,
+					    dim_count(&g->items[n->item_first + k]));
+	return elem;
 }
 
 static const char *name_of(const struct graph *g, uint32_t ref)
@@ -165,21 +223,10 @@ static int add_node(struct btf *btf, const struct graph *g, size_t i, const stru
 				return err;
 		}
 		return id;
-	case G_ARRAY: {
-		/* dims outermost first; each ARRAY's element is the next one. */
-		uint32_t ndims = n->item_count ? n->item_count : 1;
-		for (uint32_t k = 0; k < ndims; k++) {
-			uint64_t v = n->item_count ? it[k].value : 0;
-			uint32_t elem = k + 1 < ndims ? map->ids[i] + k + 1 : t;
-			uint32_t nelems = v ? (uint32_t)(v - 1) : 0;
-			int r = btf__add_array(btf, (int)index_type, (int)elem, nelems);
-			if (r < 0)
-				return r;
-			if (!k)
-				id = r;
-		}
-		return id;
-	}
+	case G_ARRAY:
+		/* dims outermost first: this node is the outermost ARRAY */
+		return btf__add_array(btf, (int)index_type, (int)outer_elem(g, n, map),
+				      n->item_count ? dim_count(&it[0]) : 0);
 	case G_FUNC_PROTO:
 		id = btf__add_func_proto(btf, (int)t);
 		for (uint32_t k = 0; k < n->item_count && id > 0; k++) {
@@ -210,20 +257,24 @@ int emit_types(struct btf *btf, const struct graph *g, const struct emit_opts *o
 		return -ENOMEM;
 	mark_dropped(g, map->dropped);
 	uint32_t next;
-	plan_ids(g, map, &next);
+	int err = plan_ids(g, map, &next);
+	if (err)
+		return err;
+
+	/* The index type: the graph's int, else one of our own after the rest. */
 	uint32_t index_type = 0;
-	for (size_t i = 1; i <= g->nnodes && !index_type; i++) {
-		const struct graph_node *n = &g->nodes[i];
-		if (n->kind == G_BASE && n->size == 4 && n->encoding == DW_ATE_signed &&
-		    !strcmp(graph_str(g, n->name), "int"))
-			index_type = map->ids[i];
-	}
 	int has_array = 0;
-	for (size_t i = 1; i <= g->nnodes && !has_array; i++)
-		has_array = g->nodes[i].kind == G_ARRAY && !map->dropped[i];
+	for (size_t i = 1; i <= g->nnodes; i++) {
+		const struct graph_node *n = &g->nodes[i];
+		if (!index_type && n->kind == G_BASE && n->size == 4 && n->encoding == DW_ATE_signed &&
+		    !strcmp(graph_str(g, n->name), "int") && !map->dropped[i])
+			index_type = map->ids[i];
+		has_array |= n->kind == G_ARRAY && !map->dropped[i];
+	}
 	int need_index = !index_type && has_array;
 	if (need_index)
-		index_type = next; /* added after all node types */
+		index_type = next;
+
 	for (size_t i = 1; i <= g->nnodes; i++) {
 		const struct graph_node *n = &g->nodes[i];
 		if (map->dropped[i]) {
@@ -243,6 +294,14 @@ int emit_types(struct btf *btf, const struct graph *g, const struct emit_opts *o
 		if ((uint32_t)id != map->ids[i])
 			return diag_fail(d, EPROTO, "graph node %zu got BTF id %d, planned %u (a bug)", i, id,
 					 map->ids[i]);
+	}
+	/* The inner arrays of multi-dimensional ones, in planned order. */
+	for (size_t k = map->first_inner; k < map->narrays; k++) {
+		const struct array_key *a = &map->arrays[k];
+		int id = btf__add_array(btf, (int)index_type, (int)a->elem, a->nelems);
+		if (id < 0 || (uint32_t)id != a->id)
+			return diag_fail(d, id < 0 ? -id : EPROTO, "inner array [%u] of type %u: %s",
+					 a->nelems, a->elem, id < 0 ? strerror(-id) : "unplanned id (a bug)");
 	}
 	if (!need_index)
 		return 0;

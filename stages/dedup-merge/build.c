@@ -40,10 +40,15 @@ static int str_of(struct builder *b, const char *s, uint32_t *out)
 	return 0;
 }
 
-/* The node a gid's class became (0 for void). */
+/* The node a gid's class became (0 for void, which an unspecified type is:
+ * scan.c keys references to it as void, so they must point at void too). */
 static uint32_t node_of(const struct builder *b, uint32_t gid)
 {
-	return gid ? b->node_of_class[classes_final(b->m, gid)] : 0;
+	if (!gid)
+		return 0;
+	if (classes_rec_kind(b->m, gid) == CUS_UNSPECIFIED)
+		return 0;
+	return b->node_of_class[classes_final(b->m, gid)];
 }
 
 /* A ref of CU ci (an lref in a candidate, or a cus_ref in a record) -> gid. */

@@ -371,6 +371,12 @@ static uint32_t class_seen(const struct merge *m, uint32_t t)
 	return m->cls[t];
 }
 
+uint8_t classes_rec_kind(const struct merge *m, uint32_t gid)
+{
+	uint32_t w = m->weak[gid];
+	return w == NO_CLASS ? 0 : m->wt->keys.data[m->wt->key_off[w]];
+}
+
 uint32_t classes_final(const struct merge *m, uint32_t gid)
 {
 	return class_seen(m, gid);

@@ -115,6 +115,11 @@ static int put_ref(struct scanner *x, struct buf *b, cus_ref ref)
 	}
 	uint32_t t = cus_ref_index(ref);
 	const struct cus_rec *tr = &x->cu.recs[t];
+	if (tr->kind == CUS_UNSPECIFIED) {
+		/* DW_TAG_unspecified_type is void to BTF: keyed as void. */
+		buf_u8(b, 'V');
+		return 0;
+	}
 	if (is_stop(tr)) {
 		buf_u8(b, 'N');
 		buf_u8(b, (uint8_t)kind_class(tr->kind));
@@ -207,9 +212,11 @@ static int key_of(struct scanner *x, uint32_t k, int depth)
 		}
 		break;
 	case CUS_ARRAY:
+		/* A flexible array (value 0) and a zero-length one (value 1)
+		 * are one type: BTF writes both as nelems 0. */
 		buf_uleb(b, r->item_count);
 		for (uint32_t i = 0; i < r->item_count; i++)
-			buf_uleb(b, it[i].value);
+			buf_uleb(b, it[i].value ? it[i].value : 1);
 		err = put_ref(x, b, r->type);
 		break;
 	case CUS_SUBROUTINE:
