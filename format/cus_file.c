@@ -215,31 +215,31 @@ int cus_file__open(struct cus_file *f, const char *path, struct diag *d)
 	f->ident.ei_data = h[47];
 	err = -EBADMSG;
 	if (fsize != f->size) {
-		diag_fail(d, EBADMSG, "%s: file is %zu bytes but its header says %llu (truncated or appended to)",
+		err = diag_fail(d, EBADMSG, "%s: file is %zu bytes but its header says %llu (truncated or appended to)",
 			  path, f->size, (unsigned long long)fsize);
 		goto fail;
 	}
 	if (f->ident.flags & ~CUS_FILE_ET_REL) {
-		diag_fail(d, EBADMSG, "%s: unknown header flags 0x%x at offset 16", path, f->ident.flags);
+		err = diag_fail(d, EBADMSG, "%s: unknown header flags 0x%x at offset 16", path, f->ident.flags);
 		goto fail;
 	}
 	if (ident_off != CUS_HEADER_SIZE || ident_size > fsize - ident_off ||
 	    index_off < ident_off + ident_size || index_off > fsize ||
 	    (uint64_t)count * CUS_INDEX_ENTRY_SIZE != fsize - index_off) {
-		diag_fail(d, EBADMSG, "%s: header offsets inconsistent (index at offset %llu, %u CUs)", path,
+		err = diag_fail(d, EBADMSG, "%s: header offsets inconsistent (index at offset %llu, %u CUs)", path,
 			  (unsigned long long)index_off, count);
 		goto fail;
 	}
 	const uint8_t *index = f->map + index_off;
 	if (header_check(h, f->map + ident_off, ident_size, index, (size_t)count * CUS_INDEX_ENTRY_SIZE) !=
 	    le64_get(h + 56)) {
-		diag_fail(d, EBADMSG, "%s: header checksum mismatch: the header (offset 0), identity "
+		err = diag_fail(d, EBADMSG, "%s: header checksum mismatch: the header (offset 0), identity "
 			  "(offset %llu) or index (offset %llu) is corrupted", path,
 			  (unsigned long long)ident_off, (unsigned long long)index_off);
 		goto fail;
 	}
 	if (ident_decode(&f->ident, f->map + ident_off, ident_size)) {
-		diag_fail(d, EBADMSG, "%s: identity block malformed at offset %llu", path,
+		err = diag_fail(d, EBADMSG, "%s: identity block malformed at offset %llu", path,
 			  (unsigned long long)ident_off);
 		goto fail;
 	}
@@ -276,7 +276,7 @@ int cus_file__open(struct cus_file *f, const char *path, struct diag *d)
 		}
 	}
 	if (expect != index_off) {
-		diag_fail(d, EBADMSG, "%s: %llu stray bytes between the last blob and the index at offset %llu",
+		err = diag_fail(d, EBADMSG, "%s: %llu stray bytes between the last blob and the index at offset %llu",
 			  path, (unsigned long long)(index_off - expect), (unsigned long long)index_off);
 		goto fail;
 	}

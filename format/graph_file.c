@@ -612,7 +612,7 @@ int graph__read(struct graph *g, const char *path, struct diag *d)
 		return diag_fail(d, err, "%s: cannot map: %s", path, strerror(err));
 	err = -EBADMSG;
 	if (memcmp(m, GRAPH_MAGIC, 8)) {
-		diag_fail(d, EBADMSG, "%s: not a .graph file (bad magic at offset 0)", path);
+		err = diag_fail(d, EBADMSG, "%s: not a .graph file (bad magic at offset 0)", path);
 		goto out;
 	}
 	uint32_t version = le32_get(m + 8);
@@ -622,7 +622,7 @@ int graph__read(struct graph *g, const char *path, struct diag *d)
 		goto out;
 	}
 	if (le64_get(m + 24) != size) {
-		diag_fail(d, EBADMSG, "%s: file is %zu bytes but its header says %llu (truncated or appended to)",
+		err = diag_fail(d, EBADMSG, "%s: file is %zu bytes but its header says %llu (truncated or appended to)",
 			  path, size, (unsigned long long)le64_get(m + 24));
 		goto out;
 	}
@@ -630,9 +630,12 @@ int graph__read(struct graph *g, const char *path, struct diag *d)
 	XXH3_64bits_reset(&hs);
 	XXH3_64bits_update(&hs, m, 32);
 	XXH3_64bits_update(&hs, m + GRAPH_HEADER_SIZE, GRAPH_NSECTIONS * 32);
-	if (le32_get(m + 20) != GRAPH_NSECTIONS || le32_get(m + 16) != 0 ||
+	int reserved_zero = 1;
+	for (int i = 40; i < GRAPH_HEADER_SIZE; i++)
+		reserved_zero &= m[i] == 0;
+	if (le32_get(m + 20) != GRAPH_NSECTIONS || le32_get(m + 16) != 0 || !reserved_zero ||
 	    XXH3_64bits_digest(&hs) != le64_get(m + 32)) {
-		diag_fail(d, EBADMSG, "%s: header or section table corrupted (checksum mismatch at offset 32)", path);
+		err = diag_fail(d, EBADMSG, "%s: header or section table corrupted (checksum mismatch at offset 32)", path);
 		goto out;
 	}
 	uint64_t expect = head_size;
@@ -640,12 +643,12 @@ int graph__read(struct graph *g, const char *path, struct diag *d)
 		const uint8_t *e = m + GRAPH_HEADER_SIZE + (id - 1) * 32;
 		uint64_t off = le64_get(e + 8), len = le64_get(e + 16);
 		if (le32_get(e) != (uint32_t)id || off != expect || len > size - off) {
-			diag_fail(d, EBADMSG, "%s: section %s out of place (offset %llu)", path,
+			err = diag_fail(d, EBADMSG, "%s: section %s out of place (offset %llu)", path,
 				  section_names[id], (unsigned long long)off);
 			goto out;
 		}
 		if (XXH3_64bits(m + off, len) != le64_get(e + 24)) {
-			diag_fail(d, EBADMSG, "%s: section %s (offset %llu, %llu bytes): checksum mismatch: "
+			err = diag_fail(d, EBADMSG, "%s: section %s (offset %llu, %llu bytes): checksum mismatch: "
 				  "the file is corrupted", path, section_names[id],
 				  (unsigned long long)off, (unsigned long long)len);
 			goto out;
@@ -653,7 +656,7 @@ int graph__read(struct graph *g, const char *path, struct diag *d)
 		expect = off + len;
 		if (id == S_STRINGS) {
 			if (!len || m[off] || m[off + len - 1]) {
-				diag_fail(d, EBADMSG, "%s: string section malformed at offset %llu", path,
+				err = diag_fail(d, EBADMSG, "%s: string section malformed at offset %llu", path,
 					  (unsigned long long)off);
 				goto out;
 			}
@@ -676,7 +679,7 @@ int graph__read(struct graph *g, const char *path, struct diag *d)
 		}
 	}
 	if (expect != size) {
-		diag_fail(d, EBADMSG, "%s: %llu stray bytes after the last section", path,
+		err = diag_fail(d, EBADMSG, "%s: %llu stray bytes after the last section", path,
 			  (unsigned long long)(size - expect));
 		goto out;
 	}

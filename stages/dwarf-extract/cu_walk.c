@@ -51,6 +51,7 @@ void cu_walk__free(struct cu_walk *w)
 
 static int map_find(const uint64_t *keys, size_t cap, uint64_t key, size_t *slot)
 {
+	*slot = 0;
 	if (!cap)
 		return 0;
 	size_t i = hash_mix(0, key) & (cap - 1);
