@@ -53,8 +53,6 @@ ALL_KINDS = ("INT", "PTR", "ARRAY", "STRUCT", "UNION", "ENUM", "FWD", "TYPEDEF",
              "FLOAT", "DECL_TAG", "TYPE_TAG", "ENUM64")
 
 HEADER_RE = re.compile(r"^\[(\d+)\] ([A-Z0-9_]+) '([^']*)'(.*)$")
-KV_RE = re.compile(r"(\w+)=(\S+?)(?=,|\s|$)")
-MEMBER_RE = re.compile(r"^\t'([^']*)'(.*)$")
 SECINFO_RE = re.compile(r"^\ttype_id=(\d+) offset=(\d+) size=(\d+)")
 
 
@@ -74,7 +72,11 @@ class Type:
 
 
 def kv(text):
-    return dict(KV_RE.findall(text))
+    """key=value pairs of a bpftool line ("type_id=6, linkage=global")."""
+    try:
+        return dict(tok.split("=", 1) for tok in text.replace(",", " ").split())
+    except ValueError:
+        raise ParseError("not a list of key=value: %r" % text)
 
 
 def int_attr(t, key, default=None):
@@ -103,31 +105,12 @@ def load(path):
         raise ParseError("bpftool cannot dump %s: %s" % (path, proc.stderr.strip()))
     types = {}
     cur = None
-    for lineno, line in enumerate(proc.stdout.splitlines(), 1):
-        if not line:
-            continue
-        if line[0] == "[":
-            m = HEADER_RE.match(line)
-            if not m:
-                raise ParseError("%s: bpftool line %d: cannot parse: %s" % (path, lineno, line))
-            name = m.group(3)
-            cur = Type(int(m.group(1)), m.group(2), "" if name == "(anon)" else name,
-                       kv(m.group(4)))
-            types[cur.id] = cur
-            continue
-        if cur is None or line[0] != "\t":
-            raise ParseError("%s: bpftool line %d: unexpected: %s" % (path, lineno, line))
-        if cur.kind == "DATASEC":
-            m = SECINFO_RE.match(line)
-            if not m:
-                raise ParseError("%s: bpftool line %d: bad DATASEC entry: %s" % (path, lineno, line))
-            cur.items.append((int(m.group(1)), int(m.group(2)), int(m.group(3))))
-            continue
-        m = MEMBER_RE.match(line)
-        if not m:
-            raise ParseError("%s: bpftool line %d: bad member: %s" % (path, lineno, line))
-        name = m.group(1)
-        cur.items.append(("" if name == "(anon)" else name, kv(m.group(2))))
+    lineno = 0
+    try:
+        for lineno, line in enumerate(proc.stdout.splitlines(), 1):
+            cur = parse_line(line, cur, types)
+    except ParseError as e:
+        raise ParseError("%s: bpftool line %d: %s" % (path, lineno, e))
     for t in types.values():
         if t.kind not in ALL_KINDS:
             raise ParseError("%s: [%d]: unknown kind %s" % (path, t.id, t.kind))
@@ -136,6 +119,36 @@ def load(path):
             raise ParseError("%s: [%d] %s '%s': vlen=%s but %d entries"
                              % (path, t.id, t.kind, t.name, vlen, len(t.items)))
     return types
+
+
+def parse_line(line, cur, types):
+    """Add one line of bpftool's dump to types; return the type now being read."""
+    if not line:
+        return cur
+    if line[0] == "[":
+        m = HEADER_RE.match(line)
+        if not m:
+            raise ParseError("cannot parse: %s" % line)
+        name = m.group(3)
+        cur = Type(int(m.group(1)), m.group(2), "" if name == "(anon)" else name, kv(m.group(4)))
+        if cur.id in types:
+            raise ParseError("type id %d twice" % cur.id)
+        types[cur.id] = cur
+        return cur
+    if cur is None or line[0] != "\t":
+        raise ParseError("unexpected: %s" % line)
+    if cur.kind == "DATASEC":
+        m = SECINFO_RE.match(line)
+        if not m:
+            raise ParseError("bad DATASEC entry: %s" % line)
+        cur.items.append((int(m.group(1)), int(m.group(2)), int(m.group(3))))
+        return cur
+    end = line.find("'", 2)
+    if line[1:2] != "'" or end < 0:
+        raise ParseError("bad member: %s" % line)
+    name = line[2:end]
+    cur.items.append(("" if name == "(anon)" else name, kv(line[end + 1:])))
+    return cur
 
 
 class Renderer:
@@ -162,6 +175,8 @@ class Renderer:
         if t.name and t.kind in NAMED_KINDS:
             if t.kind == "FWD":
                 return "fwd %s %s" % (t.attrs.get("fwd_kind", "?"), t.name)
+            if t.kind in ("INT", "FLOAT"):  # 'unsigned int' reads better than int unsigned int
+                return "%s '%s'" % (t.kind.lower(), t.name)
             return "%s %s" % (t.kind.lower(), t.name)
         return self.full(tid)
 
@@ -183,10 +198,10 @@ class Renderer:
     def render(self, t):
         k, a = t.kind, t.attrs
         if k == "INT":
-            return "int %s size=%s bits_offset=%s nr_bits=%s encoding=%s" % (
+            return "int '%s' size=%s bits_offset=%s nr_bits=%s encoding=%s" % (
                 t.name, a.get("size"), a.get("bits_offset"), a.get("nr_bits"), a.get("encoding"))
         if k == "FLOAT":
-            return "float %s size=%s" % (t.name, a.get("size"))
+            return "float '%s' size=%s" % (t.name, a.get("size"))
         if k == "PTR":
             return "*(%s)" % self.ref(int_attr(t, "type_id"))
         if k in ("CONST", "VOLATILE", "RESTRICT"):
