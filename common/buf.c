@@ -42,7 +42,8 @@ void buf_put_self(struct buf *b, size_t off, size_t n)
 		b->err = err;
 		return;
 	}
-	memmove(b->data + b->len, b->data + off, n);
+	if (n)
+		memmove(b->data + b->len, b->data + off, n);
 	b->len += n;
 }
 

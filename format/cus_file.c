@@ -33,7 +33,8 @@ static int ident_decode(struct cus_ident *id, const uint8_t *p, size_t n)
 	const uint8_t *name = nlen < sizeof(id->name) ? cur_bytes(&c, (size_t)nlen) : NULL;
 	if (!name)
 		return -EBADMSG;
-	memcpy(id->name, name, (size_t)nlen);
+	if (nlen)
+		memcpy(id->name, name, (size_t)nlen);
 	id->name[nlen] = 0;
 	id->size = cur_le64(&c);
 	id->dwarf_hash.lo = cur_le64(&c);
@@ -42,7 +43,8 @@ static int ident_decode(struct cus_ident *id, const uint8_t *p, size_t n)
 	const uint8_t *bid = blen <= sizeof(id->build_id) ? cur_bytes(&c, (size_t)blen) : NULL;
 	if (!bid || c.err || cursor_left(&c))
 		return -EBADMSG;
-	memcpy(id->build_id, bid, (size_t)blen);
+	if (blen)
+		memcpy(id->build_id, bid, (size_t)blen);
 	id->build_id_len = (uint32_t)blen;
 	return 0;
 }

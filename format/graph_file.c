@@ -456,7 +456,8 @@ static int dec_section(struct gdec *x)
 						     ? cur_bytes(&x->c, in->build_id_len) : NULL;
 			if (!bid)
 				return gfail(x, "build id malformed");
-			memcpy(in->build_id, bid, in->build_id_len);
+			if (in->build_id_len)
+				memcpy(in->build_id, bid, in->build_id_len);
 			in->ncus = g_u32(x);
 		}
 		return x->c.err ? gfail(x, "truncated") : 0;

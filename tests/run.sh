@@ -12,8 +12,10 @@ pattern=${1:-}
 variants=${BTFPIPE_VARIANTS:-bin bin-asan}
 export T_OUT_ROOT=${T_OUT_ROOT:-$top/tests/out}
 mkdir -p "$T_OUT_ROOT"
-export T_RESULTS="$T_OUT_ROOT/results"
-: >"$T_RESULTS"
+# One results file per run, so two runs at once do not count each other.
+export T_RESULTS
+T_RESULTS=$(mktemp "$T_OUT_ROOT/results.XXXXXX")
+trap 'rm -f "$T_RESULTS"' EXIT
 # ASan: fail on the first error; leaks in libdw's own caches are not ours.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1:exitcode=86}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=87}

@@ -450,7 +450,8 @@ static int64_t sig_intern(struct sig_table *s, const uint32_t *w, uint32_t n)
 	uint32_t id = s->count++;
 	s->sig_off[id] = s->nwords;
 	s->sig_len[id] = n;
-	memcpy(s->words + s->nwords, w, n * sizeof(*w));
+	if (n)
+		memcpy(s->words + s->nwords, w, n * sizeof(*w));
 	s->nwords += n;
 	s->hash[j] = h;
 	s->id[j] = id + 1;

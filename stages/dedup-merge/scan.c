@@ -130,7 +130,8 @@ static int put_ref(struct scanner *x, struct buf *b, cus_ref ref)
 	buf_put_self(b, o->key_off[t], o->key_len[t]);
 	if (vec_grow(&o->stops, &o->cap_stops, o->nstops + o->stop_len[t]))
 		return -ENOMEM;
-	memmove(o->stops + o->nstops, o->stops + o->stop_off[t], o->stop_len[t] * sizeof(*o->stops));
+	if (o->stop_len[t])
+		memmove(o->stops + o->nstops, o->stops + o->stop_off[t], o->stop_len[t] * sizeof(*o->stops));
 	o->nstops += o->stop_len[t];
 	return 0;
 }
@@ -442,7 +443,8 @@ int scan_cu(const struct cus_file *f, size_t cu_index, uint32_t input,
 	if (!out->is_type || !out->key_off || !out->key_len || !out->stop_off || !out->stop_len ||
 	    !out->xrefs || !x.state)
 		goto out;
-	memcpy(out->xrefs, x.cu.externs, x.cu.nexterns * sizeof(uint64_t));
+	if (x.cu.nexterns)
+		memcpy(out->xrefs, x.cu.externs, x.cu.nexterns * sizeof(uint64_t));
 	out->nxrefs = x.cu.nexterns;
 
 	size_t cap_f = 0, cap_p = 0, cap_v = 0, cap_e = 0;

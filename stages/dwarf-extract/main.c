@@ -125,7 +125,8 @@ static int work_unit(void *ctx, unsigned worker, size_t i)
 	s->blob = malloc(w->blob.len);
 	if (!s->blob)
 		return -ENOMEM;
-	memcpy(s->blob, w->blob.data, w->blob.len);
+	if (w->blob.len)
+		memcpy(s->blob, w->blob.data, w->blob.len);
 	s->size = w->blob.len;
 	s->language = (uint16_t)w->cu.language;
 	return 0;

@@ -2,6 +2,7 @@
 """btfcmp: compare two BTF files by meaning, whatever their type order.
 
     btfcmp.py [options] A.btf B.btf
+    btfcmp.py --list [options] A.btf
 
 Both files are read through `bpftool btf dump file F` (bpftool is the oracle
 parser: nothing of btfpipe's own code is used). Type ids are then replaced by
@@ -43,6 +44,7 @@ import argparse
 import collections
 import os
 import re
+import signal
 import subprocess
 import sys
 
@@ -329,7 +331,7 @@ def truncate(s, width):
 def main(argv):
     ap = argparse.ArgumentParser(prog="btfcmp", description=__doc__.split("\n")[0])
     ap.add_argument("a", metavar="A.btf")
-    ap.add_argument("b", metavar="B.btf")
+    ap.add_argument("b", metavar="B.btf", nargs="?")
     ap.add_argument("--funcs", action="store_true", help="compare FUNCs and their decl tags too")
     ap.add_argument("--flatten-arrays", action="store_true",
                     help="read ARRAY-of-ARRAY chains as one flat ARRAY")
@@ -339,6 +341,8 @@ def main(argv):
     ap.add_argument("--width", type=int, default=240, metavar="N",
                     help="truncate difference lines to N characters (0: never)")
     ap.add_argument("-q", "--quiet", action="store_true", help="print the summary line only")
+    ap.add_argument("--list", action="store_true",
+                    help="print A's compared renderings, one \"CATEGORY RENDERING\" a line, and exit")
     try:
         opts = ap.parse_args(argv)
     except SystemExit as e:
@@ -355,6 +359,21 @@ def main(argv):
     if not opts.funcs:
         ignore.update(("FUNC", "FUNC_PROTO", "DECL_TAG"))
 
+    if (opts.b is None) != opts.list:
+        print("btfcmp: give two files to compare, or one with --list", file=sys.stderr)
+        return 2
+    if opts.list:
+        try:
+            cats = collect(load(opts.a), opts)
+        except (ParseError, RecursionError) as e:
+            print("btfcmp: %s" % e, file=sys.stderr)
+            return 2
+        for cat in sorted(cats):
+            for s, n in sorted(cats[cat].items()):
+                for _ in range(n):
+                    print("%s %s" % (cat, s))
+        return 0
+
     try:
         ta, tb = load(opts.a), load(opts.b)
         ca, cb = collect(ta, opts), collect(tb, opts)
@@ -370,10 +389,10 @@ def main(argv):
     say("B = %s" % opts.b)
     per_cat = collections.OrderedDict()
 
-    # Kind counts.
+    # Kind counts: the table, then the counts that differ as difference lines.
     ka, kb = kind_counts(ta), kind_counts(tb)
     say("%-12s %8s %8s" % ("kind", "A", "B"))
-    ndiff = 0
+    count_lines = []
     for k in ALL_KINDS:
         if not ka[k] and not kb[k]:
             continue
@@ -383,24 +402,28 @@ def main(argv):
                 note = "  (differs, informative only)"
             else:
                 note = "  DIFFERS"
-                ndiff += 1
+                count_lines.append("count %s A=%d B=%d" % (k, ka[k], kb[k]))
         say("%-12s %8d %8d%s" % (k, ka[k], kb[k], note))
-    if ndiff:
-        per_cat["kind-count"] = ndiff
+    if count_lines:
+        n = len(count_lines)
+        per_cat["kind-count"] = n
+        say("kind-count: %d difference%s" % (n, "" if n == 1 else "s"))
+        for line in count_lines:
+            say("  " + line)
 
     # Renderings.
     for cat in sorted(set(ca) | set(cb)):
         ra, rb = ca.get(cat, collections.Counter()), cb.get(cat, collections.Counter())
         lines = []
         n = 0
-        for s in sorted(set(ra) | set(rb)):
-            d = ra[s] - rb[s]
-            if d == 0:
-                continue
-            n += abs(d)
-            side = "only-in-A" if d > 0 else "only-in-B"
-            mult = " (x%d)" % abs(d) if abs(d) > 1 else ""
-            lines.append(truncate("%s%s %s" % (side, mult, s), opts.width))
+        for side, mine, theirs in (("only-in-A", ra, rb), ("only-in-B", rb, ra)):
+            for s in sorted(mine):
+                d = mine[s] - theirs[s]
+                if d <= 0:
+                    continue
+                n += d
+                mult = " (x%d)" % d if d > 1 else ""
+                lines.append(truncate("%s%s %s" % (side, mult, s), opts.width))
         if n:
             per_cat[cat] = n
             say("%s: %d difference%s" % (cat, n, "" if n == 1 else "s"))
@@ -414,5 +437,6 @@ def main(argv):
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `btfcmp ... | head` ends quietly
     sys.setrecursionlimit(20000)
     sys.exit(main(sys.argv[1:]))
