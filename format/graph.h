@@ -78,8 +78,10 @@ struct graph_cu {
 	uint64_t cu_offset;
 };
 
+/* A function candidate's parameter: where it lives, and its decl tags. */
 struct graph_loc {
 	uint32_t loc, loc_reg;
+	uint32_t annot_first, annot_count;
 };
 
 struct graph_func {

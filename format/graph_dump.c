@@ -195,6 +195,13 @@ int graph__dump(const struct graph *g, FILE *o, int full, struct diag *d)
 				fputs(l->loc < 5 ? ln[l->loc] : "?", o);
 		}
 		fputc(')', o);
+		for (uint32_t k = 0; k < f->loc_count; k++) {
+			const struct graph_loc *l = &g->locs[f->loc_first + k];
+			for (uint32_t a = 0; a < l->annot_count; a++) {
+				fprintf(o, " param%u.%s=", k, graph_str(g, g->annots[l->annot_first + a].name));
+				quoted(o, graph_str(g, g->annots[l->annot_first + a].value));
+			}
+		}
 		flags(o, f->flags);
 		fputs(" cu=", o);
 		cu_name(o, g, f->cu);

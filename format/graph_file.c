@@ -195,8 +195,10 @@ static void encode_section(struct buf *b, const struct graph *g, int id)
 			buf_uleb(b, f->shndx);
 			buf_uleb(b, f->loc_count);
 			for (uint32_t k = 0; k < f->loc_count; k++) {
-				buf_uleb(b, g->locs[f->loc_first + k].loc);
-				buf_uleb(b, g->locs[f->loc_first + k].loc_reg);
+				const struct graph_loc *l = &g->locs[f->loc_first + k];
+				buf_uleb(b, l->loc);
+				buf_uleb(b, l->loc_reg);
+				put_annots(b, g, l->annot_first, l->annot_count);
 			}
 			if (f->flags & G_F_ANNOT)
 				put_annots(b, g, f->annot_first, f->annot_count);
@@ -521,15 +523,19 @@ static int dec_section(struct gdec *x)
 			f->pc = cur_uleb(&x->c);
 			f->shndx = g_u32(x);
 			size_t np;
-			if (g_count(x, &np, 2))
+			if (g_count(x, &np, 3))
 				return -EBADMSG;
 			if (vec_grow(&g->locs, &lcap, g->nlocs + np))
 				return -ENOMEM;
 			f->loc_first = (uint32_t)g->nlocs;
 			f->loc_count = (uint32_t)np;
-			for (size_t k = 0; k < np; k++) {
-				g->locs[g->nlocs].loc = g_u32(x);
-				g->locs[g->nlocs++].loc_reg = g_u32(x);
+			for (size_t k = 0; k < np && !x->c.err; k++) {
+				struct graph_loc *l = &g->locs[g->nlocs++];
+				memset(l, 0, sizeof(*l));
+				l->loc = g_u32(x);
+				l->loc_reg = g_u32(x);
+				if (g_annots(x, &l->annot_first, &l->annot_count))
+					return gfail(x, "parameter annotations malformed");
 			}
 			if (!x->c.err && (f->flags & G_F_ANNOT) && g_annots(x, &f->annot_first, &f->annot_count))
 				return gfail(x, "annotations malformed");

@@ -15,7 +15,7 @@
 #include "../../format/graph.h"
 
 struct btf;
-struct array_key;
+struct extras;
 struct diag;
 
 struct emit_opts {
@@ -65,9 +65,10 @@ void skip_log__add(struct skip_log *s, const char *what, const char *name, const
 struct type_map {
 	uint32_t *ids;
 	uint8_t *dropped;
-	struct array_key *arrays;	/* one-dimensional arrays, then inner arrays */
-	size_t narrays, first_inner;
+	struct extras *extras;	/* types beyond the nodes: inner arrays, type tags */
+	size_t first_extra;	/* extras before this are the nodes' own arrays */
 };
+void type_map__free(struct type_map *map);
 int emit_types(struct btf *btf, const struct graph *g, const struct emit_opts *o,
 	       struct type_map *map, struct skip_log *skips, struct diag *d);
 

@@ -118,14 +118,20 @@ int emit_funcs(struct btf *btf, const struct graph *g, const struct elf_info *ei
 			err = diag_fail(d, -id, "function %s: libbpf refused it: %s", name, strerror(-id));
 			break;
 		}
-		for (uint32_t a = 0; a < pick->annot_count; a++) {
-			const struct graph_annot *an = &g->annots[pick->annot_first + a];
-			if (strcmp(graph_str(g, an->name), "btf_decl_tag"))
-				continue;
-			int r = btf__add_decl_tag(btf, graph_str(g, an->value), id, -1);
-			if (r < 0) {
-				err = diag_fail(d, -r, "function %s: decl tag refused: %s", name, strerror(-r));
-				break;
+		/* Decl tags: the parameters' (component = index), then the function's (-1),
+		 * the order clang's own BTF has. */
+		for (int comp = 0; comp <= (int)pick->loc_count && !err; comp++) {
+			int c = comp < (int)pick->loc_count ? comp : -1;
+			const struct graph_loc *l = c >= 0 ? &g->locs[pick->loc_first + c] : NULL;
+			uint32_t first = l ? l->annot_first : pick->annot_first;
+			uint32_t count = l ? l->annot_count : pick->annot_count;
+			for (uint32_t a = 0; a < count && !err; a++) {
+				const struct graph_annot *an = &g->annots[first + a];
+				if (strcmp(graph_str(g, an->name), "btf_decl_tag"))
+					continue;
+				int r = btf__add_decl_tag(btf, graph_str(g, an->value), id, c);
+				if (r < 0)
+					err = diag_fail(d, -r, "function %s: decl tag refused: %s", name, strerror(-r));
 			}
 		}
 		i = end;

@@ -143,9 +143,7 @@ out:
 		fclose(skips.f);
 	free(report);
 	btf__free(btf);
-	free(map.ids);
-	free(map.dropped);
-	free(map.arrays);
+	type_map__free(&map);
 	elf_info__free(&ei);
 	graph__free(&g);
 	return err;

@@ -16,11 +16,14 @@
  *    everything that cannot exist without it (a struct whose member needs
  *    it, a typedef of it); a pointer to it becomes a pointer to void.
  *    Each is a line in the skip report.
+ *  - Pointer btf_type_tag annotations become TYPE_TAG chains, in clang's
+ *    order; btf_decl_tag annotations become DECL_TAGs.
  *  - The array index type is the graph's "int", else an INT named
  *    __ARRAY_SIZE_TYPE__, as pahole does.
  */
 #include "emit.h"
 #include "../../common/diag.h"
+#include "../../common/hash.h"
 #include "../../common/vec.h"
 
 #include <bpf/btf.h>
@@ -66,19 +69,63 @@ static uint32_t type_count(const struct graph_node *n, const uint8_t dropped)
 	return dropped || is_transparent(n) ? 0 : 1;
 }
 
-/* The inner ARRAYs of multi-dimensional arrays, added after all nodes.
- * (elem, nelems) -> BTF id, shared with the graph's one-dimensional arrays so
- * int[3][4] reuses an existing int[4] instead of repeating it. */
-struct array_key {
-	uint32_t elem, nelems, id;
+/* Extra types, added after all nodes: the inner ARRAYs of multi-dimensional
+ * arrays and the TYPE_TAG chains of tagged pointers. Each (kind, target,
+ * detail) exists once, and the graph's one-dimensional arrays are entered
+ * first, so int[3][4] reuses an existing int[4] and two pointers tagged
+ * alike share their chain: equal BTF is never written twice. */
+enum { EX_ARRAY = 1, EX_TYPE_TAG };
+
+struct extra {
+	uint8_t kind;
+	uint32_t target, detail;	/* element and nelems, or target and tag name */
+	uint32_t id;
 };
 
-static int find_array(const struct array_key *a, size_t n, uint32_t elem, uint32_t nelems)
+struct extras {
+	struct extra *v;
+	size_t n, cap;
+	uint32_t *slots;		/* index + 1, open addressing */
+	size_t nslots;
+};
+
+static uint64_t extra_hash(uint8_t kind, uint32_t target, uint32_t detail)
 {
-	for (size_t i = n; i-- > 0;) /* few inner arrays: a linear scan is enough */
-		if (a[i].elem == elem && a[i].nelems == nelems)
-			return (int)a[i].id;
-	return 0;
+	return hash_mix(hash_mix(kind, target), detail);
+}
+
+/* The id of (kind, target, detail); new ones get *next_id. Returns 0 on ENOMEM. */
+static uint32_t extra_get(struct extras *x, uint8_t kind, uint32_t target, uint32_t detail,
+			  uint32_t *next_id, int create)
+{
+	if ((x->n + 1) * 2 > x->nslots && create) {
+		size_t ns = x->nslots ? x->nslots * 2 : 1024;
+		uint32_t *sl = calloc(ns, sizeof(*sl));
+		if (!sl)
+			return 0;
+		for (size_t i = 0; i < x->n; i++) {
+			size_t j = extra_hash(x->v[i].kind, x->v[i].target, x->v[i].detail) & (ns - 1);
+			while (sl[j])
+				j = (j + 1) & (ns - 1);
+			sl[j] = (uint32_t)i + 1;
+		}
+		free(x->slots);
+		x->slots = sl;
+		x->nslots = ns;
+	}
+	if (!x->nslots)
+		return 0;
+	size_t j = extra_hash(kind, target, detail) & (x->nslots - 1);
+	for (; x->slots[j]; j = (j + 1) & (x->nslots - 1)) {
+		const struct extra *e = &x->v[x->slots[j] - 1];
+		if (e->kind == kind && e->target == target && e->detail == detail)
+			return e->id;
+	}
+	if (!create || vec_grow(&x->v, &x->cap, x->n + 1))
+		return 0;
+	x->v[x->n] = (struct extra){ kind, target, detail, (*next_id)++ };
+	x->slots[j] = (uint32_t)++x->n;
+	return x->v[x->n - 1].id;
 }
 
 static uint32_t dim_count(const struct graph_item *it)
@@ -86,8 +133,35 @@ static uint32_t dim_count(const struct graph_item *it)
 	return it->value ? (uint32_t)(it->value - 1) : 0;
 }
 
-/* ids[i] for every node; transparent nodes take their target's id; inner
- * array chains get ids from *next_id on and are listed in map->inner. */
+static int is_tag(const struct graph *g, const struct graph_annot *a, const char *what)
+{
+	return !strcmp(graph_str(g, a->name), what);
+}
+
+/* The element of a node's outermost ARRAY (the chain of its inner dims), or
+ * a tagged pointer's target (its TYPE_TAG chain). create: plan, else look up. */
+static uint32_t inner_target(const struct graph *g, const struct graph_node *n, const struct type_map *map,
+			     uint32_t *next_id, int create)
+{
+	uint32_t t = n->type ? map->ids[n->type] : 0;
+	if (n->kind == G_ARRAY) {
+		for (uint32_t k = n->item_count; k-- > 1;)
+			t = extra_get(map->extras, EX_ARRAY, t, dim_count(&g->items[n->item_first + k]),
+				      next_id, create);
+	} else if (n->kind == G_PTR) {
+		/* DIE order [a1, a2] gives PTR -> a2 -> a1 -> pointee, as clang's
+		 * own BTF writes `int __tag(a1) __tag(a2) *`. */
+		for (uint32_t k = 0; k < n->annot_count; k++) {
+			const struct graph_annot *a = &g->annots[n->annot_first + k];
+			if (is_tag(g, a, "btf_type_tag"))
+				t = extra_get(map->extras, EX_TYPE_TAG, t, a->value, next_id, create);
+		}
+	}
+	return t;
+}
+
+/* ids[i] for every node; transparent nodes take their target's id; extra
+ * types get ids from the first free one on. */
 static int plan_ids(const struct graph *g, struct type_map *map, uint32_t *next_id)
 {
 	uint32_t id = 1;
@@ -104,48 +178,27 @@ static int plan_ids(const struct graph *g, struct type_map *map, uint32_t *next_
 		if (is_transparent(&g->nodes[i]))
 			map->ids[i] = t && !map->dropped[t] ? map->ids[t] : 0;
 	}
-	/* One-dimensional arrays first, so chains can reuse them. */
-	size_t cap = 0;
+	/* One-dimensional arrays are entered under their own ids first. */
 	for (size_t i = 1; i <= g->nnodes; i++) {
 		const struct graph_node *n = &g->nodes[i];
 		if (n->kind != G_ARRAY || map->dropped[i] || n->item_count > 1)
 			continue;
-		if (vec_grow(&map->arrays, &cap, map->narrays + 1))
+		uint32_t own = map->ids[i];
+		if (!extra_get(map->extras, EX_ARRAY, n->type ? map->ids[n->type] : 0,
+			       n->item_count ? dim_count(&g->items[n->item_first]) : 0, &own, 1))
 			return -ENOMEM;
-		map->arrays[map->narrays++] = (struct array_key){
-			n->type ? map->ids[n->type] : 0,
-			n->item_count ? dim_count(&g->items[n->item_first]) : 0, map->ids[i] };
 	}
-	map->first_inner = map->narrays;
+	map->first_extra = map->extras->n;
 	for (size_t i = 1; i <= g->nnodes; i++) {
 		const struct graph_node *n = &g->nodes[i];
-		if (n->kind != G_ARRAY || map->dropped[i] || n->item_count < 2)
+		if (map->dropped[i] || !((n->kind == G_ARRAY && n->item_count > 1) ||
+					 (n->kind == G_PTR && n->annot_count)))
 			continue;
-		uint32_t elem = n->type ? map->ids[n->type] : 0;
-		for (uint32_t k = n->item_count - 1; k >= 1; k--) {
-			uint32_t cnt = dim_count(&g->items[n->item_first + k]);
-			int have = find_array(map->arrays, map->narrays, elem, cnt);
-			if (!have) {
-				if (vec_grow(&map->arrays, &cap, map->narrays + 1))
-					return -ENOMEM;
-				map->arrays[map->narrays++] = (struct array_key){ elem, cnt, id };
-				have = (int)id++;
-			}
-			elem = (uint32_t)have;
-		}
+		if (!inner_target(g, n, map, &id, 1))
+			return -ENOMEM;
 	}
 	*next_id = id;
 	return 0;
-}
-
-/* The element of a node's outermost ARRAY: the chain of its inner dims. */
-static uint32_t outer_elem(const struct graph *g, const struct graph_node *n, const struct type_map *map)
-{
-	uint32_t elem = n->type ? map->ids[n->type] : 0;
-	for (uint32_t k = n->item_count - 1; k >= 1 && n->item_count >= 2; k--)
-		elem = (uint32_t)find_array(map->arrays, map->narrays, elem,
-					    dim_count(&g->items[n->item_first + k]));
-	return elem;
 }
 
 static const char *name_of(const struct graph *g, uint32_t ref)
@@ -182,7 +235,7 @@ static int add_node(struct btf *btf, const struct graph *g, size_t i, const stru
 	case G_BASE:
 		return add_base(btf, g, n, o);
 	case G_PTR:
-		return btf__add_ptr(btf, (int)t);
+		return btf__add_ptr(btf, (int)inner_target(g, n, map, NULL, 0));
 	case G_CONST:
 		return btf__add_const(btf, (int)t);
 	case G_VOLATILE:
@@ -225,7 +278,7 @@ static int add_node(struct btf *btf, const struct graph *g, size_t i, const stru
 		return id;
 	case G_ARRAY:
 		/* dims outermost first: this node is the outermost ARRAY */
-		return btf__add_array(btf, (int)index_type, (int)outer_elem(g, n, map),
+		return btf__add_array(btf, (int)index_type, (int)inner_target(g, n, map, NULL, 0),
 				      n->item_count ? dim_count(&it[0]) : 0);
 	case G_FUNC_PROTO:
 		id = btf__add_func_proto(btf, (int)t);
@@ -248,12 +301,52 @@ static int add_node(struct btf *btf, const struct graph *g, size_t i, const stru
 	return -EINVAL;
 }
 
+void type_map__free(struct type_map *map)
+{
+	if (map->extras) {
+		free(map->extras->v);
+		free(map->extras->slots);
+		free(map->extras);
+	}
+	free(map->ids);
+	free(map->dropped);
+	memset(map, 0, sizeof(*map));
+}
+
+/* btf_decl_tag annotations of structs, unions, their members and typedefs.
+ * (Functions, parameters and variables get theirs where they are added.) */
+static int add_decl_tags(struct btf *btf, const struct graph *g, const struct type_map *map,
+			 struct diag *d)
+{
+	for (size_t i = 1; i <= g->nnodes; i++) {
+		const struct graph_node *n = &g->nodes[i];
+		if (map->dropped[i] || !map->ids[i] ||
+		    (n->kind != G_STRUCT && n->kind != G_UNION && n->kind != G_TYPEDEF))
+			continue;
+		for (int comp = -1; comp < (int)(n->kind == G_TYPEDEF ? 0 : n->item_count); comp++) {
+			uint32_t first = comp < 0 ? n->annot_first : g->items[n->item_first + comp].annot_first;
+			uint32_t count = comp < 0 ? n->annot_count : g->items[n->item_first + comp].annot_count;
+			for (uint32_t k = 0; k < count; k++) {
+				const struct graph_annot *a = &g->annots[first + k];
+				if (!is_tag(g, a, "btf_decl_tag"))
+					continue;
+				int r = btf__add_decl_tag(btf, graph_str(g, a->value), (int)map->ids[i], comp);
+				if (r < 0)
+					return diag_fail(d, -r, "decl tag %s on %s: %s", graph_str(g, a->value),
+							 graph_str(g, n->name), strerror(-r));
+			}
+		}
+	}
+	return 0;
+}
+
 int emit_types(struct btf *btf, const struct graph *g, const struct emit_opts *o,
 	       struct type_map *map, struct skip_log *skips, struct diag *d)
 {
 	map->ids = calloc(g->nnodes + 1, sizeof(*map->ids));
 	map->dropped = calloc(g->nnodes + 1, 1);
-	if (!map->ids || !map->dropped)
+	map->extras = calloc(1, sizeof(*map->extras));
+	if (!map->ids || !map->dropped || !map->extras)
 		return -ENOMEM;
 	mark_dropped(g, map->dropped);
 	uint32_t next;
@@ -295,14 +388,19 @@ int emit_types(struct btf *btf, const struct graph *g, const struct emit_opts *o
 			return diag_fail(d, EPROTO, "graph node %zu got BTF id %d, planned %u (a bug)", i, id,
 					 map->ids[i]);
 	}
-	/* The inner arrays of multi-dimensional ones, in planned order. */
-	for (size_t k = map->first_inner; k < map->narrays; k++) {
-		const struct array_key *a = &map->arrays[k];
-		int id = btf__add_array(btf, (int)index_type, (int)a->elem, a->nelems);
-		if (id < 0 || (uint32_t)id != a->id)
-			return diag_fail(d, id < 0 ? -id : EPROTO, "inner array [%u] of type %u: %s",
-					 a->nelems, a->elem, id < 0 ? strerror(-id) : "unplanned id (a bug)");
+	/* The extra types, in planned order. */
+	for (size_t k = map->first_extra; k < map->extras->n; k++) {
+		const struct extra *x = &map->extras->v[k];
+		int id = x->kind == EX_ARRAY
+				 ? btf__add_array(btf, (int)index_type, (int)x->target, x->detail)
+				 : btf__add_type_tag(btf, graph_str(g, x->detail), (int)x->target);
+		if (id < 0 || (uint32_t)id != x->id)
+			return diag_fail(d, id < 0 ? -id : EPROTO, "extra %s for type %u: %s",
+					 x->kind == EX_ARRAY ? "array" : "type tag", x->target,
+					 id < 0 ? strerror(-id) : "unplanned id (a bug)");
 	}
+	if ((err = add_decl_tags(btf, g, map, d)))
+		return err;
 	if (!need_index)
 		return 0;
 	int id = btf__add_int(btf, "__ARRAY_SIZE_TYPE__", 4, 0);

@@ -216,6 +216,28 @@ static int make_node(struct builder *b, size_t ci, const struct cus_cu *cu, uint
 	return 0;
 }
 
+/* Candidate annotations (string pointers into the mapped file) into the graph. */
+static int copy_sannots(struct builder *b, const struct cu_scan *s, uint32_t first, uint32_t count,
+			uint32_t *gfirst, uint32_t *gcount)
+{
+	struct graph *g = b->g;
+	*gfirst = (uint32_t)g->nannots;
+	*gcount = count;
+	if (!count)
+		return 0;
+	if (vec_grow(&g->annots, &b->cap_annots, g->nannots + count))
+		return -ENOMEM;
+	for (uint32_t k = 0; k < count; k++) {
+		struct graph_annot *a = &g->annots[g->nannots++];
+		int err = str_of(b, s->annots[first + k].name, &a->name);
+		if (!err)
+			err = str_of(b, s->annots[first + k].value, &a->value);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /* ---- func_proto nodes by content ---- */
 
 static int proto_slot(struct builder *b, const uint32_t *w, size_t n, uint64_t h, size_t *slot)
@@ -429,22 +451,19 @@ static int add_funcs(struct builder *b, size_t ci)
 		gf->loc_count = f->param_count;
 		for (uint32_t k = 0; k < f->param_count; k++) {
 			const struct fcand_param *p = &s->fparams[f->param_first + k];
-			g->locs[g->nlocs++] = (struct graph_loc){ p->loc, p->loc_reg };
+			struct graph_loc *l = &g->locs[g->nlocs++];
+			*l = (struct graph_loc){ p->loc, p->loc_reg, 0, 0 };
 			if (!p->name || !*p->name)
 				gf->flags |= G_F_UNNAMED_PARAM;
+			if ((err = copy_sannots(b, s, p->annot_first, p->annot_count, &l->annot_first,
+						&l->annot_count)))
+				return err;
 		}
 		if (f->annot_count) {
-			if (vec_grow(&g->annots, &b->cap_annots, g->nannots + f->annot_count))
-				return -ENOMEM;
-			gf->annot_first = (uint32_t)g->nannots;
-			gf->annot_count = f->annot_count;
-			gf->flags |= CUS_F_ANNOT;
-			for (uint32_t k = 0; k < f->annot_count; k++) {
-				struct graph_annot *a = &g->annots[g->nannots++];
-				if ((err = str_of(b, s->annots[f->annot_first + k].name, &a->name)) ||
-				    (err = str_of(b, s->annots[f->annot_first + k].value, &a->value)))
-					return err;
-			}
+			gf->flags |= G_F_ANNOT;
+			if ((err = copy_sannots(b, s, f->annot_first, f->annot_count, &gf->annot_first,
+						&gf->annot_count)))
+				return err;
 		}
 	}
 	return 0;
@@ -480,17 +499,10 @@ static int add_vars(struct builder *b, size_t ci)
 		gv->addr = v->addr;
 		gv->shndx = v->shndx;
 		if (v->annot_count) {
-			if (vec_grow(&g->annots, &b->cap_annots, g->nannots + v->annot_count))
-				return -ENOMEM;
-			gv->annot_first = (uint32_t)g->nannots;
-			gv->annot_count = v->annot_count;
-			gv->flags |= CUS_F_ANNOT;
-			for (uint32_t k = 0; k < v->annot_count; k++) {
-				struct graph_annot *a = &g->annots[g->nannots++];
-				if ((err = str_of(b, s->annots[v->annot_first + k].name, &a->name)) ||
-				    (err = str_of(b, s->annots[v->annot_first + k].value, &a->value)))
-					return err;
-			}
+			gv->flags |= G_F_ANNOT;
+			if ((err = copy_sannots(b, s, v->annot_first, v->annot_count, &gv->annot_first,
+						&gv->annot_count)))
+				return err;
 		}
 	}
 	return 0;

@@ -70,6 +70,7 @@ struct fcand_param {
 	uint32_t type;
 	uint32_t loc, loc_reg;
 	uint64_t origin_off;	/* pending cross-CU origin, 0 none */
+	uint32_t annot_first, annot_count; /* its decl tags, in the scan's annots */
 };
 
 struct fcand {

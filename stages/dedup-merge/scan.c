@@ -354,6 +354,10 @@ static int collect_func(struct scanner *x, uint32_t k, size_t *cap_f, size_t *ca
 		}
 		fp->name = p->name ? cus_str(&x->cu, p->name) : pn->name ? cus_str(&x->cu, pn->name) : NULL;
 		fp->type = p->type ? ref_gid(x, p->type) : ref_gid(x, pn->type);
+		const struct cus_rec *ar = (p->flags & CUS_F_ANNOT) ? p : pn;
+		if ((ar->flags & CUS_F_ANNOT) &&
+		    (err = add_annots(x, ar->annot_first, ar->annot_count, &fp->annot_first, &fp->annot_count)))
+			return err;
 	}
 	return 0;
 }

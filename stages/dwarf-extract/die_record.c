@@ -69,19 +69,23 @@ static int pend_annot(struct cu_walk *w, Dwarf_Die *child)
 	return read_annot(w, child, &w->pend_annots[w->npend_annots++]);
 }
 
-/* Move the held annotations to the CU and point (first, count) at them. */
-static int flush_annots(struct cu_walk *w, uint32_t *flags, uint32_t *first, uint32_t *count)
+/* Move the annotations held since index `base` to the CU and point (first,
+ * count) at them. A parameter's own annotations are flushed while its
+ * function's are still held (clang puts a function's annotation before its
+ * parameters), so each caller flushes only what it pended. */
+static int flush_annots(struct cu_walk *w, size_t base, uint32_t *flags, uint32_t *first, uint32_t *count)
 {
-	if (!w->npend_annots)
+	size_t n = w->npend_annots - base;
+	if (!n)
 		return 0;
 	struct cus_cu *cu = &w->cu;
-	if (vec_grow(&cu->annots, &cu->cap_annots, cu->nannots + w->npend_annots))
+	if (vec_grow(&cu->annots, &cu->cap_annots, cu->nannots + n))
 		return -ENOMEM;
 	*first = (uint32_t)cu->nannots;
-	*count = (uint32_t)w->npend_annots;
-	memcpy(cu->annots + cu->nannots, w->pend_annots, w->npend_annots * sizeof(*cu->annots));
-	cu->nannots += w->npend_annots;
-	w->npend_annots = 0;
+	*count = (uint32_t)n;
+	memcpy(cu->annots + cu->nannots, w->pend_annots + base, n * sizeof(*cu->annots));
+	cu->nannots += n;
+	w->npend_annots = base;
 	*flags |= CUS_F_ANNOT;
 	return 0;
 }
@@ -92,6 +96,7 @@ static int annots_of(struct cu_walk *w, Dwarf_Die *die, uint32_t *flags, uint32_
 		     uint32_t *count)
 {
 	Dwarf_Die c;
+	size_t base = w->npend_annots;
 	if (!dwarf_haschildren(die) || dwarf_child(die, &c))
 		return 0;
 	do {
@@ -101,7 +106,7 @@ static int annots_of(struct cu_walk *w, Dwarf_Die *die, uint32_t *flags, uint32_
 				return err;
 		}
 	} while (dwarf_siblingof(&c, &c) == 0);
-	return flush_annots(w, flags, first, count);
+	return flush_annots(w, base, flags, first, count);
 }
 
 static int rec_with_annots(struct cu_walk *w, Dwarf_Die *die, uint8_t kind,
@@ -238,6 +243,7 @@ static int rec_struct(struct cu_walk *w, Dwarf_Die *die, const struct die_attrs 
 		return err;
 	uint32_t flags = rec_at(w, idx)->flags | (tag == DW_TAG_class_type ? CUS_F_CLASS : 0);
 	uint32_t first = (uint32_t)w->cu.nitems, afirst = 0, acount = 0;
+	size_t base = w->npend_annots;
 	Dwarf_Die c;
 	if (dwarf_haschildren(die) && dwarf_child(die, &c) == 0) {
 		do {
@@ -254,7 +260,7 @@ static int rec_struct(struct cu_walk *w, Dwarf_Die *die, const struct die_attrs 
 				return err;
 		} while (dwarf_siblingof(&c, &c) == 0);
 	}
-	if ((err = flush_annots(w, &flags, &afirst, &acount)))
+	if ((err = flush_annots(w, base, &flags, &afirst, &acount)))
 		return err;
 	struct cus_rec *r = rec_at(w, idx);
 	r->flags = flags;
@@ -475,6 +481,7 @@ static int rec_func(struct cu_walk *w, Dwarf_Die *die, const struct die_attrs *a
 	    (err = cu_walk__ref(w, HAS(a, SPEC) ? a->spec : 0, &spec)))
 		return err;
 	uint32_t flags = rec_at(w, idx)->flags, nparams = 0, afirst = 0, acount = 0;
+	size_t base = w->npend_annots;
 	Dwarf_Die c;
 	if (dwarf_haschildren(die) && dwarf_child(die, &c) == 0) {
 		do {
@@ -496,7 +503,7 @@ static int rec_func(struct cu_walk *w, Dwarf_Die *die, const struct die_attrs *a
 				return err;
 		} while (dwarf_siblingof(&c, &c) == 0);
 	}
-	if ((err = flush_annots(w, &flags, &afirst, &acount)))
+	if ((err = flush_annots(w, base, &flags, &afirst, &acount)))
 		return err;
 	Dwarf_Addr pc = 0;
 	uint32_t shndx = 0;

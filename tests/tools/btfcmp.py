@@ -22,7 +22,8 @@ What is compared:
     (never a difference) for ARRAY under --flatten-arrays, for FUNC, FUNC_PROTO
     and DECL_TAG without --funcs, and for every kind in --ignore-kind-counts;
   * the multiset of full renderings of named types, of anonymous types that no
-    other type refers to (top-level anonymous enums, say), of VARs
+    other type refers to (top-level anonymous enums, orphan pointers; not
+    FUNC_PROTOs, which belong to --funcs), of VARs
     (name, linkage, type) and DATASECs (name, size, entries sorted by
     (var name, offset, size)), and of DECL_TAGs on anything but a FUNC;
   * with --funcs: FUNCs (name, linkage, prototype) and their DECL_TAGs.
@@ -42,7 +43,6 @@ is always "btfcmp: N differences (...)" unless exiting 2.
 
 import argparse
 import collections
-import os
 import re
 import signal
 import subprocess
@@ -299,6 +299,13 @@ def referenced_ids(types):
 
 def collect(types, opts):
     """{category: Counter(rendering)} of everything compared for one file."""
+    try:
+        return collect_renderings(types, opts)
+    except (KeyError, ValueError, IndexError) as e:
+        raise ParseError("malformed bpftool output: %s: %s" % (type(e).__name__, e))
+
+
+def collect_renderings(types, opts):
     r = Renderer(types, opts)
     refs = referenced_ids(types)
     out = collections.defaultdict(collections.Counter)
@@ -318,8 +325,7 @@ def collect(types, opts):
 
 
 def kind_counts(types):
-    c = collections.Counter(t.kind for t in types.values())
-    return c
+    return collections.Counter(t.kind for t in types.values())
 
 
 def truncate(s, width):
@@ -365,8 +371,11 @@ def main(argv):
     if opts.list:
         try:
             cats = collect(load(opts.a), opts)
-        except (ParseError, RecursionError) as e:
+        except ParseError as e:
             print("btfcmp: %s" % e, file=sys.stderr)
+            return 2
+        except RecursionError:
+            print("btfcmp: types nest too deeply to render", file=sys.stderr)
             return 2
         for cat in sorted(cats):
             for s, n in sorted(cats[cat].items()):
@@ -431,7 +440,7 @@ def main(argv):
                 say("  " + line)
 
     total = sum(per_cat.values())
-    detail = ", ".join("%s %d" % kv for kv in per_cat.items()) or "equal"
+    detail = ", ".join("%s %d" % cat_n for cat_n in per_cat.items()) or "equal"
     print("btfcmp: %d differences (%s)" % (total, detail))
     return 1 if total else 0
 
