@@ -3,7 +3,7 @@
  * As pahole's default `var` feature: per-CPU variables only, those in
  * section .data..percpu that have a data symbol at their address; the
  * symbol gives the name and size. One DATASEC for the section, entries
- * sorted by offset, its size the section's. Entries that overlap (the kernel
+ * sorted by offset, its size the end of the last entry. Entries that overlap (the kernel
  * rejects such BTF) are refused with a clear message, never written.
  */
 #include "emit.h"
@@ -110,7 +110,10 @@ int emit_vars(struct btf *btf, const struct graph *g, const struct elf_info *ei,
 		}
 	}
 	if (!err && n) {
-		int ds = btf__add_datasec(btf, PERCPU, (uint32_t)ei->secs[sec].size);
+		/* The section's size as its variables use it (pahole's choice too):
+		 * the end of the last one, not sh_size. */
+		uint64_t end = e[n - 1].off + e[n - 1].size;
+		int ds = btf__add_datasec(btf, PERCPU, (uint32_t)end);
 		if (ds < 0)
 			err = diag_fail(d, -ds, "DATASEC %s refused: %s", PERCPU, strerror(-ds));
 		for (size_t i = 0; i < n && !err; i++) {

@@ -155,6 +155,40 @@ int cu_walk__offdie(struct cu_walk *w, uint64_t off, Dwarf_Die *out)
 
 /* ---- pass 1: the walk ---- */
 
+static int is_type_tag(int tag)
+{
+	switch (tag) {
+	case DW_TAG_base_type: case DW_TAG_pointer_type: case DW_TAG_const_type:
+	case DW_TAG_volatile_type: case DW_TAG_restrict_type: case DW_TAG_atomic_type:
+	case DW_TAG_typedef: case DW_TAG_structure_type: case DW_TAG_class_type:
+	case DW_TAG_union_type: case DW_TAG_enumeration_type: case DW_TAG_array_type:
+	case DW_TAG_subroutine_type: case DW_TAG_unspecified_type:
+		return 1;
+	}
+	return 0;
+}
+
+/* Types declared inside a function (a local struct, enum or array type) are
+ * types of the program too, and pahole describes them: record every type
+ * DIE of the function's body and its lexical blocks. Nothing else of the body
+ * (variables, inlined calls, call sites) is read. */
+static int walk_body_types(struct cu_walk *w, Dwarf_Die *scope, int depth)
+{
+	Dwarf_Die c;
+	if (!dwarf_haschildren(scope) || dwarf_child(scope, &c))
+		return 0;
+	do {
+		int err = 0, tag = dwarf_tag(&c);
+		if (is_type_tag(tag))
+			err = die_record__add(w, &c, 0);
+		else if (tag == DW_TAG_lexical_block && depth < 256)
+			err = walk_body_types(w, &c, depth + 1);
+		if (err)
+			return err;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
+}
+
 static int walk_children(struct cu_walk *w, Dwarf_Die *parent, int depth)
 {
 	Dwarf_Die c;
@@ -166,6 +200,9 @@ static int walk_children(struct cu_walk *w, Dwarf_Die *parent, int depth)
 			err = walk_children(w, &c, depth + 1);
 		else
 			err = die_record__add(w, &c, 1);
+		/* After the function and its params, so those stay together. */
+		if (!err && tag == DW_TAG_subprogram)
+			err = walk_body_types(w, &c, 0);
 		if (err)
 			return err;
 	} while (dwarf_siblingof(&c, &c) == 0);

@@ -34,6 +34,10 @@ grouped by category.
 Normalisations: array index types are always ignored (they are arbitrary).
 --flatten-arrays turns each ARRAY-of-ARRAY chain into one ARRAY of the product
 of the counts (pahole flattens int m[3][4][5] into [60]; btfpipe nests it).
+Flattening merges types a nesting side keeps apart (const char[1][32] and
+const char[32] are both const [32] once flat, and pahole's dedup made them
+one), so under --flatten-arrays each side's renderings are compared as sets:
+how many copies a side has says nothing once flattening may have merged them.
 --no-func-linkage leaves FUNC linkage out (pahole 1.24 writes every FUNC as
 static).
 
@@ -283,17 +287,35 @@ def category(t, types):
     return None
 
 
-def referenced_ids(types):
-    """Ids that some type refers to."""
+def refs_of(t):
+    """The ids one type refers to."""
+    refs = []
+    for key in ("type_id", "ret_type_id"):
+        if key in t.attrs:
+            refs.append(int(t.attrs[key]))
+    if t.kind == "DATASEC":
+        refs.extend(vid for vid, _, _ in t.items)
+    elif t.kind in ("STRUCT", "UNION", "FUNC_PROTO"):
+        refs.extend(int(ma["type_id"]) for _, ma in t.items)
+    return refs
+
+
+def referenced_ids(types, funcs=True):
+    """Ids that some type refers to. Without funcs, a reference made only by a
+    FUNC (or by a FUNC_PROTO only a FUNC uses) does not count: which functions
+    each side kept must not change which types count as unreferenced."""
+    if funcs:
+        return {r for t in types.values() for r in refs_of(t)}
     refs = set()
-    for t in types.values():
-        for key in ("type_id", "ret_type_id"):
-            if key in t.attrs:
-                refs.add(int(t.attrs[key]))
-        if t.kind == "DATASEC":
-            refs.update(vid for vid, _, _ in t.items)
-        elif t.kind in ("STRUCT", "UNION", "FUNC_PROTO"):
-            refs.update(int(ma["type_id"]) for _, ma in t.items)
+    work = [t for t in types.values() if t.kind not in ("FUNC", "FUNC_PROTO", "DECL_TAG")]
+    while work:
+        t = work.pop()
+        for r in refs_of(t):
+            if r in refs:
+                continue
+            refs.add(r)
+            if r in types and types[r].kind == "FUNC_PROTO":
+                work.append(types[r])
     return refs
 
 
@@ -307,14 +329,19 @@ def collect(types, opts):
 
 def collect_renderings(types, opts):
     r = Renderer(types, opts)
-    refs = referenced_ids(types)
+    refs = referenced_ids(types, opts.funcs)
     out = collections.defaultdict(collections.Counter)
     for tid in sorted(types):
         t = types[tid]
         cat = category(t, types)
         if cat is None and tid not in refs and t.kind not in ("FUNC_PROTO",):
             # An anonymous type nothing refers to (a top-level anonymous
-            # enum): nothing else would ever compare it.
+            # enum): nothing else would ever compare it. Not an ARRAY when
+            # flattening: a nested side reuses int[4] inside int[3][4] where
+            # a flat side leaves it unreferenced, so unreferenced arrays
+            # cannot be matched up; the arrays inside types still are.
+            if t.kind == "ARRAY" and opts.flatten_arrays:
+                continue
             cat = "anon-root"
         if cat is None:
             continue
@@ -386,6 +413,10 @@ def main(argv):
     try:
         ta, tb = load(opts.a), load(opts.b)
         ca, cb = collect(ta, opts), collect(tb, opts)
+        if opts.flatten_arrays:
+            for cats in (ca, cb):
+                for cat in cats:
+                    cats[cat] = collections.Counter(set(cats[cat]))
     except ParseError as e:
         print("btfcmp: %s" % e, file=sys.stderr)
         return 2
