@@ -69,11 +69,20 @@ struct type_map {
 	size_t first_extra;	/* extras before this are the nodes' own arrays */
 };
 void type_map__free(struct type_map *map);
+/* Step 1: decide what cannot be written (fills map->dropped). */
+int types_prepare(const struct graph *g, struct type_map *map);
+/* Step 3: every node as BTF but prototypes no type and no picked function
+ * uses (a function prototype is only written for a FUNC that is). */
 int emit_types(struct btf *btf, const struct graph *g, const struct emit_opts *o,
-	       struct type_map *map, struct skip_log *skips, struct diag *d);
+	       const uint32_t *picks, size_t npicks, struct type_map *map,
+	       struct skip_log *skips, struct diag *d);
 
-int emit_funcs(struct btf *btf, const struct graph *g, const struct elf_info *ei,
-	       const struct type_map *map, struct skip_log *skips, struct diag *d);
+/* Step 2: the chosen function candidates (indices into g->funcs), name order. */
+int select_funcs(const struct graph *g, const struct elf_info *ei, const uint8_t *dropped,
+		 struct skip_log *skips, uint32_t **picks, size_t *npicks);
+/* Step 4: their FUNCs and decl tags. */
+int emit_funcs(struct btf *btf, const struct graph *g, const uint32_t *picks, size_t npicks,
+	       const struct type_map *map, struct diag *d);
 int emit_vars(struct btf *btf, const struct graph *g, const struct elf_info *ei,
 	      const struct type_map *map, struct skip_log *skips, struct diag *d);
 

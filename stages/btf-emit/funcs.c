@@ -1,17 +1,20 @@
 /* funcs.c: which function candidates become BTF FUNCs. The policy lives here
  * and only here.
  *
- * Current policy (deliberately simple; the kernel-semantics work replaces it
- * with pahole's full rule set):
+ * Current policy, pahole 1.24's (the kernel-semantics work replaces it with
+ * current pahole's rules):
  *  - candidates are grouped by name; at most one FUNC per name;
- *  - a name needs a function symbol in --elf's symbol table whose name is the
- *    candidate's or starts with it followed by '.' (foo.isra.0, foo.cold);
- *    without --elf every named candidate with code qualifies;
+ *  - with --elf, a name needs a function symbol of exactly that name with a
+ *    non-zero value; without --elf every named candidate qualifies;
  *  - a candidate with an unnamed parameter is skipped (BTF func params need
  *    names), as is one whose prototype needs a type BTF cannot express;
- *  - within a name, the first candidate in CU order whose pc is a symbol
- *    address of that name wins, else the first candidate.
- * FUNCs are added in name order, each with its decl tags.
+ *  - within a name, the first remaining candidate in CU order wins, abstract
+ *    instances included (so the declared parameter order is kept); its
+ *    address is not compared with the symbol's.
+ * FUNCs are added in name order, each with its decl tags, with linkage
+ * static as pahole writes them all (the kernel does not read it; a global
+ * FUNC would only differ from pahole's BTF, not describe the code better
+ * for any consumer of kernel BTF).
  */
 #include "emit.h"
 #include "../../common/diag.h"
@@ -32,99 +35,84 @@ static int cmp_func(const void *a, const void *b)
 	return c ? c : (x < y ? -1 : x > y);
 }
 
-/* Does the symbol table have a function called name, or name.suffix? */
-static int symbol_matches(const struct elf_info *ei, const char *name, uint64_t pc, int *at_pc)
+static int has_function_symbol(const struct elf_info *ei, const char *name)
 {
-	size_t n, len = strlen(name);
-	*at_pc = 0;
-	int any = 0;
+	size_t n;
 	const struct elf_sym *s = elf_info__find(ei, name, &n);
 	for (size_t i = 0; s && i < n; i++)
-		if (s[i].type == STT_FUNC) {
-			any = 1;
-			*at_pc |= s[i].value == pc;
-		}
-	/* name.suffix sorts right after name and before name + any char > '.'. */
-	size_t lo = s ? (size_t)(s - ei->syms) + n : 0;
-	if (!s) {
-		size_t l = 0, h = ei->nsyms;
-		while (l < h) {
-			size_t mid = (l + h) / 2;
-			if (strcmp(ei->syms[mid].name, name) < 0)
-				l = mid + 1;
-			else
-				h = mid;
-		}
-		lo = l;
-	}
-	for (size_t i = lo; i < ei->nsyms; i++) {
-		const char *sn = ei->syms[i].name;
-		if (strncmp(sn, name, len) || sn[len] < '.')
-			break;
-		if (sn[len] != '.' || ei->syms[i].type != STT_FUNC)
-			continue;
-		any = 1;
-		*at_pc |= ei->syms[i].value == pc;
-	}
-	return any;
+		if (s[i].type == STT_FUNC && s[i].value)
+			return 1;
+	return 0;
 }
 
-int emit_funcs(struct btf *btf, const struct graph *g, const struct elf_info *ei,
-	       const struct type_map *map, struct skip_log *skips, struct diag *d)
+int select_funcs(const struct graph *g, const struct elf_info *ei, const uint8_t *dropped,
+		 struct skip_log *skips, uint32_t **picks_out, size_t *npicks)
 {
 	uint32_t *order = malloc((g->nfuncs + 1) * sizeof(*order));
-	if (!order)
+	uint32_t *picks = malloc((g->nfuncs + 1) * sizeof(*picks));
+	if (!order || !picks) {
+		free(order);
+		free(picks);
 		return -ENOMEM;
+	}
 	for (uint32_t i = 0; i < g->nfuncs; i++)
 		order[i] = i;
 	sort_graph = g;
 	qsort(order, g->nfuncs, sizeof(*order), cmp_func);
 
-	int err = 0;
-	for (size_t i = 0; i < g->nfuncs && !err;) {
+	size_t n = 0;
+	for (size_t i = 0; i < g->nfuncs;) {
 		const char *name = graph_str(g, g->funcs[order[i]].name);
 		size_t end = i + 1;
 		while (end < g->nfuncs && !strcmp(graph_str(g, g->funcs[order[end]].name), name))
 			end++;
-		const struct graph_func *pick = NULL;
-		int pick_at_pc = 0;
 		const char *why = NULL;
-		for (size_t k = i; k < end; k++) {
+		size_t pick = end;
+		if (!*name)
+			why = "no name";
+		else if (ei && ei->nsyms && !has_function_symbol(ei, name))
+			why = "no function symbol of that name";
+		for (size_t k = i; k < end && !why && pick == end; k++) {
 			const struct graph_func *f = &g->funcs[order[k]];
-			int at_pc = 0;
-			if (!*name) {
-				why = "no name";
-			} else if (f->flags & G_F_UNNAMED_PARAM) {
+			if (f->flags & G_F_UNNAMED_PARAM)
 				why = "a parameter has no name";
-			} else if (map->dropped[f->proto]) {
+			else if (dropped[f->proto])
 				why = "its prototype needs a type with no BTF form";
-			} else if (ei && ei->nsyms && !symbol_matches(ei, name, f->pc, &at_pc)) {
-				why = "no function symbol of that name";
-			} else if (!pick || (at_pc && !pick_at_pc)) {
-				pick = f;
-				pick_at_pc = at_pc;
-			}
+			else
+				pick = k;
+			if (pick == end && k + 1 < end)
+				why = NULL; /* the next candidate may do */
 		}
-		if (!pick) {
-			if (skips)
-				skip_log__add(skips, "func", *name ? name : "(unnamed)", why, g,
-					      g->funcs[order[i]].cu);
-			i = end;
-			continue;
-		}
-		int id = btf__add_func(btf, name, (pick->flags & G_F_EXTERNAL) ? BTF_FUNC_GLOBAL : BTF_FUNC_STATIC,
-				       (int)map->ids[pick->proto]);
-		if (id < 0) {
-			err = diag_fail(d, -id, "function %s: libbpf refused it: %s", name, strerror(-id));
-			break;
-		}
-		/* Decl tags: the parameters' (component = index), then the function's (-1),
-		 * the order clang's own BTF has. */
-		for (int comp = 0; comp <= (int)pick->loc_count && !err; comp++) {
-			int c = comp < (int)pick->loc_count ? comp : -1;
-			const struct graph_loc *l = c >= 0 ? &g->locs[pick->loc_first + c] : NULL;
-			uint32_t first = l ? l->annot_first : pick->annot_first;
-			uint32_t count = l ? l->annot_count : pick->annot_count;
+		if (pick < end)
+			picks[n++] = order[pick];
+		else if (skips)
+			skip_log__add(skips, "func", *name ? name : "(unnamed)", why ? why : "no usable candidate",
+				      g, g->funcs[order[i]].cu);
+		i = end;
+	}
+	free(order);
+	*picks_out = picks;
+	*npicks = n;
+	return 0;
+}
+
+int emit_funcs(struct btf *btf, const struct graph *g, const uint32_t *picks, size_t npicks,
+	       const struct type_map *map, struct diag *d)
+{
+	int err = 0;
+	for (size_t i = 0; i < npicks && !err; i++) {
+		const struct graph_func *f = &g->funcs[picks[i]];
+		const char *name = graph_str(g, f->name);
+		int id = btf__add_func(btf, name, BTF_FUNC_STATIC, (int)map->ids[f->proto]);
+		if (id < 0)
+			return diag_fail(d, -id, "function %s: libbpf refused it: %s", name, strerror(-id));
+		/* Decl tags: the parameters' (component = index), then the
+		 * function's (-1), the order clang's own BTF has. */
+		for (int comp = 0; comp <= (int)f->loc_count && !err; comp++) {
+			int c = comp < (int)f->loc_count ? comp : -1;
+			const struct graph_loc *l = c >= 0 ? &g->locs[f->loc_first + c] : NULL;
+			uint32_t first = l ? l->annot_first : f->annot_first;
+			uint32_t count = l ? l->annot_count : f->annot_count;
 			for (uint32_t a = 0; a < count && !err; a++) {
 				const struct graph_annot *an = &g->annots[first + a];
 				if (strcmp(graph_str(g, an->name), "btf_decl_tag"))
@@ -134,8 +122,6 @@ int emit_funcs(struct btf *btf, const struct graph *g, const struct elf_info *ei
 					err = diag_fail(d, -r, "function %s: decl tag refused: %s", name, strerror(-r));
 			}
 		}
-		i = end;
 	}
-	free(order);
 	return err;
 }

@@ -96,6 +96,8 @@ static int emit(const struct emit_opts *o, struct diag *d, const char **where)
 	struct type_map map = { 0 };
 	struct skip_log skips = { 0 };
 	struct btf *btf = NULL;
+	uint32_t *picks = NULL;
+	size_t npicks = 0;
 	char *report = NULL;
 	size_t report_len = 0;
 	*where = o->input;
@@ -121,8 +123,10 @@ static int emit(const struct emit_opts *o, struct diag *d, const char **where)
 		err = -EINVAL;
 		goto out;
 	}
-	if ((err = emit_types(btf, &g, o, &map, &skips, d)) ||
-	    (err = emit_funcs(btf, &g, o->elf ? &ei : NULL, &map, &skips, d)) ||
+	if ((err = types_prepare(&g, &map)) ||
+	    (err = select_funcs(&g, o->elf ? &ei : NULL, map.dropped, &skips, &picks, &npicks)) ||
+	    (err = emit_types(btf, &g, o, picks, npicks, &map, &skips, d)) ||
+	    (err = emit_funcs(btf, &g, picks, npicks, &map, d)) ||
 	    (err = emit_vars(btf, &g, o->elf ? &ei : NULL, &map, &skips, d)))
 		goto out;
 	uint32_t size;
@@ -142,6 +146,7 @@ out:
 	if (skips.f)
 		fclose(skips.f);
 	free(report);
+	free(picks);
 	btf__free(btf);
 	type_map__free(&map);
 	elf_info__free(&ei);

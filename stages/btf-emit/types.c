@@ -340,8 +340,7 @@ static int add_decl_tags(struct btf *btf, const struct graph *g, const struct ty
 	return 0;
 }
 
-int emit_types(struct btf *btf, const struct graph *g, const struct emit_opts *o,
-	       struct type_map *map, struct skip_log *skips, struct diag *d)
+int types_prepare(const struct graph *g, struct type_map *map)
 {
 	map->ids = calloc(g->nnodes + 1, sizeof(*map->ids));
 	map->dropped = calloc(g->nnodes + 1, 1);
@@ -349,8 +348,44 @@ int emit_types(struct btf *btf, const struct graph *g, const struct emit_opts *o
 	if (!map->ids || !map->dropped || !map->extras)
 		return -ENOMEM;
 	mark_dropped(g, map->dropped);
+	return 0;
+}
+
+/* Function prototypes made for candidates that were not picked: no type
+ * refers to them, so they are left out (dropped value 2: not reported). */
+static int drop_unused_protos(const struct graph *g, const uint32_t *picks, size_t npicks,
+			      struct type_map *map)
+{
+	uint8_t *used = calloc(g->nnodes + 1, 1);
+	if (!used)
+		return -ENOMEM;
+	for (size_t i = 1; i <= g->nnodes; i++) {
+		const struct graph_node *n = &g->nodes[i];
+		used[n->type] = 1;
+		if (n->kind == G_STRUCT || n->kind == G_UNION || n->kind == G_FUNC_PROTO)
+			for (uint32_t k = 0; k < n->item_count; k++)
+				used[g->items[n->item_first + k].type] = 1;
+	}
+	for (size_t i = 0; i < g->nvars; i++)
+		used[g->vars[i].type] = 1;
+	for (size_t i = 0; i < npicks; i++)
+		used[g->funcs[picks[i]].proto] = 1;
+	for (size_t i = 1; i <= g->nnodes; i++)
+		if (g->nodes[i].kind == G_FUNC_PROTO && !used[i] && !map->dropped[i])
+			map->dropped[i] = 2;
+	free(used);
+	return 0;
+}
+
+int emit_types(struct btf *btf, const struct graph *g, const struct emit_opts *o,
+	       const uint32_t *picks, size_t npicks, struct type_map *map,
+	       struct skip_log *skips, struct diag *d)
+{
+	int err = drop_unused_protos(g, picks, npicks, map);
+	if (err)
+		return err;
 	uint32_t next;
-	int err = plan_ids(g, map, &next);
+	err = plan_ids(g, map, &next);
 	if (err)
 		return err;
 
@@ -371,7 +406,7 @@ int emit_types(struct btf *btf, const struct graph *g, const struct emit_opts *o
 	for (size_t i = 1; i <= g->nnodes; i++) {
 		const struct graph_node *n = &g->nodes[i];
 		if (map->dropped[i]) {
-			if (skips)
+			if (skips && map->dropped[i] == 1)
 				skip_log__add(skips, "type", graph_str(g, n->name),
 					      n->kind == G_UNSUPPORTED ? "DWARF with no BTF form"
 								       : "needs a type with no BTF form",

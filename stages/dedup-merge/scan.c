@@ -309,7 +309,10 @@ static int collect_func(struct scanner *x, uint32_t k, size_t *cap_f, size_t *ca
 {
 	struct cu_scan *o = x->out;
 	const struct cus_rec *r = &x->cu.recs[k];
-	if (!(r->flags & CUS_F_HAS_PC) || (r->flags & CUS_F_DECL))
+	/* Every definition is a candidate, with code (HAS_PC) or not: an
+	 * abstract instance describes a function whose body is elsewhere or
+	 * inlined, and btf-emit decides with the symbol table. */
+	if (r->flags & CUS_F_DECL)
 		return 0;
 	if (vec_grow(&o->funcs, cap_f, o->nfuncs + 1) ||
 	    vec_grow(&o->fparams, cap_p, o->nfparams + r->item_count))
