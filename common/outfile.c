@@ -152,7 +152,7 @@ int outfile__commit(struct outfile *o, struct diag *d)
 	mode_t um = umask(0);
 	umask(um);
 	int err = 0;
-	if (fchmod(o->fd, 0644 & ~um) < 0)
+	if (fchmod(o->fd, (o->mode ? o->mode : 0644) & ~um) < 0)
 		err = errno;
 	if (!err && !o->tmp) {
 		/* Give the unnamed file a temporary name, then rename it over the

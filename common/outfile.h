@@ -20,6 +20,7 @@ struct outfile {
 	char *path;	/* the target (owned copy) */
 	char *tmp;	/* a named temp file, when O_TMPFILE was unavailable */
 	int fd;
+	unsigned mode;	/* permissions at commit; 0 means 0644 (less umask) */
 };
 
 /* Returns: 0, or a negative errno with the detail in d. */

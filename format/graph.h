@@ -35,6 +35,7 @@ enum graph_fwd_kind { G_FWD_STRUCT, G_FWD_UNION, G_FWD_ENUM };
 #define G_F_ARTIFICIAL (1u << 2)
 #define G_F_ANNOT (1u << 3)
 #define G_F_VARARGS (1u << 5)
+#define G_F_HAS_PC (1u << 6)
 #define G_F_SIGNED (1u << 8)
 #define G_F_TOPLEVEL (1u << 9)
 /* ...and one for function candidates only. */

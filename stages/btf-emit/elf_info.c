@@ -21,6 +21,86 @@ static int cmp_sym(const void *a, const void *b)
 	return x->value < y->value ? -1 : x->value > y->value;
 }
 
+static int cmp_kfunc(const void *a, const void *b)
+{
+	return strcmp(((const struct kfunc *)a)->name, ((const struct kfunc *)b)->name);
+}
+
+/* kfuncs: the __BTF_ID__func__NAME__N symbols that lie inside a
+ * __BTF_ID__set8__* set whose flags have BTF_SET8_KFUNCS. A set8 is
+ * { u32 cnt; u32 flags; { u32 id; u32 flags; } pairs[cnt]; }, read as words
+ * in the file's byte order (elf_getdata_rawchunk converts). */
+static int read_kfuncs(struct elf_info *ei, Elf *elf, Elf_Data *symdata, Elf_Data *xdata, size_t nsym,
+		       size_t strndx, const char *path, struct diag *d)
+{
+	uint32_t sec = 0;
+	for (uint32_t i = 1; i < ei->nsecs && !sec; i++)
+		if (!strcmp(ei->secs[i].name, ".BTF_ids"))
+			sec = i;
+	if (!sec)
+		return 0;
+	Elf_Scn *scn = elf_getscn(elf, sec);
+	GElf_Shdr sh;
+	if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || sh.sh_size % 4)
+		return 0;
+	Elf_Data *words = elf_getdata_rawchunk(elf, (int64_t)sh.sh_offset, sh.sh_size, ELF_T_WORD);
+	if (!words)
+		return diag_fail(d, EBADMSG, "%s: .BTF_ids unreadable: %s", path, elf_errmsg(-1));
+	const uint32_t *w = words->d_buf;
+	size_t nw = sh.sh_size / 4, cap = 0;
+	uint64_t base = ei->is_rel ? 0 : sh.sh_addr;
+	/* Two passes over the symbols: the sets, then the functions inside them. */
+	struct range { uint64_t lo, hi; } *sets = NULL;
+	size_t nsets = 0, capsets = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 1; i < nsym; i++) {
+			GElf_Sym sym;
+			Elf32_Word xndx;
+			if (!gelf_getsymshndx(symdata, xdata, (int)i, &sym, &xndx))
+				continue;
+			uint32_t shndx = sym.st_shndx == SHN_XINDEX ? xndx : sym.st_shndx;
+			const char *name = elf_strptr(elf, strndx, sym.st_name);
+			if (shndx != sec || !name || sym.st_value < base || (sym.st_value - base) % 4)
+				continue;
+			size_t at = (size_t)(sym.st_value - base) / 4;
+			if (!pass && !strncmp(name, "__BTF_ID__set8__", 16) && at + 2 <= nw &&
+			    (w[at + 1] & BTF_SET8_KFUNCS) && at + 2 + 2 * (size_t)w[at] <= nw) {
+				if (vec_grow(&sets, &capsets, nsets + 1)) {
+					free(sets);
+					return -ENOMEM;
+				}
+				sets[nsets++] = (struct range){ at + 2, at + 2 + 2 * (size_t)w[at] };
+			} else if (pass && !strncmp(name, "__BTF_ID__func__", 16)) {
+				for (size_t k = 0; k < nsets; k++) {
+					if (at < sets[k].lo || at >= sets[k].hi || (at - sets[k].lo) % 2)
+						continue;
+					const char *fn = name + 16, *end = strstr(fn, "__");
+					size_t len = end ? (size_t)(end - fn) : strlen(fn);
+					if (vec_grow(&ei->kfuncs, &cap, ei->nkfuncs + 1) ||
+					    !(ei->kfuncs[ei->nkfuncs].name = strndup(fn, len))) {
+						free(sets);
+						return -ENOMEM;
+					}
+					ei->kfuncs[ei->nkfuncs++].flags = w[at + 1];
+					break;
+				}
+			}
+		}
+	}
+	free(sets);
+	qsort(ei->kfuncs, ei->nkfuncs, sizeof(*ei->kfuncs), cmp_kfunc);
+	return 0;
+}
+
+int elf_info__kfunc(const struct elf_info *ei, const char *name, uint32_t *flags)
+{
+	struct kfunc key = { (char *)name, 0 };
+	const struct kfunc *k = ei->nkfuncs ? bsearch(&key, ei->kfuncs, ei->nkfuncs, sizeof(key), cmp_kfunc) : NULL;
+	if (k)
+		*flags = k->flags;
+	return k != NULL;
+}
+
 int elf_info__read(struct elf_info *ei, const char *path, struct diag *d)
 {
 	memset(ei, 0, sizeof(*ei));
@@ -40,6 +120,7 @@ int elf_info__read(struct elf_info *ei, const char *path, struct diag *d)
 		goto out;
 	}
 	ei->is_rel = eh.e_type == ET_REL;
+	ei->machine = eh.e_machine;
 	ei->secs = calloc(shnum + 1, sizeof(*ei->secs));
 	if (!ei->secs) {
 		err = -ENOMEM;
@@ -47,7 +128,7 @@ int elf_info__read(struct elf_info *ei, const char *path, struct diag *d)
 	}
 	ei->nsecs = shnum;
 	Elf_Scn *symtab = NULL;
-	GElf_Shdr symsh;
+	GElf_Shdr symsh = { 0 };
 	for (size_t i = 0; i < shnum; i++) {
 		Elf_Scn *scn = elf_getscn(elf, i);
 		GElf_Shdr sh;
@@ -102,6 +183,7 @@ int elf_info__read(struct elf_info *ei, const char *path, struct diag *d)
 		}
 	}
 	qsort(ei->syms, ei->nsyms, sizeof(*ei->syms), cmp_sym);
+	err = read_kfuncs(ei, elf, data, xdata, n, symsh.sh_link, path, d);
 out:
 	if (elf)
 		elf_end(elf);
@@ -113,6 +195,9 @@ out:
 
 void elf_info__free(struct elf_info *ei)
 {
+	for (size_t i = 0; i < ei->nkfuncs; i++)
+		free(ei->kfuncs[i].name);
+	free(ei->kfuncs);
 	for (size_t i = 0; i < ei->nsecs; i++)
 		free(ei->secs[i].name);
 	for (size_t i = 0; i < ei->nsyms; i++)

@@ -18,11 +18,26 @@ struct btf;
 struct extras;
 struct diag;
 
+/* pahole's --btf_features, bit per feature (features.c). */
+enum feature_bit {
+	FEAT_ENCODE_FORCE, FEAT_VAR, FEAT_FLOAT, FEAT_DECL_TAG, FEAT_TYPE_TAG, FEAT_ENUM64,
+	FEAT_OPTIMIZED_FUNC, FEAT_CONSISTENT_FUNC, FEAT_DECL_TAG_KFUNCS, FEAT_REPRODUCIBLE_BUILD,
+	FEAT_DISTILLED_BASE, FEAT_GLOBAL_VAR, FEAT_ATTRIBUTES, FEAT_TRUE_SIGNATURE, FEAT_LAYOUT,
+	FEAT_COUNT,
+};
+#define HAS_FEAT(o, f) (((o)->features >> (f)) & 1)
+
+uint32_t features_default(void);
+int features_parse(const char *spec, int strict, uint32_t *out, struct diag *d);
+void features_print_supported(FILE *o);
+
 struct emit_opts {
 	const char *input;	/* the .graph */
 	const char *output;	/* raw BTF */
 	const char *elf;	/* --elf: symbols and sections for funcs and vars */
-	int no_floats;		/* --no-floats: floats as INT, as pahole without --btf_gen_floats */
+	uint32_t features;	/* --features (pahole's --btf_features); default: "default" */
+	const char *base;	/* --btf-base: raw BTF or an ELF with .BTF; makes split BTF */
+	const char *elf_out;	/* --elf-out: a copy of --elf with .BTF in it (may be --elf itself) */
 	const char *skip_report; /* --skip-report FILE */
 };
 
@@ -40,12 +55,27 @@ struct elf_sym {
 };
 
 struct elf_info {
+	uint16_t machine;		/* e_machine */
 	struct elf_section *secs;	/* by section index */
 	size_t nsecs;
 	struct elf_sym *syms;		/* STT_FUNC and STT_OBJECT, sorted by name then value */
 	size_t nsyms;
 	int is_rel;
+	/* kfuncs from .BTF_ids set8 ranges flagged BTF_SET8_KFUNCS: name and
+	 * the pair's flags word, sorted by name. */
+	struct kfunc { char *name; uint32_t flags; } *kfuncs;
+	size_t nkfuncs;
 };
+
+#define BTF_SET8_KFUNCS (1u << 0)
+#define KF_FASTCALL (1u << 12)
+
+/* Is name a kfunc? Its flags in *flags. */
+int elf_info__kfunc(const struct elf_info *ei, const char *name, uint32_t *flags);
+
+/* A copy of in_path with .BTF holding btf, written atomically to out_path. */
+int elf_write_btf(const char *in_path, const char *out_path, const void *btf, size_t btf_size,
+		  struct diag *d);
 
 int elf_info__read(struct elf_info *ei, const char *path, struct diag *d);
 void elf_info__free(struct elf_info *ei);
@@ -66,6 +96,7 @@ struct type_map {
 	uint32_t *ids;
 	uint8_t *dropped;
 	struct extras *extras;	/* types beyond the nodes: inner arrays, type tags */
+	int type_tags;		/* feature type_tag: pointers' tags become TYPE_TAGs */
 	size_t first_extra;	/* extras before this are the nodes' own arrays */
 };
 void type_map__free(struct type_map *map);
@@ -79,11 +110,12 @@ int emit_types(struct btf *btf, const struct graph *g, const struct emit_opts *o
 
 /* Step 2: the chosen function candidates (indices into g->funcs), name order. */
 int select_funcs(const struct graph *g, const struct elf_info *ei, const uint8_t *dropped,
-		 struct skip_log *skips, uint32_t **picks, size_t *npicks);
+		 const struct emit_opts *o, struct skip_log *skips, uint32_t **picks, size_t *npicks);
 /* Step 4: their FUNCs and decl tags. */
-int emit_funcs(struct btf *btf, const struct graph *g, const uint32_t *picks, size_t npicks,
-	       const struct type_map *map, struct diag *d);
+int emit_funcs(struct btf *btf, const struct graph *g, const struct elf_info *ei, const uint32_t *picks,
+	       size_t npicks, const struct type_map *map, const struct emit_opts *o, struct diag *d);
 int emit_vars(struct btf *btf, const struct graph *g, const struct elf_info *ei,
-	      const struct type_map *map, struct skip_log *skips, struct diag *d);
+	      const struct type_map *map, const struct emit_opts *o, struct skip_log *skips,
+	      struct diag *d);
 
 #endif

@@ -1,29 +1,48 @@
 /* funcs.c: which function candidates become BTF FUNCs. The policy lives here
- * and only here.
+ * and only here, rule by rule as current pahole applies them for its
+ * `default` features (../shared reference, section 2); every candidate left
+ * out gets its reason in the skip report.
  *
- * Current policy, pahole 1.24's (the kernel-semantics work replaces it with
- * current pahole's rules):
- *  - candidates are grouped by name; at most one FUNC per name;
- *  - with --elf, a name needs a function symbol of exactly that name with a
- *    non-zero value; without --elf every named candidate qualifies;
- *  - a candidate with an unnamed parameter is skipped (BTF func params need
- *    names), as is one whose prototype needs a type BTF cannot express;
- *  - within a name, the first remaining candidate in CU order wins, abstract
- *    instances included (so the declared parameter order is kept); its
- *    address is not compared with the symbol's.
- * FUNCs are added in name order, each with its decl tags, with linkage
- * static as pahole writes them all (the kernel does not read it; a global
- * FUNC would only differ from pahole's BTF, not describe the code better
- * for any consumer of kernel BTF).
+ *  1. The symbol table decides which functions exist: STT_FUNC symbols with a
+ *     value, grouped by the name before the first '.' (foo.isra.0 is foo);
+ *     pieces of functions (.cold, .part) are not functions. No symbol: skip.
+ *  2. Ambiguous address: one name, several distinct symbol addresses (a
+ *     static foo in two files, or foo beside foo.constprop.0): skip, since
+ *     no single prototype describes both.
+ *  3. A parameter without a name, or a prototype needing a type BTF cannot
+ *     express: that candidate is not usable.
+ *  4. consistent_func: the usable candidates of a name must agree on the
+ *     prototype (loosely: const ignored, structs/unions/enums/typedefs by
+ *     name, a fwd equal to its struct); otherwise skip.
+ *  5. The canonical candidate is one whose pc is the symbol's address (the
+ *     strong definition beats a weak one), else the first in CU order.
+ *  6. Optimized-out parameters (no location, a constant, or a location that
+ *     is not a register) only matter when the calling convention changed:
+ *     clang's DW_CC_nocall, or the symbol at the address is a .isra /
+ *     .constprop clone. Then skip.
+ *  7. Unexpected register (x86_64, arm64): a parameter in a register other
+ *     than the ABI's for its position means the signature is not the one the
+ *     code has: skip, unless a struct is passed by value (which takes several
+ *     registers and shifts the rest) or the parameter is floating point
+ *     (passed in vector registers; pahole skips these, wrongly).
+ * FUNCs are added in name order with linkage static, as pahole writes them
+ * all, each with its decl tags and, for kfuncs, bpf_kfunc / bpf_fastcall.
+ *
+ * Not done yet (pahole master has them): the packed-struct-on-stack
+ * "uncertain location" rule, the "reordered parameters" rule, and the
+ * true_signature feature.
  */
 #include "emit.h"
 #include "../../common/diag.h"
 
 #include <bpf/btf.h>
+#include <dwarf.h>
 #include <errno.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define DW_CC_nocall_ 0x3
 
 static const struct graph *sort_graph; /* qsort has no context argument */
 
@@ -35,18 +54,232 @@ static int cmp_func(const void *a, const void *b)
 	return c ? c : (x < y ? -1 : x > y);
 }
 
-static int has_function_symbol(const struct elf_info *ei, const char *name)
+/* ---- rule 1 and 2: the symbol group of a name ---- */
+
+struct sym_group {
+	size_t naddrs;
+	uint64_t addr;		/* the address, when naddrs == 1 */
+	uint32_t shndx;
+	int clone;		/* the symbol at addr is a .isra/.constprop clone */
+};
+
+static int is_piece(const char *name)
 {
-	size_t n;
-	const struct elf_sym *s = elf_info__find(ei, name, &n);
-	for (size_t i = 0; s && i < n; i++)
-		if (s[i].type == STT_FUNC && s[i].value)
-			return 1;
+	return strstr(name, ".cold") || strstr(name, ".part");
+}
+
+/* The STT_FUNC symbols named base or base.suffix: how many distinct
+ * addresses they have, and whether a clone's name sits at the address. */
+static void symbol_group(const struct elf_info *ei, const char *base, struct sym_group *grp)
+{
+	size_t len = strlen(base), lo = 0, hi = ei->nsyms;
+	memset(grp, 0, sizeof(*grp));
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (strcmp(ei->syms[mid].name, base) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Names with the prefix base are contiguous in sorted order. */
+	for (size_t i = lo; i < ei->nsyms && !strncmp(ei->syms[i].name, base, len); i++) {
+		const struct elf_sym *s = &ei->syms[i];
+		char next = s->name[len];
+		if ((next && next != '.') || s->type != STT_FUNC || !s->value || is_piece(s->name))
+			continue;
+		if (!grp->naddrs) {
+			grp->naddrs = 1;
+			grp->addr = s->value;
+			grp->shndx = s->shndx;
+		} else if (grp->addr != s->value || (ei->is_rel && grp->shndx != s->shndx)) {
+			grp->naddrs = 2; /* that is all rule 2 needs to know */
+		}
+		if (strstr(s->name, ".isra") || strstr(s->name, ".constprop"))
+			grp->clone = 1;
+	}
+}
+
+/* ---- rule 4: loose prototype comparison ---- */
+
+static uint32_t strip_cv(const struct graph *g, uint32_t t)
+{
+	while (t && (g->nodes[t].kind == G_CONST || g->nodes[t].kind == G_VOLATILE ||
+		     g->nodes[t].kind == G_ATOMIC))
+		t = g->nodes[t].type;
+	return t;
+}
+
+static int named_kind(const struct graph_node *n)
+{
+	switch (n->kind) {
+	case G_STRUCT: case G_FWD: return n->kind == G_FWD && n->fwd_kind == G_FWD_UNION ? 'U' :
+						 n->kind == G_FWD && n->fwd_kind == G_FWD_ENUM ? 'E' : 'S';
+	case G_UNION: return 'U';
+	case G_ENUM: return 'E';
+	case G_TYPEDEF: return 'T';
+	}
 	return 0;
 }
 
+static int types_match(const struct graph *g, uint32_t a, uint32_t b, int depth)
+{
+	a = strip_cv(g, a);
+	b = strip_cv(g, b);
+	if (a == b)
+		return 1;
+	if (!a || !b || depth > 16)
+		return 0;
+	const struct graph_node *x = &g->nodes[a], *y = &g->nodes[b];
+	int ka = named_kind(x), kb = named_kind(y);
+	if (ka || kb)
+		return ka == kb && x->name == y->name;
+	if (x->kind != y->kind || x->name != y->name)
+		return 0;
+	switch (x->kind) {
+	case G_PTR:
+		return types_match(g, x->type, y->type, depth + 1);
+	case G_ARRAY:
+		if (x->item_count != y->item_count)
+			return 0;
+		for (uint32_t i = 0; i < x->item_count; i++)
+			if (g->items[x->item_first + i].value != g->items[y->item_first + i].value)
+				return 0;
+		return types_match(g, x->type, y->type, depth + 1);
+	case G_FUNC_PROTO:
+		if (x->item_count != y->item_count || ((x->flags ^ y->flags) & G_F_VARARGS) ||
+		    !types_match(g, x->type, y->type, depth + 1))
+			return 0;
+		for (uint32_t i = 0; i < x->item_count; i++)
+			if (!types_match(g, g->items[x->item_first + i].type, g->items[y->item_first + i].type,
+					 depth + 1))
+				return 0;
+		return 1;
+	case G_BASE:
+		return x->size == y->size && x->encoding == y->encoding;
+	}
+	return 0;
+}
+
+/* ---- rules 6 and 7 ---- */
+
+static int param_optimized(const struct graph_loc *l)
+{
+	return l->loc != 1; /* anything but a single register at entry */
+}
+
+static int is_struct_by_value(const struct graph *g, uint32_t t)
+{
+	for (int depth = 0; t && depth < 16; depth++) {
+		const struct graph_node *n = &g->nodes[t];
+		if (n->kind == G_STRUCT || n->kind == G_UNION)
+			return 1;
+		if (n->kind != G_TYPEDEF && n->kind != G_CONST && n->kind != G_VOLATILE)
+			return 0;
+		t = n->type;
+	}
+	return 0;
+}
+
+static int is_float(const struct graph *g, uint32_t t)
+{
+	t = strip_cv(g, t);
+	while (t && g->nodes[t].kind == G_TYPEDEF)
+		t = strip_cv(g, g->nodes[t].type);
+	return t && g->nodes[t].kind == G_BASE &&
+	       (g->nodes[t].encoding == DW_ATE_float || g->nodes[t].encoding == DW_ATE_complex_float);
+}
+
+/* The DWARF register numbers of the integer argument registers, in order. */
+static const uint8_t *abi_regs(uint16_t machine, size_t *n)
+{
+	static const uint8_t x86_64[] = { 5, 4, 1, 2, 8, 9 };
+	static const uint8_t arm64[] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+	switch (machine) {
+	case EM_X86_64: *n = sizeof(x86_64); return x86_64;
+	case EM_AARCH64: *n = sizeof(arm64); return arm64;
+	}
+	*n = 0;
+	return NULL;
+}
+
+static int unexpected_register(const struct graph *g, const struct graph_func *f, uint16_t machine)
+{
+	size_t nregs;
+	const uint8_t *regs = abi_regs(machine, &nregs);
+	const struct graph_node *p = &g->nodes[f->proto];
+	if (!regs || !(f->flags & G_F_HAS_PC))
+		return 0;
+	for (uint32_t i = 0; i < p->item_count; i++)
+		if (is_struct_by_value(g, g->items[p->item_first + i].type))
+			return 0;
+	for (uint32_t i = 0; i < f->loc_count && i < nregs && i < p->item_count; i++) {
+		const struct graph_loc *l = &g->locs[f->loc_first + i];
+		if (l->loc == 1 && l->loc_reg != regs[i] && !is_float(g, g->items[p->item_first + i].type))
+			return 1;
+	}
+	return 0;
+}
+
+/* ---- the rules applied to one name ---- */
+
+static const char *judge(const struct graph *g, const struct elf_info *ei, const struct emit_opts *o,
+			 const uint8_t *dropped, const uint32_t *cand, size_t n, size_t *pick)
+{
+	const char *name = graph_str(g, g->funcs[cand[0]].name);
+	struct sym_group grp = { .naddrs = 1 };
+	*pick = n;
+	if (!*name)
+		return "no name";
+	if (ei && ei->nsyms) {
+		symbol_group(ei, name, &grp);
+		if (!grp.naddrs)
+			return "no function symbol of that name";
+		if (grp.naddrs > 1)
+			return "ambiguous address: several symbols of that name at different addresses";
+	}
+	size_t usable = 0, first = n, at_addr = n;
+	const char *why = NULL;
+	for (size_t k = 0; k < n; k++) {
+		const struct graph_func *f = &g->funcs[cand[k]];
+		if (f->flags & G_F_UNNAMED_PARAM) {
+			why = "a parameter has no name";
+			continue;
+		}
+		if (dropped[f->proto]) {
+			why = "its prototype needs a type with no BTF form";
+			continue;
+		}
+		usable++;
+		if (first == n)
+			first = k;
+		else if (HAS_FEAT(o, FEAT_CONSISTENT_FUNC) &&
+			 !types_match(g, g->funcs[cand[first]].proto, f->proto, 0))
+			return "inconsistent prototype across CUs";
+		int here = (f->flags & G_F_HAS_PC) && ei && ei->nsyms && f->pc == grp.addr &&
+			   (!ei->is_rel || f->shndx == grp.shndx);
+		if (here && (at_addr == n || (!unexpected_register(g, f, ei->machine) &&
+					      unexpected_register(g, &g->funcs[cand[at_addr]], ei->machine))))
+			at_addr = k;
+	}
+	if (!usable)
+		return why;
+	size_t c = at_addr < n ? at_addr : first;
+	const struct graph_func *f = &g->funcs[cand[c]];
+	int optimized = 0;
+	for (uint32_t i = 0; i < f->loc_count; i++)
+		optimized |= param_optimized(&g->locs[f->loc_first + i]);
+	if (optimized && f->cc == DW_CC_nocall_)
+		return "optimized parameters: the calling convention changed (DW_CC_nocall)";
+	if (optimized && grp.clone && (f->flags & G_F_HAS_PC))
+		return "optimized parameters: the symbol is a .isra/.constprop clone";
+	if (ei && unexpected_register(g, f, ei->machine))
+		return "a parameter is in an unexpected register";
+	*pick = c;
+	return NULL;
+}
+
 int select_funcs(const struct graph *g, const struct elf_info *ei, const uint8_t *dropped,
-		 struct skip_log *skips, uint32_t **picks_out, size_t *npicks)
+		 const struct emit_opts *o, struct skip_log *skips, uint32_t **picks_out, size_t *npicks)
 {
 	uint32_t *order = malloc((g->nfuncs + 1) * sizeof(*order));
 	uint32_t *picks = malloc((g->nfuncs + 1) * sizeof(*picks));
@@ -63,31 +296,14 @@ int select_funcs(const struct graph *g, const struct elf_info *ei, const uint8_t
 	size_t n = 0;
 	for (size_t i = 0; i < g->nfuncs;) {
 		const char *name = graph_str(g, g->funcs[order[i]].name);
-		size_t end = i + 1;
+		size_t end = i + 1, pick;
 		while (end < g->nfuncs && !strcmp(graph_str(g, g->funcs[order[end]].name), name))
 			end++;
-		const char *why = NULL;
-		size_t pick = end;
-		if (!*name)
-			why = "no name";
-		else if (ei && ei->nsyms && !has_function_symbol(ei, name))
-			why = "no function symbol of that name";
-		for (size_t k = i; k < end && !why && pick == end; k++) {
-			const struct graph_func *f = &g->funcs[order[k]];
-			if (f->flags & G_F_UNNAMED_PARAM)
-				why = "a parameter has no name";
-			else if (dropped[f->proto])
-				why = "its prototype needs a type with no BTF form";
-			else
-				pick = k;
-			if (pick == end && k + 1 < end)
-				why = NULL; /* the next candidate may do */
-		}
-		if (pick < end)
-			picks[n++] = order[pick];
+		const char *why = judge(g, ei, o, dropped, order + i, end - i, &pick);
+		if (!why)
+			picks[n++] = order[i + pick];
 		else if (skips)
-			skip_log__add(skips, "func", *name ? name : "(unnamed)", why ? why : "no usable candidate",
-				      g, g->funcs[order[i]].cu);
+			skip_log__add(skips, "func", *name ? name : "(unnamed)", why, g, g->funcs[order[i]].cu);
 		i = end;
 	}
 	free(order);
@@ -96,10 +312,16 @@ int select_funcs(const struct graph *g, const struct elf_info *ei, const uint8_t
 	return 0;
 }
 
-int emit_funcs(struct btf *btf, const struct graph *g, const uint32_t *picks, size_t npicks,
-	       const struct type_map *map, struct diag *d)
+static int add_tag(struct btf *btf, const char *value, int id, int comp, const char *name, struct diag *d)
 {
-	int err = 0;
+	int r = btf__add_decl_tag(btf, value, id, comp);
+	return r < 0 ? diag_fail(d, -r, "function %s: decl tag %s refused: %s", name, value, strerror(-r)) : 0;
+}
+
+int emit_funcs(struct btf *btf, const struct graph *g, const struct elf_info *ei, const uint32_t *picks,
+	       size_t npicks, const struct type_map *map, const struct emit_opts *o, struct diag *d)
+{
+	int err = 0, tags = HAS_FEAT(o, FEAT_DECL_TAG);
 	for (size_t i = 0; i < npicks && !err; i++) {
 		const struct graph_func *f = &g->funcs[picks[i]];
 		const char *name = graph_str(g, f->name);
@@ -108,19 +330,22 @@ int emit_funcs(struct btf *btf, const struct graph *g, const uint32_t *picks, si
 			return diag_fail(d, -id, "function %s: libbpf refused it: %s", name, strerror(-id));
 		/* Decl tags: the parameters' (component = index), then the
 		 * function's (-1), the order clang's own BTF has. */
-		for (int comp = 0; comp <= (int)f->loc_count && !err; comp++) {
+		for (int comp = 0; tags && comp <= (int)f->loc_count && !err; comp++) {
 			int c = comp < (int)f->loc_count ? comp : -1;
 			const struct graph_loc *l = c >= 0 ? &g->locs[f->loc_first + c] : NULL;
 			uint32_t first = l ? l->annot_first : f->annot_first;
 			uint32_t count = l ? l->annot_count : f->annot_count;
 			for (uint32_t a = 0; a < count && !err; a++) {
 				const struct graph_annot *an = &g->annots[first + a];
-				if (strcmp(graph_str(g, an->name), "btf_decl_tag"))
-					continue;
-				int r = btf__add_decl_tag(btf, graph_str(g, an->value), id, c);
-				if (r < 0)
-					err = diag_fail(d, -r, "function %s: decl tag refused: %s", name, strerror(-r));
+				if (!strcmp(graph_str(g, an->name), "btf_decl_tag"))
+					err = add_tag(btf, graph_str(g, an->value), id, c, name, d);
 			}
+		}
+		uint32_t kflags;
+		if (!err && HAS_FEAT(o, FEAT_DECL_TAG_KFUNCS) && ei && elf_info__kfunc(ei, name, &kflags)) {
+			err = add_tag(btf, "bpf_kfunc", id, -1, name, d);
+			if (!err && (kflags & KF_FASTCALL))
+				err = add_tag(btf, "bpf_fastcall", id, -1, name, d);
 		}
 	}
 	return err;

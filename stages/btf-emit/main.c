@@ -24,19 +24,26 @@
 static void usage(FILE *o)
 {
 	fprintf(o,
-		"usage: " TOOL " [--elf ELF] [--no-floats] [--skip-report FILE] -o OUT.btf IN.graph\n"
+		"usage: " TOOL " [options] -o OUT.btf IN.graph\n"
+		"       " TOOL " [options] --elf ELF --elf-out OUT.elf IN.graph\n"
 		"\n"
-		"Encodes a type graph (format/TYPE-GRAPH.md) as raw BTF with libbpf.\n"
+		"Encodes a type graph (format/TYPE-GRAPH.md) as BTF with libbpf.\n"
 		"\n"
-		"  -o, --output FILE    the raw BTF to write (atomically)\n"
-		"      --elf ELF        the binary the graph came from: its symbol table\n"
-		"                       decides which functions and per-CPU variables exist\n"
-		"      --no-floats      write floating-point types as INT (pahole without\n"
-		"                       --btf_gen_floats)\n"
-		"      --skip-report F  write one line per function, variable or type left out,\n"
-		"                       with the reason\n"
-		"  -h, --help           this text\n"
-		"      --version        print the version\n"
+		"  -o, --output FILE      raw BTF to write (atomically)\n"
+		"      --elf ELF          the binary the graph came from: its symbol table\n"
+		"                         decides which functions and variables exist\n"
+		"      --elf-out FILE     write a copy of --elf with the BTF as its .BTF section\n"
+		"                         (FILE may be the --elf file itself: replaced atomically)\n"
+		"      --btf-base BASE    split BTF over BASE (raw BTF, or an ELF with .BTF):\n"
+		"                         only what BASE lacks is added, ids continue BASE's\n"
+		"      --features LIST    pahole's --btf_features: \"default\", \"+feat,...\" or\n"
+		"                         \"feat,...\" (default: default)\n"
+		"      --features-strict  an unknown feature name is an error\n"
+		"      --supported-features  print the features this build can encode and exit\n"
+		"      --no-floats        write floating-point types as INT (feature float off)\n"
+		"      --skip-report F    one line per function, variable or type left out, why\n"
+		"  -h, --help             this text\n"
+		"      --version          print the version\n"
 		"\n"
 		"Exit codes: 0 ok, 1 bad input, 2 usage, 3 I/O error, 4 internal error.\n");
 }
@@ -46,28 +53,48 @@ static int parse_opts(int argc, char **argv, struct emit_opts *o)
 	static const struct option longs[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "elf", required_argument, NULL, 'E' },
+		{ "elf-out", required_argument, NULL, 'W' },
+		{ "btf-base", required_argument, NULL, 'B' },
+		{ "features", required_argument, NULL, 'f' },
+		{ "features-strict", no_argument, NULL, 's' },
+		{ "supported-features", no_argument, NULL, 'L' },
 		{ "no-floats", no_argument, NULL, 'F' },
 		{ "skip-report", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
-	int c;
+	const char *features = "default";
+	int c, strict = 0, no_floats = 0;
 	while ((c = getopt_long(argc, argv, "o:h", longs, NULL)) != -1) {
 		switch (c) {
 		case 'o': o->output = optarg; break;
 		case 'E': o->elf = optarg; break;
-		case 'F': o->no_floats = 1; break;
+		case 'W': o->elf_out = optarg; break;
+		case 'B': o->base = optarg; break;
+		case 'f': features = optarg; break;
+		case 's': strict = 1; break;
+		case 'L': features_print_supported(stdout); exit(EXIT_OK);
+		case 'F': no_floats = 1; break;
 		case 'S': o->skip_report = optarg; break;
 		case 'h': usage(stdout); exit(EXIT_OK);
 		case 'V': printf(TOOL " (btfpipe) " BTFPIPE_VERSION "\n"); exit(EXIT_OK);
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
-	if (optind + 1 != argc || !o->output) {
-		diag_error(TOOL, "need exactly one input .graph and -o OUT.btf (see --help)");
+	if (optind + 1 != argc || (!o->output && !o->elf_out)) {
+		diag_error(TOOL, "need exactly one input .graph and -o OUT.btf or --elf-out (see --help)");
 		return EXIT_USAGE;
 	}
+	if (o->elf_out && !o->elf) {
+		diag_error(TOOL, "--elf-out needs --elf (the file to copy)");
+		return EXIT_USAGE;
+	}
+	struct diag d = { 0 };
+	if (features_parse(features, strict, &o->features, &d))
+		return diag_report(&d, TOOL, -EINVAL) ? EXIT_USAGE : EXIT_USAGE;
+	if (no_floats)
+		o->features &= ~(1u << FEAT_FLOAT);
 	o->input = argv[optind];
 	return EXIT_OK;
 }
@@ -95,7 +122,7 @@ static int emit(const struct emit_opts *o, struct diag *d, const char **where)
 	struct elf_info ei = { 0 };
 	struct type_map map = { 0 };
 	struct skip_log skips = { 0 };
-	struct btf *btf = NULL;
+	struct btf *btf = NULL, *base = NULL;
 	uint32_t *picks = NULL;
 	size_t npicks = 0;
 	char *report = NULL;
@@ -109,12 +136,22 @@ static int emit(const struct emit_opts *o, struct diag *d, const char **where)
 		if ((err = elf_info__read(&ei, o->elf, d)))
 			goto out;
 	}
-	*where = o->output;
+	*where = o->output ? o->output : o->elf_out;
 	if (o->skip_report && !(skips.f = open_memstream(&report, &report_len))) {
 		err = -ENOMEM;
 		goto out;
 	}
-	btf = btf__new_empty();
+	if (o->base) {
+		*where = o->base;
+		base = btf__parse(o->base, NULL);
+		if (!base) {
+			err = diag_fail(d, EINVAL, "%s: cannot read base BTF (raw BTF or an ELF with .BTF): %s",
+					o->base, strerror(errno));
+			goto out;
+		}
+		*where = o->output ? o->output : o->elf_out;
+	}
+	btf = base ? btf__new_empty_split(base) : btf__new_empty();
 	if (!btf) {
 		err = -ENOMEM;
 		goto out;
@@ -123,12 +160,19 @@ static int emit(const struct emit_opts *o, struct diag *d, const char **where)
 		err = -EINVAL;
 		goto out;
 	}
+	const struct elf_info *eip = o->elf ? &ei : NULL;
 	if ((err = types_prepare(&g, &map)) ||
-	    (err = select_funcs(&g, o->elf ? &ei : NULL, map.dropped, &skips, &picks, &npicks)) ||
+	    (err = select_funcs(&g, eip, map.dropped, o, &skips, &picks, &npicks)) ||
 	    (err = emit_types(btf, &g, o, picks, npicks, &map, &skips, d)) ||
-	    (err = emit_funcs(btf, &g, picks, npicks, &map, d)) ||
-	    (err = emit_vars(btf, &g, o->elf ? &ei : NULL, &map, &skips, d)))
+	    (err = emit_funcs(btf, &g, eip, picks, npicks, &map, o, d)) ||
+	    (err = emit_vars(btf, &g, eip, &map, o, &skips, d)))
 		goto out;
+	/* Split BTF: what the base already has is replaced by the base's own
+	 * types (libbpf's dedup against a base); the rest is already unique. */
+	if (base && (err = btf__dedup(btf, NULL))) {
+		err = diag_fail(d, -err, "deduplicating against base %s failed: %s", o->base, strerror(-err));
+		goto out;
+	}
 	uint32_t size;
 	const void *raw = btf__raw_data(btf, &size);
 	if (!raw) {
@@ -141,13 +185,19 @@ static int emit(const struct emit_opts *o, struct diag *d, const char **where)
 		if ((err = outfile__write_all(o->skip_report, report, report_len, d)))
 			goto out;
 	}
-	err = outfile__write_all(o->output, raw, size, d);
+	if (o->output && (err = outfile__write_all(o->output, raw, size, d)))
+		goto out;
+	if (o->elf_out) {
+		*where = o->elf_out;
+		err = elf_write_btf(o->elf, o->elf_out, raw, size, d);
+	}
 out:
 	if (skips.f)
 		fclose(skips.f);
 	free(report);
 	free(picks);
 	btf__free(btf);
+	btf__free(base);
 	type_map__free(&map);
 	elf_info__free(&ei);
 	graph__free(&g);

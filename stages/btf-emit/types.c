@@ -148,7 +148,7 @@ static uint32_t inner_target(const struct graph *g, const struct graph_node *n, 
 		for (uint32_t k = n->item_count; k-- > 1;)
 			t = extra_get(map->extras, EX_ARRAY, t, dim_count(&g->items[n->item_first + k]),
 				      next_id, create);
-	} else if (n->kind == G_PTR) {
+	} else if (n->kind == G_PTR && map->type_tags) {
 		/* DIE order [a1, a2] gives PTR -> a2 -> a1 -> pointee, as clang's
 		 * own BTF writes `int __tag(a1) __tag(a2) *`. */
 		for (uint32_t k = 0; k < n->annot_count; k++) {
@@ -162,9 +162,9 @@ static uint32_t inner_target(const struct graph *g, const struct graph_node *n, 
 
 /* ids[i] for every node; transparent nodes take their target's id; extra
  * types get ids from the first free one on. */
-static int plan_ids(const struct graph *g, struct type_map *map, uint32_t *next_id)
+static int plan_ids(const struct graph *g, struct type_map *map, uint32_t first_id, uint32_t *next_id)
 {
-	uint32_t id = 1;
+	uint32_t id = first_id;
 	for (size_t i = 1; i <= g->nnodes; i++) {
 		uint32_t c = type_count(&g->nodes[i], map->dropped[i]);
 		map->ids[i] = c ? id : 0;
@@ -192,7 +192,7 @@ static int plan_ids(const struct graph *g, struct type_map *map, uint32_t *next_
 	for (size_t i = 1; i <= g->nnodes; i++) {
 		const struct graph_node *n = &g->nodes[i];
 		if (map->dropped[i] || !((n->kind == G_ARRAY && n->item_count > 1) ||
-					 (n->kind == G_PTR && n->annot_count)))
+					 (n->kind == G_PTR && n->annot_count && map->type_tags)))
 			continue;
 		if (!inner_target(g, n, map, &id, 1))
 			return -ENOMEM;
@@ -212,7 +212,7 @@ static int add_base(struct btf *btf, const struct graph *g, const struct graph_n
 	const char *name = graph_str(g, n->name);
 	switch (n->encoding) {
 	case DW_ATE_float:
-		if (!o->no_floats)
+		if (HAS_FEAT(o, FEAT_FLOAT))
 			return btf__add_float(btf, name, n->size);
 		break;
 	case DW_ATE_boolean:
@@ -257,7 +257,7 @@ static int add_node(struct btf *btf, const struct graph *g, size_t i, const stru
 		}
 		return id;
 	case G_ENUM:
-		if (n->size > 4) {
+		if (n->size > 4 && HAS_FEAT(o, FEAT_ENUM64)) {
 			id = btf__add_enum64(btf, name_of(g, n->name), (uint32_t)n->size,
 					     (n->flags & G_F_SIGNED) != 0);
 			for (uint32_t k = 0; k < n->item_count && id > 0; k++) {
@@ -269,7 +269,8 @@ static int add_node(struct btf *btf, const struct graph *g, size_t i, const stru
 		}
 		id = btf__add_enum(btf, name_of(g, n->name), (uint32_t)n->size);
 		for (uint32_t k = 0; k < n->item_count && id > 0; k++) {
-			int64_t v = (n->flags & G_F_SIGNED) ? (int64_t)it[k].value
+			/* Without enum64 a wide enum's values are cut to 32 bits, as pahole. */
+			int64_t v = (n->flags & G_F_SIGNED) ? (int64_t)(int32_t)it[k].value
 								  : (int64_t)(uint32_t)it[k].value;
 			int err = btf__add_enum_value(btf, graph_str(g, it[k].name), v);
 			if (err)
@@ -385,7 +386,8 @@ int emit_types(struct btf *btf, const struct graph *g, const struct emit_opts *o
 	if (err)
 		return err;
 	uint32_t next;
-	err = plan_ids(g, map, &next);
+	map->type_tags = HAS_FEAT(o, FEAT_TYPE_TAG);
+	err = plan_ids(g, map, btf__type_cnt(btf), &next);
 	if (err)
 		return err;
 
@@ -434,7 +436,7 @@ int emit_types(struct btf *btf, const struct graph *g, const struct emit_opts *o
 					 x->kind == EX_ARRAY ? "array" : "type tag", x->target,
 					 id < 0 ? strerror(-id) : "unplanned id (a bug)");
 	}
-	if ((err = add_decl_tags(btf, g, map, d)))
+	if (HAS_FEAT(o, FEAT_DECL_TAG) && (err = add_decl_tags(btf, g, map, d)))
 		return err;
 	if (!need_index)
 		return 0;

@@ -1,15 +1,23 @@
 /* vars.c: which variables become BTF VARs, and their DATASECs.
  *
- * As pahole's default `var` feature: per-CPU variables only, those in
- * section .data..percpu that have a data symbol at their address; the
- * symbol gives the name and size. One DATASEC for the section, entries
- * sorted by offset, its size the end of the last entry. Entries that overlap (the kernel
- * rejects such BTF) are refused with a clear message, never written.
+ * As pahole: with feature `var`, per-CPU variables (section .data..percpu);
+ * with `global_var`, every variable with a static address in a PROGBITS or
+ * NOBITS section. Each needs a data symbol of its name at its address (the
+ * symbol table says what was linked in; DWARF also describes variables of
+ * discarded sections); names pahole leaves out (__UNIQUE_ID...) are left out.
+ * One DATASEC per section, in section order, entries sorted by offset, its
+ * size the end of the last entry.
+ *
+ * Overlap (clang's global merge can put two variables at one offset; the
+ * kernel rejects such BTF, ClangBuiltLinux #2089) is resolved, never
+ * written: the first variable at an offset stays, the later overlapping
+ * ones are left out with the reason in the skip report.
  */
 #include "emit.h"
 #include "../../common/diag.h"
 
 #include <bpf/btf.h>
+#include <ctype.h>
 #include <errno.h>
 #include <gelf.h>
 #include <stdlib.h>
@@ -18,6 +26,7 @@
 #define PERCPU ".data..percpu"
 
 struct entry {
+	uint32_t sec;
 	uint64_t off, size;
 	uint32_t var;	/* index into g->vars */
 	const char *name;
@@ -26,6 +35,8 @@ struct entry {
 static int cmp_entry(const void *a, const void *b)
 {
 	const struct entry *x = a, *y = b;
+	if (x->sec != y->sec)
+		return x->sec < y->sec ? -1 : 1;
 	if (x->off != y->off)
 		return x->off < y->off ? -1 : 1;
 	return x->var < y->var ? -1 : x->var > y->var;
@@ -43,56 +54,91 @@ static const struct elf_sym *var_symbol(const struct elf_info *ei, const char *n
 	return NULL;
 }
 
-int emit_vars(struct btf *btf, const struct graph *g, const struct elf_info *ei,
-	      const struct type_map *map, struct skip_log *skips, struct diag *d)
+static int left_out_name(const char *name)
 {
-	if (!ei)
-		return 0; /* no sections, no DATASEC */
-	uint32_t sec = 0;
-	for (uint32_t i = 1; i < ei->nsecs && !sec; i++)
-		if (!strcmp(ei->secs[i].name, PERCPU))
-			sec = i;
-	if (!sec)
+	static const char *const prefixes[] = {
+		"__UNIQUE_ID", "__tpstrtab_", "__exitcall_", "__gendwarfksyms_ptr_",
+		"__func_stack_frame_non_standard_",
+	};
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return 1;
+	return 0;
+}
+
+static int valid_name(const char *s)
+{
+	if (!*s || (!isalpha((unsigned char)*s) && *s != '_'))
 		return 0;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_' && *s != '.')
+			return 0;
+	return 1;
+}
+
+int emit_vars(struct btf *btf, const struct graph *g, const struct elf_info *ei,
+	      const struct type_map *map, const struct emit_opts *o, struct skip_log *skips,
+	      struct diag *d)
+{
+	if (!ei || !(HAS_FEAT(o, FEAT_VAR) || HAS_FEAT(o, FEAT_GLOBAL_VAR)))
+		return 0; /* no sections, or no variables wanted */
 	struct entry *e = calloc(g->nvars + 1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
 	size_t n = 0;
-	for (uint32_t i = 0; i < g->nvars; i++) {
+	int err = 0;
+	for (uint32_t i = 0; i < g->nvars && !err; i++) {
 		const struct graph_var *v = &g->vars[i];
 		const char *name = graph_str(g, v->name);
-		if (v->shndx != sec || !(v->flags & G_F_TOPLEVEL) || !*name)
+		if (!v->shndx || v->shndx >= ei->nsecs || !(v->flags & G_F_TOPLEVEL) || !*name)
+			continue;
+		const struct elf_section *s = &ei->secs[v->shndx];
+		int percpu = !strcmp(s->name, PERCPU);
+		if (!(percpu && HAS_FEAT(o, FEAT_VAR)) &&
+		    !(HAS_FEAT(o, FEAT_GLOBAL_VAR) && (s->type == SHT_PROGBITS || s->type == SHT_NOBITS)))
 			continue;
 		const char *why = NULL;
-		const struct elf_sym *s = var_symbol(ei, name, sec, v->addr);
-		if (!v->type || !map->ids[v->type])
+		const struct elf_sym *sym = var_symbol(ei, name, v->shndx, v->addr);
+		uint64_t off = ei->is_rel ? v->addr : v->addr - s->addr;
+		if (left_out_name(name))
+			why = "a name pahole leaves out";
+		else if (!v->type || !map->ids[v->type])
 			why = map->dropped[v->type] ? "its type has no BTF form" : "void type";
-		else if (!s)
+		else if (!sym)
 			why = "no data symbol at its address";
+		else if (!sym->size || sym->size > UINT32_MAX || off > UINT32_MAX)
+			why = "size 0 or past 4 GiB";
+		else if (!valid_name(name)) {
+			if (!HAS_FEAT(o, FEAT_ENCODE_FORCE))
+				err = diag_fail(d, EINVAL, "variable \"%s\": not a valid BTF name (feature "
+						"encode_force skips such variables)", name);
+			why = "not a valid BTF name";
+		}
 		if (why) {
 			if (skips)
 				skip_log__add(skips, "var", name, why, g, v->cu);
 			continue;
 		}
-		uint64_t off = ei->is_rel ? v->addr : v->addr - ei->secs[sec].addr;
-		e[n++] = (struct entry){ off, s->size, i, name };
+		e[n++] = (struct entry){ v->shndx, off, sym->size, i, name };
 	}
 	qsort(e, n, sizeof(*e), cmp_entry);
-	/* The same variable described by several CUs appears once. */
+	/* The same variable described by several CUs appears once; a later
+	 * variable overlapping an earlier one is left out (see above). */
 	size_t m = 0;
-	for (size_t i = 0; i < n; i++)
-		if (!m || e[m - 1].off != e[i].off || strcmp(e[m - 1].name, e[i].name))
-			e[m++] = e[i];
+	for (size_t i = 0; i < n; i++) {
+		if (m && e[m - 1].sec == e[i].sec && e[m - 1].off == e[i].off && !strcmp(e[m - 1].name, e[i].name))
+			continue;
+		if (m && e[m - 1].sec == e[i].sec && e[i].off < e[m - 1].off + e[m - 1].size) {
+			if (skips)
+				skip_log__add(skips, "var", e[i].name, "overlaps an earlier variable in its section",
+					      g, g->vars[e[i].var].cu);
+			continue;
+		}
+		e[m++] = e[i];
+	}
 	n = m;
-	int err = 0;
-	for (size_t i = 1; i < n && !err; i++)
-		if (e[i].off < e[i - 1].off + e[i - 1].size)
-			err = diag_fail(d, EINVAL, "%s: variables %s (offset %llu, %llu bytes) and %s (offset %llu) "
-					"overlap; the kernel rejects such BTF", PERCPU, e[i - 1].name,
-					(unsigned long long)e[i - 1].off, (unsigned long long)e[i - 1].size,
-					e[i].name, (unsigned long long)e[i].off);
 	int *ids = calloc(n + 1, sizeof(*ids));
-	if (!ids)
+	if (!ids && !err)
 		err = -ENOMEM;
 	for (size_t i = 0; i < n && !err; i++) {
 		const struct graph_var *v = &g->vars[e[i].var];
@@ -102,25 +148,27 @@ int emit_vars(struct btf *btf, const struct graph *g, const struct elf_info *ei,
 		if (ids[i] < 0)
 			err = diag_fail(d, -ids[i], "variable %s: libbpf refused it: %s", e[i].name,
 					strerror(-ids[i]));
-		for (uint32_t a = 0; a < v->annot_count && !err; a++) {
+		for (uint32_t a = 0; a < v->annot_count && !err && HAS_FEAT(o, FEAT_DECL_TAG); a++) {
 			const struct graph_annot *an = &g->annots[v->annot_first + a];
 			if (!strcmp(graph_str(g, an->name), "btf_decl_tag") &&
 			    btf__add_decl_tag(btf, graph_str(g, an->value), ids[i], -1) < 0)
 				err = diag_fail(d, EINVAL, "variable %s: decl tag refused", e[i].name);
 		}
 	}
-	if (!err && n) {
-		/* The section's size as its variables use it (pahole's choice too):
-		 * the end of the last one, not sh_size. */
-		uint64_t end = e[n - 1].off + e[n - 1].size;
-		int ds = btf__add_datasec(btf, PERCPU, (uint32_t)end);
+	for (size_t i = 0; i < n && !err;) {
+		size_t end = i;
+		while (end < n && e[end].sec == e[i].sec)
+			end++;
+		uint64_t size = e[end - 1].off + e[end - 1].size;
+		int ds = btf__add_datasec(btf, ei->secs[e[i].sec].name, (uint32_t)size);
 		if (ds < 0)
-			err = diag_fail(d, -ds, "DATASEC %s refused: %s", PERCPU, strerror(-ds));
-		for (size_t i = 0; i < n && !err; i++) {
-			int r = btf__add_datasec_var_info(btf, ids[i], (uint32_t)e[i].off, (uint32_t)e[i].size);
+			err = diag_fail(d, -ds, "DATASEC %s refused: %s", ei->secs[e[i].sec].name, strerror(-ds));
+		for (size_t k = i; k < end && !err; k++) {
+			int r = btf__add_datasec_var_info(btf, ids[k], (uint32_t)e[k].off, (uint32_t)e[k].size);
 			if (r < 0)
-				err = diag_fail(d, -r, "DATASEC entry %s refused: %s", e[i].name, strerror(-r));
+				err = diag_fail(d, -r, "DATASEC entry %s refused: %s", e[k].name, strerror(-r));
 		}
+		i = end;
 	}
 	free(ids);
 	free(e);

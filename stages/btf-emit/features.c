@@ -1,0 +1,90 @@
+/* features.c: pahole's --btf_features names, defaults and parsing, so a
+ * kernel Makefile's strings mean the same here.
+ *
+ * "a,b" switches on exactly a and b; "default" the default set; a leading
+ * '+' means the default set plus the list. Unknown names are ignored unless
+ * strict. A feature this build cannot provide (its libbpf is too old) is
+ * accepted, reported once, and left off.
+ */
+#include "emit.h"
+#include "../../common/diag.h"
+
+#include <errno.h>
+#include <string.h>
+
+static const struct feature {
+	const char *name;
+	int in_default;
+	const char *missing; /* why this build cannot do it, NULL when it can */
+} features[FEAT_COUNT] = {
+	[FEAT_ENCODE_FORCE] = { "encode_force", 1, NULL },
+	[FEAT_VAR] = { "var", 1, NULL },
+	[FEAT_FLOAT] = { "float", 1, NULL },
+	[FEAT_DECL_TAG] = { "decl_tag", 1, NULL },
+	[FEAT_TYPE_TAG] = { "type_tag", 1, NULL },
+	[FEAT_ENUM64] = { "enum64", 1, NULL },
+	[FEAT_OPTIMIZED_FUNC] = { "optimized_func", 1, NULL },
+	[FEAT_CONSISTENT_FUNC] = { "consistent_func", 1, NULL },
+	[FEAT_DECL_TAG_KFUNCS] = { "decl_tag_kfuncs", 1, NULL },
+	[FEAT_REPRODUCIBLE_BUILD] = { "reproducible_build", 0, NULL },
+	[FEAT_DISTILLED_BASE] = { "distilled_base", 0, "needs btf__distill_base() from libbpf 1.5; this build has an older libbpf" },
+	[FEAT_GLOBAL_VAR] = { "global_var", 0, NULL },
+	[FEAT_ATTRIBUTES] = { "attributes", 0, "needs btf__add_type_attr() from libbpf 1.6; this build has an older libbpf" },
+	[FEAT_TRUE_SIGNATURE] = { "true_signature", 0, "not implemented in btfpipe yet" },
+	[FEAT_LAYOUT] = { "layout", 0, "needs the BTF kind layout of libbpf 1.8; this build has an older libbpf" },
+};
+
+uint32_t features_default(void)
+{
+	uint32_t m = 0;
+	for (int i = 0; i < FEAT_COUNT; i++)
+		if (features[i].in_default && !features[i].missing)
+			m |= 1u << i;
+	return m;
+}
+
+int features_parse(const char *spec, int strict, uint32_t *out, struct diag *d)
+{
+	uint32_t m = 0;
+	const char *p = spec;
+	if (*p == '+') {
+		m = features_default();
+		p++;
+	}
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		int found = 0;
+		if (n == 7 && !strncmp(p, "default", 7)) {
+			m |= features_default();
+			found = 1;
+		}
+		for (int i = 0; i < FEAT_COUNT && !found; i++) {
+			if (strlen(features[i].name) != n || strncmp(p, features[i].name, n))
+				continue;
+			found = 1;
+			if (features[i].missing)
+				diag_warn("btf-emit", "feature %s left off: %s", features[i].name, features[i].missing);
+			else
+				m |= 1u << i;
+		}
+		if (!found && n && strict)
+			return diag_fail(d, EINVAL, "unknown BTF feature '%.*s' (see --supported-features)", (int)n, p);
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	*out = m;
+	return 0;
+}
+
+void features_print_supported(FILE *o)
+{
+	int first = 1;
+	for (int i = 0; i < FEAT_COUNT; i++) {
+		if (features[i].missing)
+			continue;
+		fprintf(o, "%s%s", first ? "" : ",", features[i].name);
+		first = 0;
+	}
+	fputc('\n', o);
+}
