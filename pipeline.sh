@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # pipeline.sh: DWARF to BTF the way a kernel build chains the stages.
 #
-#   ./pipeline.sh [-j N] [--keep DIR] [--from cus|graph] [-v] -o OUT.btf ELF
+#   ./pipeline.sh [-j N] [--keep DIR] [--from cus|graph] [-v] [--features LIST]
+#                 [--btf-base BASE] [--lang-exclude rust] (-o OUT.btf | --elf-out FILE) ELF
+#   ./pipeline.sh PAHOLE-OPTIONS...   (a stand-in for pahole -J in kernel builds;
+#                                      see README "In a kernel build")
 #
 #   dwarf-extract ELF        -> DIR/NAME.cus    (per-CU records)
 #   dedup-merge NAME.cus     -> DIR/NAME.graph  (deduplicated type graph)
@@ -14,7 +17,78 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 bin=${BTFPIPE_BIN:-$here/bin}
-jobs="" keep="" from="" out="" verbose=0
+jobs="" keep="" from="" out="" verbose=0 features="" base="" elfout="" langx=""
+
+# The version this front answers to pahole --version. The kernel's
+# scripts/pahole-version.sh turns "v1.27" into 127 and passes the flags of
+# that version: btf_features including decl_tag_kfuncs, but not
+# distilled_base (1.28) or attributes (1.30), which this build cannot do.
+PAHOLE_COMPAT_VERSION=v1.27
+
+# pahole's command line (as kernel Makefiles write it) -> our options.
+pahole_front() {
+	local encode=0 detached="" legacy_float=0 legacy_consistent=0 force=0 strict=0
+	local skip_vars=0 skip_decl=0 skip_type=0 skip_enum64=0 feats="" file=""
+	while [ $# -gt 0 ]; do
+		local a=$1 v=""
+		case "$a" in --*=*) v=${a#*=}; a=${a%%=*} ;; esac
+		need() { # the value of an option: --opt=V or --opt V
+			if [ -n "$v" ]; then return 0; fi
+			[ $# -ge 2 ] || { echo "btfpipe: pipeline.sh: error: $a needs a value" >&2; exit 2; }
+			v=$2; shift_extra=1
+		}
+		shift_extra=0
+		case "$a" in
+		-J|--btf_encode) encode=1 ;;
+		-j) jobs=$(nproc) ;;
+		-j[0-9]*) jobs=${a#-j} ;;
+		--jobs) jobs=${v:-$(nproc)} ;;
+		--btf_encode_detached) need "$@"; detached=$v ;;
+		--btf_base) need "$@"; base=$v ;;
+		--btf_features) need "$@"; feats=$v ;;
+		--btf_features_strict) need "$@"; feats=$v; strict=1 ;;
+		--supported_btf_features) "$bin/btf-emit" --supported-features; exit $? ;;
+		--lang_exclude) need "$@"; langx=$v ;;
+		--btf_gen_floats) legacy_float=1 ;;
+		--btf_gen_optimized|--reproducible_build|--btf_gen_all) ;;
+		--skip_encoding_btf_inconsistent_proto) legacy_consistent=1 ;;
+		--skip_encoding_btf_vars) skip_vars=1 ;;
+		--skip_encoding_btf_decl_tag) skip_decl=1 ;;
+		--skip_encoding_btf_type_tag) skip_type=1 ;;
+		--skip_encoding_btf_enum64) skip_enum64=1 ;;
+		--btf_encode_force) force=1 ;;
+		--version) echo "$PAHOLE_COMPAT_VERSION"; exit 0 ;;
+		-q|--quiet|--verbose|-V) ;;
+		-*) echo "btfpipe: pipeline.sh: error: pahole option $1 is not supported" >&2; exit 2 ;;
+		*) file=$1 ;;
+		esac
+		shift $((1 + shift_extra))
+	done
+	[ -n "$file" ] || { echo "btfpipe: pipeline.sh: error: no input file" >&2; exit 2; }
+	[ -n "$langx" ] || langx=${PAHOLE_LANG_EXCLUDE:-}
+	if [ -z "$feats" ]; then
+		# pahole's defaults without --btf_features (its legacy flags).
+		feats="var,decl_tag,type_tag,enum64"
+		[ $skip_vars -eq 1 ] && feats=${feats/var,/}
+		[ $skip_decl -eq 1 ] && feats=${feats/decl_tag,/}
+		[ $skip_type -eq 1 ] && feats=${feats/type_tag,/}
+		[ $skip_enum64 -eq 1 ] && feats=${feats/,enum64/}
+		[ $legacy_float -eq 1 ] && feats="$feats,float"
+		[ $legacy_consistent -eq 1 ] && feats="$feats,consistent_func"
+		[ $force -eq 1 ] && feats="$feats,encode_force"
+	fi
+	features=$feats
+	[ $strict -eq 1 ] && features_strict=1
+	if [ -n "$detached" ]; then
+		out=$detached
+	elif [ $encode -eq 1 ]; then
+		elfout=$file
+	else
+		echo "btfpipe: pipeline.sh: error: pahole mode needs -J or --btf_encode_detached" >&2
+		exit 2
+	fi
+	elf=$file
+}
 
 usage() {
 	sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
@@ -24,6 +98,18 @@ die_usage() {
 	exit 2
 }
 
+features_strict=0
+case " $* " in
+*" -J "*|*" --btf_encode"*|*" --version "*|*" --supported_btf_features "*|*" --btf_features"*|*" --lang_exclude"*|*" --btf_base"*|*" --skip_encoding_btf"*|*" --btf_gen_"*)
+	pahole_mode=1 ;;
+*) pahole_mode=0 ;;
+esac
+
+if [ $pahole_mode -eq 1 ]; then
+	pahole_front "$@"
+	set --
+fi
+
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-j) [ $# -ge 2 ] || die_usage "-j needs a number"; jobs=$2; shift 2 ;;
@@ -31,18 +117,24 @@ while [ $# -gt 0 ]; do
 	--keep) [ $# -ge 2 ] || die_usage "--keep needs a directory"; keep=$2; shift 2 ;;
 	--from) [ $# -ge 2 ] || die_usage "--from needs cus or graph"; from=$2; shift 2 ;;
 	-o) [ $# -ge 2 ] || die_usage "-o needs a file"; out=$2; shift 2 ;;
+	--elf-out) [ $# -ge 2 ] || die_usage "--elf-out needs a file"; elfout=$2; shift 2 ;;
+	--features) [ $# -ge 2 ] || die_usage "--features needs a list"; features=$2; shift 2 ;;
+	--btf-base) [ $# -ge 2 ] || die_usage "--btf-base needs a file"; base=$2; shift 2 ;;
+	--lang-exclude) [ $# -ge 2 ] || die_usage "--lang-exclude needs a list"; langx=$2; shift 2 ;;
 	-v) verbose=1; shift ;;
 	-h|--help) usage; exit 0 ;;
 	-*) die_usage "unknown option $1" ;;
 	*) break ;;
 	esac
 done
-[ $# -eq 1 ] || die_usage "need exactly one input ELF"
-[ -n "$out" ] || die_usage "need -o OUT.btf"
+if [ $pahole_mode -eq 0 ]; then
+	[ $# -eq 1 ] || die_usage "need exactly one input ELF"
+	elf=$1
+fi
+[ -n "$out" ] || [ -n "$elfout" ] || die_usage "need -o OUT.btf or --elf-out FILE"
 case "$from" in ""|cus|graph) ;; *) die_usage "--from takes cus or graph" ;; esac
 [ -z "$from" ] || [ -n "$keep" ] || die_usage "--from needs --keep DIR (where the checkpoints are)"
 case "$jobs" in ""|[1-9]|[1-9][0-9]|[1-9][0-9][0-9]) ;; *) die_usage "-j wants a number" ;; esac
-elf=$1
 name=$(basename "$elf")
 jflag=()
 [ -n "$jobs" ] && jflag=(-j "$jobs")
@@ -70,7 +162,14 @@ run() {
 if [ -z "$from" ]; then
 	run "$bin/dwarf-extract" "${jflag[@]}" -o "$cus" "$elf"
 fi
+mflags=() eflags=()
+[ -n "$langx" ] && mflags+=(--lang-exclude "$langx")
+[ -n "$features" ] && eflags+=(--features "$features")
+[ "$features_strict" -eq 1 ] && eflags+=(--features-strict)
+[ -n "$base" ] && eflags+=(--btf-base "$base")
+[ -n "$out" ] && eflags+=(-o "$out")
+[ -n "$elfout" ] && eflags+=(--elf-out "$elfout")
 if [ -z "$from" ] || [ "$from" = cus ]; then
-	run "$bin/dedup-merge" "${jflag[@]}" -o "$graph" "$cus"
+	run "$bin/dedup-merge" "${jflag[@]}" "${mflags[@]}" -o "$graph" "$cus"
 fi
-run "$bin/btf-emit" --elf "$elf" -o "$out" "$graph"
+run "$bin/btf-emit" --elf "$elf" "${eflags[@]}" "$graph"

@@ -85,7 +85,10 @@ static void symbol_group(const struct elf_info *ei, const char *base, struct sym
 	for (size_t i = lo; i < ei->nsyms && !strncmp(ei->syms[i].name, base, len); i++) {
 		const struct elf_sym *s = &ei->syms[i];
 		char next = s->name[len];
-		if ((next && next != '.') || s->type != STT_FUNC || !s->value || is_piece(s->name))
+		/* A function of a .o/.ko can sit at offset 0 of its own section;
+		 * in a linked file a zero value means no code. */
+		int defined = ei->is_rel ? s->shndx != SHN_UNDEF : s->value != 0;
+		if ((next && next != '.') || s->type != STT_FUNC || !defined || is_piece(s->name))
 			continue;
 		if (!grp->naddrs) {
 			grp->naddrs = 1;

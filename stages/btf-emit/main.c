@@ -168,10 +168,18 @@ static int emit(const struct emit_opts *o, struct diag *d, const char **where)
 	    (err = emit_vars(btf, &g, eip, &map, o, &skips, d)))
 		goto out;
 	/* Split BTF: what the base already has is replaced by the base's own
-	 * types (libbpf's dedup against a base); the rest is already unique. */
-	if (base && (err = btf__dedup(btf, NULL))) {
-		err = diag_fail(d, -err, "deduplicating against base %s failed: %s", o->base, strerror(-err));
-		goto out;
+	 * types (libbpf's dedup against a base). A struct that refers to a
+	 * declared-only type the base defines only matches the base once that
+	 * fwd was resolved, which libbpf does after comparing structs; so dedup
+	 * again until nothing changes (two passes in practice, at most four). */
+	for (int pass = 0; base && pass < 4; pass++) {
+		uint32_t before = btf__type_cnt(btf);
+		if ((err = btf__dedup(btf, NULL))) {
+			err = diag_fail(d, -err, "deduplicating against base %s failed: %s", o->base, strerror(-err));
+			goto out;
+		}
+		if (btf__type_cnt(btf) == before)
+			break;
 	}
 	uint32_t size;
 	const void *raw = btf__raw_data(btf, &size);

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define TOOL "dedup-merge"
 
@@ -36,10 +37,45 @@ static void usage(FILE *o)
 		"  -o, --output     the .graph file to write (atomically)\n"
 		"      --dump       print a .graph file as canonical text and exit\n"
 		"      --provenance with --dump: list every CU each node came from\n"
+		"      --lang-exclude L  leave out CUs of these languages (comma list: rust,\n"
+		"                       or DW_LANG numbers), as pahole's --lang_exclude\n"
 		"  -h, --help       this text\n"
 		"      --version    print the version\n"
 		"\n"
 		"Exit codes: 0 ok, 1 bad input, 2 usage, 3 I/O error, 4 internal error.\n");
+}
+
+/* "rust,c" or DW_LANG numbers into o->exclude_langs. */
+static int parse_langs(const char *list, struct merge_opts *o)
+{
+	static const struct { const char *name; uint32_t lang[4]; } known[] = {
+		{ "rust", { 0x1c } },
+		{ "c", { 0x1, 0x2, 0xc, 0x1d } },
+		{ "c++", { 0x4, 0x1a, 0x21, 0x2b } },
+		{ "go", { 0x16 } },
+	};
+	char *copy = strdup(list), *save = NULL;
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char *end;
+		unsigned long v = strtoul(t, &end, 0);
+		int found = !*end;
+		if (found && o->nexclude < 8)
+			o->exclude_langs[o->nexclude++] = (uint32_t)v;
+		for (size_t i = 0; i < sizeof(known) / sizeof(known[0]) && !found; i++) {
+			if (strcasecmp(t, known[i].name))
+				continue;
+			found = 1;
+			for (int k = 0; k < 4 && known[i].lang[k] && o->nexclude < 8; k++)
+				o->exclude_langs[o->nexclude++] = known[i].lang[k];
+		}
+		if (!found) {
+			diag_error(TOOL, "--lang-exclude: unknown language '%s'", t);
+			free(copy);
+			return -1;
+		}
+	}
+	free(copy);
+	return 0;
 }
 
 static int parse_opts(int argc, char **argv, struct merge_opts *o)
@@ -49,6 +85,7 @@ static int parse_opts(int argc, char **argv, struct merge_opts *o)
 		{ "output", required_argument, NULL, 'o' },
 		{ "dump", required_argument, NULL, 'D' },
 		{ "provenance", no_argument, NULL, 'P' },
+		{ "lang-exclude", required_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -70,6 +107,10 @@ static int parse_opts(int argc, char **argv, struct merge_opts *o)
 		case 'o': o->output = optarg; break;
 		case 'D': o->dump = optarg; break;
 		case 'P': o->provenance = 1; break;
+		case 'X':
+			if (parse_langs(optarg, o))
+				return EXIT_USAGE;
+			break;
 		case 'h': usage(stdout); exit(EXIT_OK);
 		case 'V': printf(TOOL " (btfpipe) " BTFPIPE_VERSION "\n"); exit(EXIT_OK);
 		default: usage(stderr); return EXIT_USAGE;
@@ -115,6 +156,10 @@ static int work_cu(void *ctx, unsigned worker, size_t ci)
 	struct merge *m = r->m;
 	(void)worker;
 	uint32_t in = m->cu_input[ci];
+	uint16_t lang = m->files[in].index[m->cu_index[ci]].language;
+	for (size_t i = 0; i < m->o->nexclude; i++)
+		if (lang == m->o->exclude_langs[i])
+			return scan_cu_excluded(&m->files[in], m->cu_index[ci], in, &m->scans[ci], &r->ds[ci]);
 	return scan_cu(&m->files[in], m->cu_index[ci], in, &m->wanted[in], &m->scans[ci], &r->ds[ci]);
 }
 

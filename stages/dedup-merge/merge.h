@@ -48,6 +48,8 @@ struct merge_opts {
 	size_t ninputs;
 	const char *dump;	/* --dump FILE.graph */
 	int provenance;		/* --provenance: every CU in the dump */
+	uint32_t exclude_langs[8]; /* --lang-exclude: DW_LANG_* of CUs to leave out */
+	size_t nexclude;
 };
 
 /* In a cu_scan, references are *lrefs*: 0 void, k + 1 for the CU's record k,
@@ -144,6 +146,9 @@ void offset_set__free(struct offset_set *s);
  * offsets other CUs of the same input refer to. */
 int scan_cu(const struct cus_file *f, size_t cu_index, uint32_t input,
 	    const struct offset_set *wanted, struct cu_scan *out, struct diag *d);
+/* A CU left out by --lang-exclude: its name for provenance, no records. */
+int scan_cu_excluded(const struct cus_file *f, size_t cu_index, uint32_t input,
+		     struct cu_scan *out, struct diag *d);
 
 /* A stop edge into another CU, waiting for step 3. */
 struct pending_stop {

@@ -475,3 +475,24 @@ out:
 	cus_cu__free(&x.cu);
 	return err;
 }
+
+int scan_cu_excluded(const struct cus_file *f, size_t cu_index, uint32_t input,
+		     struct cu_scan *out, struct diag *d)
+{
+	struct cus_cu cu = { 0 };
+	const struct cus_index_entry *e = &f->index[cu_index];
+	char what[600];
+	snprintf(what, sizeof(what), "%s: CU %zu (0x%llx)", f->path, cu_index, (unsigned long long)e->cu_offset);
+	memset(out, 0, sizeof(*out));
+	out->input = input;
+	int err = cus_cu__decode_head(&cu, f->map + e->blob_off, e->blob_size, what, d);
+	if (!err) {
+		/* Strings point into the mapped blob, which outlives the merge. */
+		out->cu_offset = cu.cu_offset;
+		out->name = cus_str(&cu, cu.name);
+		out->producer = cus_str(&cu, cu.producer);
+		out->language = cu.language;
+	}
+	cus_cu__free(&cu);
+	return err;
+}

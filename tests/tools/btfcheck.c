@@ -5,6 +5,7 @@
  *   btfcheck --load FILE      ... and the running kernel's BTF checker accepts it
  *                             (btf__load_into_kernel); exit 77 when the kernel
  *                             refuses bpf() itself (EPERM/ENOSYS), so a test can skip
+ *   btfcheck --base BASE ...  FILE is split BTF over BASE (raw BTF or an ELF)
  *   btfcheck --dedup FILE     ... and btf__dedup() removes nothing: prints
  *                             "dedup N -> M" and fails when M < N
  *
@@ -37,8 +38,11 @@ static const char *kind_name(int kind)
 int main(int argc, char **argv)
 {
 	int load = 0, dedup = 0, i = 1;
+	const char *base_path = NULL;
 	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (!strcmp(argv[i], "--load"))
+		if (!strcmp(argv[i], "--base") && i + 1 < argc)
+			base_path = argv[++i];
+		else if (!strcmp(argv[i], "--load"))
 			load = 1;
 		else if (!strcmp(argv[i], "--dedup"))
 			dedup = 1;
@@ -48,20 +52,25 @@ int main(int argc, char **argv)
 		}
 	}
 	if (i + 1 != argc) {
-		fprintf(stderr, "usage: btfcheck [--load] [--dedup] FILE\n");
+		fprintf(stderr, "usage: btfcheck [--base BASE] [--load] [--dedup] FILE\n");
 		return 2;
 	}
 	libbpf_set_print(verbose_print);
-	struct btf *btf = btf__parse(argv[i], NULL);
+	struct btf *base = NULL;
+	if (base_path && !(base = btf__parse(base_path, NULL))) {
+		fprintf(stderr, "btfcheck: libbpf cannot parse base %s: %s\n", base_path, strerror(errno));
+		return 1;
+	}
+	struct btf *btf = base ? btf__parse_split(argv[i], base) : btf__parse(argv[i], NULL);
 	if (!btf) {
 		fprintf(stderr, "btfcheck: libbpf cannot parse %s: %s\n", argv[i], strerror(errno));
 		return 1;
 	}
-	unsigned n = btf__type_cnt(btf);
+	unsigned n = btf__type_cnt(btf), first = base ? btf__type_cnt(base) : 1;
 	unsigned counts[32] = { 0 };
-	for (unsigned id = 1; id < n; id++)
+	for (unsigned id = first; id < n; id++)
 		counts[btf_kind(btf__type_by_id(btf, id)) & 31]++;
-	printf("types %u\n", n - 1);
+	printf("types %u\n", n - first);
 	for (int k = 0; k < 32; k++)
 		if (counts[k])
 			printf("kind %s %u\n", kind_name(k), counts[k]);
@@ -88,11 +97,12 @@ int main(int argc, char **argv)
 			printf("dedup failed: %s\n", strerror(-err));
 			rc = 1;
 		} else {
-			printf("dedup %u -> %u\n", n - 1, m - 1);
+			printf("dedup %u -> %u\n", n - first, m - first);
 			if (m < n)
 				rc = 1;
 		}
 	}
 	btf__free(btf);
+	btf__free(base);
 	return rc;
 }

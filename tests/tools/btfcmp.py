@@ -99,10 +99,29 @@ def enum_value(text):
     return int(re.sub(r"U?LL$", "", text))
 
 
-def load(path):
-    """Return {id: Type} for the BTF file at path, parsed from bpftool's dump."""
+def load(path, base=None):
+    """Return {id: Type} for the BTF file at path, parsed from bpftool's dump.
+    With base, path is split BTF over it: the base's types are loaded too
+    (references into the base must render), and the split's own ids are
+    marked in the result's .split set."""
+    if base:
+        types = load(base)
+        split = load_one(path, base)
+        types.update(split)
+        types = SplitTypes(types)
+        types.split = set(split)
+        return types
+    return load_one(path, None)
+
+
+class SplitTypes(dict):
+    split = None
+
+
+def load_one(path, base):
     try:
-        proc = subprocess.run(["bpftool", "btf", "dump", "file", path],
+        cmd = ["bpftool"] + (["-B", base] if base else []) + ["btf", "dump", "file", path]
+        proc = subprocess.run(cmd,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               universal_newlines=True)
     except OSError as e:
@@ -331,7 +350,10 @@ def collect_renderings(types, opts):
     r = Renderer(types, opts)
     refs = referenced_ids(types, opts.funcs)
     out = collections.defaultdict(collections.Counter)
+    only = getattr(types, "split", None)
     for tid in sorted(types):
+        if only is not None and tid not in only:
+            continue  # a base type: compared with the base itself, not here
         t = types[tid]
         cat = category(t, types)
         if cat is None and tid not in refs and t.kind not in ("FUNC_PROTO",):
@@ -352,7 +374,8 @@ def collect_renderings(types, opts):
 
 
 def kind_counts(types):
-    return collections.Counter(t.kind for t in types.values())
+    only = getattr(types, "split", None)
+    return collections.Counter(t.kind for i, t in types.items() if only is None or i in only)
 
 
 def truncate(s, width):
@@ -366,6 +389,8 @@ def main(argv):
     ap.add_argument("a", metavar="A.btf")
     ap.add_argument("b", metavar="B.btf", nargs="?")
     ap.add_argument("--funcs", action="store_true", help="compare FUNCs and their decl tags too")
+    ap.add_argument("--base-a", metavar="BASE", help="A is split BTF over BASE (raw BTF or an ELF)")
+    ap.add_argument("--base-b", metavar="BASE", help="B is split BTF over BASE")
     ap.add_argument("--flatten-arrays", action="store_true",
                     help="read ARRAY-of-ARRAY chains as one flat ARRAY")
     ap.add_argument("--no-func-linkage", action="store_true", help="leave FUNC linkage out")
@@ -411,7 +436,7 @@ def main(argv):
         return 0
 
     try:
-        ta, tb = load(opts.a), load(opts.b)
+        ta, tb = load(opts.a, opts.base_a), load(opts.b, opts.base_b)
         ca, cb = collect(ta, opts), collect(tb, opts)
         if opts.flatten_arrays:
             for cats in (ca, cb):
