@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# t0910-pahole-front: pipeline.sh standing in for pahole in a kernel build.
+# The command lines are the kernel's (scripts/link-vmlinux.sh,
+# scripts/Makefile.modfinal, scripts/pahole-version.sh); the outcomes are
+# checked with libbpf and readelf, not with our own code.
+. "$(dirname "$0")/lib.sh"
+
+P="$T_TOP/pipeline.sh"
+export BTFPIPE_BIN="$T_BIN"
+build_fixture gcc -O2 5 "$T_OUT" sample || not_ok "build sample"
+elf="$T_OUT/sample"
+
+out=$("$P" --version)
+[ "$out" = "v1.27" ] && ok "--version answers v1.27" || not_ok "--version answers v1.27" "$out"
+v=$(echo "$out" | sed -E 's/v([0-9]+)\.([0-9]+)/\1\2/')
+[ "$v" = "127" ] && ok "scripts/pahole-version.sh reads it as 127" || not_ok "pahole-version.sh form" "$v"
+"$P" --supported_btf_features >"$T_OUT/feats"
+for f in encode_force var float decl_tag type_tag enum64 optimized_func consistent_func decl_tag_kfuncs; do
+	check_grep "--supported_btf_features lists $f (kernel Makefile.btf asks for it)" "(^|,)$f(,|$)" "$T_OUT/feats"
+done
+if grep -Eq '(^|,)distilled_base(,|$)' "$T_OUT/feats"; then
+	not_ok "--supported_btf_features leaves out distilled_base (libbpf 1.1 cannot)"
+else ok "--supported_btf_features leaves out distilled_base (libbpf 1.1 cannot)"; fi
+
+# vmlinux style: -J writes .BTF into the file itself.
+cp "$elf" "$T_OUT/j"
+chmod 755 "$T_OUT/j"
+check "-J -j --btf_gen_floats --lang_exclude=rust FILE" "$P" -J -j --btf_gen_floats --lang_exclude=rust "$T_OUT/j"
+readelf -SW "$T_OUT/j" >"$T_OUT/j.sections"
+check_grep "-J: the file has a .BTF section" ' \.BTF +PROGBITS' "$T_OUT/j.sections"
+check "-J: libbpf reads the .BTF from the ELF" "$T_BIN/tools/btfcheck" "$T_OUT/j"
+check "-J: the program still runs" "$T_OUT/j"
+[ "$(stat -c %a "$T_OUT/j")" = 755 ] && ok "-J: the file keeps its mode" || not_ok "-J: the file keeps its mode" "$(stat -c %a "$T_OUT/j")"
+check "detached, value as a separate word" "$P" -j2 --btf_gen_floats --btf_encode_detached "$T_OUT/d.btf" "$elf"
+objcopy --dump-section .BTF="$T_OUT/j.btf" "$T_OUT/j" "$T_OUT/j.copy"
+check_same "-J's .BTF is the detached BTF" "$T_OUT/d.btf" "$T_OUT/j.btf"
+check "-J again on a file that has .BTF replaces it" "$P" -J --btf_features=default "$T_OUT/j"
+n=$(readelf -SW "$T_OUT/j" | grep -c ' \.BTF ')
+[ "$n" = 1 ] && ok "-J again: still one .BTF section" || not_ok "-J again: one .BTF section" "$n"
+
+# Module style: split BTF over the vmlinux-like base, -J --btf_base.
+(cd "$T_TOP" && gcc -O2 -g -c -fdebug-prefix-map="$T_TOP"=/btfpipe -o "$T_OUT/mod.o" tests/fixtures/sample/shapes.c) ||
+	not_ok "build the module-like object"
+check "-J --btf_base BASE module" "$P" -J --btf_features=encode_force,var,float,enum64,decl_tag,type_tag \
+	--btf_base "$T_OUT/d.btf" "$T_OUT/mod.o"
+objcopy --dump-section .BTF="$T_OUT/mod.btf" "$T_OUT/mod.o" "$T_OUT/mod.copy"
+check "split: libbpf reads it over the base" "$T_BIN/tools/btfcheck" --base "$T_OUT/d.btf" --dedup "$T_OUT/mod.btf"
+nb=$(bpftool btf dump file "$T_OUT/d.btf" | grep -c '^\[')
+first=$(bpftool -B "$T_OUT/d.btf" btf dump file "$T_OUT/mod.btf" | grep -m1 -o '^\[[0-9]*\]' | tr -d '[]')
+[ "$first" = $((nb + 1)) ] && ok "split: ids continue the base's ($first)" || not_ok "split: ids continue the base's" "first $first, base $nb"
+if bpftool -B "$T_OUT/d.btf" btf dump file "$T_OUT/mod.btf" | grep -q "STRUCT 'point' "; then
+	not_ok "split: struct point is the base's, not repeated"
+else ok "split: struct point is the base's, not repeated"; fi
+check_grep "split: the per-CPU variable is a VAR" "VAR 'g_percpu_hits'" <(bpftool -B "$T_OUT/d.btf" btf dump file "$T_OUT/mod.btf")
+
+# Failures: pahole's way of saying no is ours too.
+printf 'text\n' >"$T_OUT/notelf"
+cp "$T_OUT/notelf" "$T_OUT/notelf.orig"
+check_exit "-J on a non-ELF: exit 1" 1 "$P" -J "$T_OUT/notelf"
+check_same "-J on a non-ELF: the file is untouched" "$T_OUT/notelf" "$T_OUT/notelf.orig"
+check_exit "an unknown pahole option: exit 2" 2 "$P" -J --no_such_option "$T_OUT/j"
+check_exit "--btf_features_strict with an unknown feature: exit 2" 2 "$P" --btf_features_strict=var,nonsense \
+	--btf_encode_detached="$T_OUT/x.btf" "$elf"
