@@ -4,7 +4,7 @@
 # variable and the kfunc decl tags, on tests/fixtures/funcsel (its main.c
 # says what each file constructs).
 #
-# Three binaries are built here, each file with its own flags:
+# Four binaries are built here, each file with its own flags:
 #   gcc    gcc -O2 executable of the fixture's C files but nocall.c, percpu.c
 #   clang  clang-19 -O2 executable of nocall.c
 #   obj    gcc -O2 -c object of percpu.c (an executable would lose .data..percpu)
@@ -53,7 +53,7 @@ cc_one() {
 	(cd "$T_TOP" && "$cc" "${CFLAGS[@]}" "$@" -c "$FIX/$f.c" -o "$out")
 }
 
-# build_gcc, build_clang, build_obj: make $T_OUT/B (the ELF) or fail with
+# build_gcc, build_clang, build_obj, build_kobj: make $T_OUT/B (the ELF) or fail with
 # the compiler's message on stdout.
 build_gcc() {
 	local f objs=() extra
