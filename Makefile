@@ -70,7 +70,7 @@ test: all
 	@$(MAKE) --no-print-directory COLLIDE=1 all
 	@./tests/run.sh
 
-check-kernel: all
+check-kernel: deps all
 	@./tests/kernel/run.sh
 
 clean:
