@@ -4,6 +4,7 @@
  * a byte offset inside the file, and every record the same way each time.
  */
 #include "cus.h"
+#include "dump_text.h"
 #include "dwarf_names.h"
 #include "../common/diag.h"
 
@@ -11,20 +12,6 @@
 #include <errno.h>
 #include <string.h>
 
-static void put_quoted(FILE *o, const char *s)
-{
-	fputc('"', o);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(o, "\\%c", ch);
-		else if (isprint(ch))
-			fputc(ch, o);
-		else
-			fprintf(o, "\\x%02x", ch);
-	}
-	fputc('"', o);
-}
 
 static void put_ref(FILE *o, const struct cus_cu *cu, const char *label, cus_ref r)
 {
@@ -43,22 +30,11 @@ static void put_opt_ref(FILE *o, const struct cus_cu *cu, const char *label, cus
 		put_ref(o, cu, label, r);
 }
 
-static void put_flags(FILE *o, uint32_t f)
-{
-	static const char *const names[] = {
-		"decl", "external", "artificial", NULL /* annot: shown as lines */,
-		"prototyped", "varargs", NULL /* has_pc */, NULL /* has_addr */,
-		"signed", "toplevel", "class", "template", "const_value",
-	};
-	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if ((f & (1u << i)) && names[i])
-			fprintf(o, " %s", names[i]);
-}
 
 static void put_name(FILE *o, const struct cus_cu *cu, uint32_t ref)
 {
 	fputc(' ', o);
-	put_quoted(o, cus_str(cu, ref));
+	dump_quoted(o, cus_str(cu, ref));
 }
 
 static void put_annots(FILE *o, const struct cus_cu *cu, uint32_t first, uint32_t count,
@@ -67,7 +43,7 @@ static void put_annots(FILE *o, const struct cus_cu *cu, uint32_t first, uint32_
 	for (uint32_t i = 0; i < count; i++) {
 		const struct cus_annot *a = &cu->annots[first + i];
 		fprintf(o, "%sannot %s=", indent, cus_str(cu, a->name));
-		put_quoted(o, cus_str(cu, a->value));
+		dump_quoted(o, cus_str(cu, a->value));
 		fputc('\n', o);
 	}
 }
@@ -98,7 +74,7 @@ static void dump_items(FILE *o, const struct cus_cu *cu, const struct cus_rec *r
 		fprintf(o, " bitoff=%llu", (unsigned long long)it->value);
 		if (it->bit_size)
 			fprintf(o, " bits=%u", it->bit_size);
-		put_flags(o, it->flags);
+		dump_flags(o, it->flags);
 		fputc('\n', o);
 		put_annots(o, cu, it->annot_first, it->annot_count, "      ");
 	}
@@ -180,7 +156,7 @@ static void dump_rec(FILE *o, const struct cus_cu *cu, size_t k)
 		put_name(o, cu, r->name);
 		if (r->linkage) {
 			fputs(" linkage=", o);
-			put_quoted(o, cus_str(cu, r->linkage));
+			dump_quoted(o, cus_str(cu, r->linkage));
 		}
 		put_ref(o, cu, "type", r->type);
 		if (r->inline_kind)
@@ -203,7 +179,7 @@ static void dump_rec(FILE *o, const struct cus_cu *cu, size_t k)
 		put_name(o, cu, r->name);
 		if (r->linkage) {
 			fputs(" linkage=", o);
-			put_quoted(o, cus_str(cu, r->linkage));
+			dump_quoted(o, cus_str(cu, r->linkage));
 		}
 		put_ref(o, cu, "type", r->type);
 		put_opt_ref(o, cu, "spec", r->spec);
@@ -224,7 +200,7 @@ static void dump_rec(FILE *o, const struct cus_cu *cu, size_t k)
 		break;
 	}
 	}
-	put_flags(o, r->flags);
+	dump_flags(o, r->flags);
 	fputc('\n', o);
 	put_annots(o, cu, r->annot_first, r->annot_count, "    ");
 	if (r->kind == CUS_STRUCT || r->kind == CUS_UNION || r->kind == CUS_ENUM)
@@ -241,7 +217,7 @@ int cus_file__dump(const struct cus_file *f, FILE *o, struct diag *d)
 {
 	const struct cus_ident *id = &f->ident;
 	fprintf(o, "btfpipe-cus v%u input=", f->format_version);
-	put_quoted(o, id->name);
+	dump_quoted(o, id->name);
 	fprintf(o, " size=%llu dwarf=%016llx%016llx build-id=", (unsigned long long)id->size,
 		(unsigned long long)id->dwarf_hash.hi, (unsigned long long)id->dwarf_hash.lo);
 	put_hex(o, id->build_id, id->build_id_len);
@@ -259,11 +235,11 @@ int cus_file__dump(const struct cus_file *f, FILE *o, struct diag *d)
 		fprintf(o, "cu %zu off=0x%llx lang=%s ut=%s v%u addr=%u name=", i,
 			(unsigned long long)cu.cu_offset, lang ? lang : "unknown", ut ? ut : "unknown",
 			cu.dwarf_version, cu.addr_size);
-		put_quoted(o, cus_str(&cu, cu.name));
+		dump_quoted(o, cus_str(&cu, cu.name));
 		fputs(" comp_dir=", o);
-		put_quoted(o, cus_str(&cu, cu.comp_dir));
+		dump_quoted(o, cus_str(&cu, cu.comp_dir));
 		fputs(" producer=", o);
-		put_quoted(o, cus_str(&cu, cu.producer));
+		dump_quoted(o, cus_str(&cu, cu.producer));
 		fprintf(o, " records=%zu externs=%zu key=%016llx%016llx\n", cu.nrecs, cu.nexterns,
 			(unsigned long long)e->key.hi, (unsigned long long)e->key.lo);
 		for (size_t k = 0; k < cu.nrecs; k++)

@@ -2,6 +2,7 @@
  * with every check the spec asks for before a single record is trusted. */
 #include "cus.h"
 #include "../common/diag.h"
+#include "../common/mapfile.h"
 #include "../common/vec.h"
 #include "../common/version.h"
 
@@ -162,40 +163,15 @@ void cus_writer__abort(struct cus_writer *w)
 
 /* ---- reader ------------------------------------------------------------ */
 
-static int map_file(struct cus_file *f, const char *path, struct diag *d)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		int err = errno;
-		return diag_fail(d, err, "%s: cannot open: %s", path, strerror(err));
-	}
-	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return diag_fail(d, EINVAL, "%s: not a regular file", path);
-	}
-	f->size = (size_t)st.st_size;
-	if (f->size < CUS_HEADER_SIZE) {
-		close(fd);
-		return diag_fail(d, EBADMSG, "%s: %zu bytes, too small for a .cus header (%d bytes)",
-				 path, f->size, CUS_HEADER_SIZE);
-	}
-	void *m = mmap(NULL, f->size, PROT_READ, MAP_PRIVATE, fd, 0);
-	int err = errno;
-	close(fd);
-	if (m == MAP_FAILED)
-		return diag_fail(d, err, "%s: cannot map: %s", path, strerror(err));
-	f->map = m;
-	return 0;
-}
-
 int cus_file__open(struct cus_file *f, const char *path, struct diag *d)
 {
 	memset(f, 0, sizeof(*f));
 	f->path = path;
-	int err = map_file(f, path, d);
+	const void *map;
+	int err = mapfile_open(path, CUS_HEADER_SIZE, ".cus header", &map, &f->size, d);
 	if (err)
 		return err;
+	f->map = map;
 	const uint8_t *h = f->map;
 	if (memcmp(h, CUS_MAGIC, 8)) {
 		err = diag_fail(d, EBADMSG, "%s: not a .cus file (bad magic at offset 0)", path);

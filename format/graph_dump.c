@@ -1,25 +1,12 @@
 /* graph_dump.c: canonical text of a `.graph` (spec: TYPE-GRAPH.md, "Text dump"). */
 #include "graph.h"
+#include "dump_text.h"
 #include "dwarf_names.h"
 #include "../common/diag.h"
 
 #include <ctype.h>
 #include <errno.h>
 
-static void quoted(FILE *o, const char *s)
-{
-	fputc('"', o);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(o, "\\%c", ch);
-		else if (isprint(ch))
-			fputc(ch, o);
-		else
-			fprintf(o, "\\x%02x", ch);
-	}
-	fputc('"', o);
-}
 
 static void ref(FILE *o, const char *label, uint32_t id)
 {
@@ -29,15 +16,10 @@ static void ref(FILE *o, const char *label, uint32_t id)
 		fprintf(o, " %s=void", label);
 }
 
+
 static void flags(FILE *o, uint32_t f)
 {
-	static const char *const names[] = {
-		"decl", "external", "artificial", NULL, "prototyped", "varargs", NULL, NULL,
-		"signed", "toplevel", "class", "template", "const_value",
-	};
-	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if ((f & (1u << i)) && names[i])
-			fprintf(o, " %s", names[i]);
+	dump_flags(o, f);
 	if (f & G_F_UNNAMED_PARAM)
 		fputs(" unnamed_param", o);
 }
@@ -46,7 +28,7 @@ static void annots(FILE *o, const struct graph *g, uint32_t first, uint32_t coun
 {
 	for (uint32_t i = 0; i < count; i++) {
 		fprintf(o, "%sannot %s=", ind, graph_str(g, g->annots[first + i].name));
-		quoted(o, graph_str(g, g->annots[first + i].value));
+		dump_quoted(o, graph_str(g, g->annots[first + i].value));
 		fputc('\n', o);
 	}
 }
@@ -55,7 +37,7 @@ static void cu_name(FILE *o, const struct graph *g, uint32_t cu)
 {
 	const struct graph_cu *c = &g->cus[cu];
 	fprintf(o, "%s:", graph_str(g, g->inputs[c->input].name));
-	quoted(o, graph_str(g, c->name));
+	dump_quoted(o, graph_str(g, c->name));
 }
 
 static void dump_node(FILE *o, const struct graph *g, size_t id, int full)
@@ -63,7 +45,7 @@ static void dump_node(FILE *o, const struct graph *g, size_t id, int full)
 	const struct graph_node *n = &g->nodes[id];
 	const struct graph_item *it = g->items + n->item_first;
 	fprintf(o, "#%zu %s ", id, graph_kind_name(n->kind));
-	quoted(o, graph_str(g, n->name));
+	dump_quoted(o, graph_str(g, n->name));
 	switch (n->kind) {
 	case G_BASE: {
 		const char *e = dwarf_ate_name(n->encoding);
@@ -168,7 +150,7 @@ int graph__dump(const struct graph *g, FILE *o, int full, struct diag *d)
 	for (size_t i = 0; i < g->ninputs; i++) {
 		const struct graph_input *in = &g->inputs[i];
 		fprintf(o, "input %zu ", i);
-		quoted(o, graph_str(g, in->name));
+		dump_quoted(o, graph_str(g, in->name));
 		fprintf(o, " dwarf=%016llx%016llx cus=%u\n", (unsigned long long)in->dwarf_hash.hi,
 			(unsigned long long)in->dwarf_hash.lo, in->ncus);
 	}
@@ -177,7 +159,7 @@ int graph__dump(const struct graph *g, FILE *o, int full, struct diag *d)
 	for (size_t i = 0; i < g->nfuncs; i++) {
 		const struct graph_func *f = &g->funcs[i];
 		fprintf(o, "func ");
-		quoted(o, graph_str(g, f->name));
+		dump_quoted(o, graph_str(g, f->name));
 		fprintf(o, " proto=#%u pc=0x%llx shndx=%u", f->proto, (unsigned long long)f->pc, f->shndx);
 		if (f->inline_kind)
 			fprintf(o, " inline=%u", f->inline_kind);
@@ -199,7 +181,7 @@ int graph__dump(const struct graph *g, FILE *o, int full, struct diag *d)
 			const struct graph_loc *l = &g->locs[f->loc_first + k];
 			for (uint32_t a = 0; a < l->annot_count; a++) {
 				fprintf(o, " param%u.%s=", k, graph_str(g, g->annots[l->annot_first + a].name));
-				quoted(o, graph_str(g, g->annots[l->annot_first + a].value));
+				dump_quoted(o, graph_str(g, g->annots[l->annot_first + a].value));
 			}
 		}
 		flags(o, f->flags);
@@ -211,7 +193,7 @@ int graph__dump(const struct graph *g, FILE *o, int full, struct diag *d)
 	for (size_t i = 0; i < g->nvars; i++) {
 		const struct graph_var *v = &g->vars[i];
 		fprintf(o, "var ");
-		quoted(o, graph_str(g, v->name));
+		dump_quoted(o, graph_str(g, v->name));
 		ref(o, "type", v->type);
 		fprintf(o, " addr=0x%llx shndx=%u", (unsigned long long)v->addr, v->shndx);
 		flags(o, v->flags);

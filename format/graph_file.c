@@ -7,6 +7,7 @@
 #include "graph.h"
 #include "../common/buf.h"
 #include "../common/diag.h"
+#include "../common/mapfile.h"
 #include "../common/outfile.h"
 #include "../common/vec.h"
 #include "../common/version.h"
@@ -596,27 +597,12 @@ static int check_ids(struct graph *g, const char *path, struct diag *d)
 int graph__read(struct graph *g, const char *path, struct diag *d)
 {
 	memset(g, 0, sizeof(*g));
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		int err = errno;
-		return diag_fail(d, err, "%s: cannot open: %s", path, strerror(err));
-	}
-	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return diag_fail(d, EINVAL, "%s: not a regular file", path);
-	}
-	size_t size = (size_t)st.st_size;
-	size_t head_size = GRAPH_HEADER_SIZE + GRAPH_NSECTIONS * 32;
-	if (size < head_size) {
-		close(fd);
-		return diag_fail(d, EBADMSG, "%s: %zu bytes, too small for a .graph header", path, size);
-	}
-	const uint8_t *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-	int err = errno;
-	close(fd);
-	if (m == MAP_FAILED)
-		return diag_fail(d, err, "%s: cannot map: %s", path, strerror(err));
+	size_t size, head_size = GRAPH_HEADER_SIZE + GRAPH_NSECTIONS * 32;
+	const void *map;
+	int err = mapfile_open(path, head_size, ".graph header", &map, &size, d);
+	if (err)
+		return err;
+	const uint8_t *m = map;
 	err = -EBADMSG;
 	if (memcmp(m, GRAPH_MAGIC, 8)) {
 		err = diag_fail(d, EBADMSG, "%s: not a .graph file (bad magic at offset 0)", path);

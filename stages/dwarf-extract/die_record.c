@@ -125,48 +125,44 @@ static int rec_with_annots(struct cu_walk *w, Dwarf_Die *die, uint8_t kind,
 	return err;
 }
 
-/* The byte size of a type, through typedefs and qualifiers (DWARF 2/3
- * bitfields count their DW_AT_bit_offset from the top of this storage). */
-static int type_byte_size(struct cu_walk *w, uint64_t off, uint64_t *size)
+/* Follow DW_AT_type from the DIE at off (through typedefs and qualifiers)
+ * to the first DIE that has attribute `stop` (ATTR_BYTE_SIZE, ATTR_ENCODING);
+ * its attributes go to *out. Returns 1 found, 0 not found, or -errno. */
+static int follow_type(struct cu_walk *w, uint64_t off, int stop, struct die_attrs *out)
 {
 	for (int depth = 0; depth < 16 && off; depth++) {
 		Dwarf_Die t;
-		struct die_attrs a;
 		int err = cu_walk__offdie(w, off, &t);
 		if (!err)
-			err = die_attrs__read(&t, w->unit_off, &a, w->d);
+			err = die_attrs__read(&t, w->unit_off, out, w->d);
 		if (err)
 			return err;
-		if (HAS(&a, BYTE_SIZE)) {
-			*size = a.byte_size;
-			return 0;
-		}
-		off = HAS(&a, TYPE) ? a.type : 0;
+		if ((out->present >> stop) & 1)
+			return 1;
+		off = HAS(out, TYPE) ? out->type : 0;
 	}
-	*size = 0;
 	return 0;
 }
 
-/* Whether a type's base encoding is signed (through typedefs/qualifiers). */
+/* The byte size of a type (DWARF 2/3 bitfields count their DW_AT_bit_offset
+ * from the top of this storage unit). */
+static int type_byte_size(struct cu_walk *w, uint64_t off, uint64_t *size)
+{
+	struct die_attrs a;
+	int r = follow_type(w, off, ATTR_BYTE_SIZE, &a);
+	*size = r > 0 ? a.byte_size : 0;
+	return r < 0 ? r : 0;
+}
+
+/* Whether a type's base encoding is signed, and its size. */
 static int type_is_signed(struct cu_walk *w, uint64_t off, int *is_signed, uint64_t *size)
 {
-	*is_signed = 0;
-	for (int depth = 0; depth < 16 && off; depth++) {
-		Dwarf_Die t;
-		struct die_attrs a;
-		int err = cu_walk__offdie(w, off, &t);
-		if (!err)
-			err = die_attrs__read(&t, w->unit_off, &a, w->d);
-		if (err)
-			return err;
-		if (HAS(&a, ENCODING)) {
-			*is_signed = a.encoding == DW_ATE_signed || a.encoding == DW_ATE_signed_char;
-			*size = a.byte_size;
-			return 0;
-		}
-		off = HAS(&a, TYPE) ? a.type : 0;
-	}
-	return 0;
+	struct die_attrs a;
+	int r = follow_type(w, off, ATTR_ENCODING, &a);
+	*is_signed = r > 0 && (a.encoding == DW_ATE_signed || a.encoding == DW_ATE_signed_char);
+	if (r > 0)
+		*size = a.byte_size;
+	return r < 0 ? r : 0;
 }
 
 static int rec_base(struct cu_walk *w, Dwarf_Die *die, const struct die_attrs *a)

@@ -8,6 +8,7 @@
  * and exit codes are made here and nowhere below.
  */
 #include "extract.h"
+#include "../../common/cli.h"
 #include "../../common/diag.h"
 #include "../../common/pool.h"
 #include "../../common/version.h"
@@ -53,16 +54,10 @@ static int parse_opts(int argc, char **argv, struct extract_opts *o)
 	o->jobs = pool_ncpus();
 	while ((c = getopt_long(argc, argv, "j:o:h", longs, NULL)) != -1) {
 		switch (c) {
-		case 'j': {
-			char *end;
-			long n = strtol(optarg, &end, 10);
-			if (*end || n < 1 || n > 1024) {
-				diag_error(TOOL, "-j wants a number from 1 to 1024, not '%s'", optarg);
+		case 'j':
+			if (cli_parse_jobs(TOOL, optarg, &o->jobs))
 				return EXIT_USAGE;
-			}
-			o->jobs = (unsigned)n;
 			break;
-		}
 		case 'o': o->output = optarg; break;
 		case 'D': o->dump = optarg; break;
 		case 'h': usage(stdout); exit(EXIT_OK);

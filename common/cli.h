@@ -1,0 +1,9 @@
+/* cli.h: command-line pieces the stages share. */
+#ifndef BTFPIPE_CLI_H
+#define BTFPIPE_CLI_H
+
+/* -j N: a number from 1 to 1024. Returns 0, or prints the usage error for
+ * `tool` and returns -1. */
+int cli_parse_jobs(const char *tool, const char *arg, unsigned *jobs);
+
+#endif

@@ -1,0 +1,38 @@
+/* mapfile.c: see mapfile.h. */
+#include "mapfile.h"
+#include "diag.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int mapfile_open(const char *path, size_t min_size, const char *what, const void **map, size_t *size,
+		 struct diag *d)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		int err = errno;
+		return diag_fail(d, err, "%s: cannot open: %s", path, strerror(err));
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return diag_fail(d, EINVAL, "%s: not a regular file", path);
+	}
+	*size = (size_t)st.st_size;
+	if (*size < min_size || !*size) {
+		close(fd);
+		return diag_fail(d, EBADMSG, "%s: %zu bytes, too small for a %s (%zu bytes)", path, *size,
+				 what, min_size);
+	}
+	void *m = mmap(NULL, *size, PROT_READ, MAP_PRIVATE, fd, 0);
+	int err = errno;
+	close(fd);
+	if (m == MAP_FAILED)
+		return diag_fail(d, err, "%s: cannot map: %s", path, strerror(err));
+	*map = m;
+	return 0;
+}

@@ -1,0 +1,31 @@
+/* dump_text.c: see dump_text.h. */
+#include "dump_text.h"
+
+#include <ctype.h>
+
+void dump_quoted(FILE *o, const char *s)
+{
+	fputc('"', o);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(o, "\\%c", ch);
+		else if (isprint(ch))
+			fputc(ch, o);
+		else
+			fprintf(o, "\\x%02x", ch);
+	}
+	fputc('"', o);
+}
+
+void dump_flags(FILE *o, uint32_t f)
+{
+	static const char *const names[] = {
+		"decl", "external", "artificial", NULL /* annot */, "prototyped", "varargs",
+		NULL /* has_pc */, NULL /* has_addr */, "signed", "toplevel", "class", "template",
+		"const_value",
+	};
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if ((f & (1u << i)) && names[i])
+			fprintf(o, " %s", names[i]);
+}
