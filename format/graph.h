@@ -38,8 +38,9 @@ enum graph_fwd_kind { G_FWD_STRUCT, G_FWD_UNION, G_FWD_ENUM };
 #define G_F_HAS_PC (1u << 6)
 #define G_F_SIGNED (1u << 8)
 #define G_F_TOPLEVEL (1u << 9)
-/* ...and one for function candidates only. */
+/* ...and two for function candidates only. */
 #define G_F_UNNAMED_PARAM (1u << 16)
+#define G_F_REORDERED (1u << 17) /* a parameter's origin is another position's */
 
 struct graph_annot {
 	uint32_t name, value;

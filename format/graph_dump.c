@@ -22,6 +22,8 @@ static void flags(FILE *o, uint32_t f)
 	dump_flags(o, f);
 	if (f & G_F_UNNAMED_PARAM)
 		fputs(" unnamed_param", o);
+	if (f & G_F_REORDERED)
+		fputs(" reordered", o);
 }
 
 static void annots(FILE *o, const struct graph *g, uint32_t first, uint32_t count, const char *ind)

@@ -108,7 +108,10 @@ int emit_types(struct btf *btf, const struct graph *g, const struct emit_opts *o
 	       const uint32_t *picks, size_t npicks, struct type_map *map,
 	       struct skip_log *skips, struct diag *d);
 
-/* Step 2: the chosen function candidates (indices into g->funcs), name order. */
+/* Step 2: the chosen function candidates (indices into g->funcs), name order;
+ * PICK_TRUE_SIG marks one to write with its true signature. */
+#define PICK_TRUE_SIG 0x80000000u
+#define PICK_INDEX(p) ((p) & ~PICK_TRUE_SIG)
 int select_funcs(const struct graph *g, const struct elf_info *ei, const uint8_t *dropped,
 		 const struct emit_opts *o, struct skip_log *skips, uint32_t **picks, size_t *npicks);
 /* Step 4: their FUNCs and decl tags. */

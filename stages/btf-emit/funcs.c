@@ -25,12 +25,18 @@
  *     code has: skip, unless a struct is passed by value (which takes several
  *     registers and shifts the rest) or the parameter is floating point
  *     (passed in vector registers; pahole skips these, wrongly).
+ *  8. Reordered parameters: the i-th parameter's abstract origin is not the
+ *     origin's i-th parameter (a clone dropped or moved some): skip.
+ *  9. Uncertain location (x86_64): a packed struct passed by value on the
+ *     stack, where no tracer can tell where its bytes are: skip.
+ * With the opt-in feature true_signature, a function that rule 6 would skip
+ * is encoded instead with the signature its code has: under the clone's
+ * symbol name (foo.isra.0) and with only the parameters still passed.
  * FUNCs are added in name order with linkage static, as pahole writes them
  * all, each with its decl tags and, for kfuncs, bpf_kfunc / bpf_fastcall.
  *
- * Not done yet (pahole master has them): the packed-struct-on-stack
- * "uncertain location" rule, the "reordered parameters" rule, and the
- * true_signature feature.
+ * Not done (pahole master has it): true_signature's renaming of an aggregate
+ * parameter of which one field survives to param__field.
  */
 #include "emit.h"
 #include "../../common/diag.h"
@@ -223,11 +229,83 @@ static int unexpected_register(const struct graph *g, const struct graph_func *f
 	return 0;
 }
 
+/* ---- rule 9 ---- */
+
+static uint64_t type_align(const struct graph *g, uint32_t t, int depth)
+{
+	t = strip_cv(g, t);
+	if (!t || depth > 16)
+		return 1;
+	const struct graph_node *n = &g->nodes[t];
+	switch (n->kind) {
+	case G_TYPEDEF:
+		return type_align(g, n->type, depth + 1);
+	case G_ARRAY:
+		return type_align(g, n->type, depth + 1);
+	case G_STRUCT: case G_UNION: {
+		uint64_t a = 1;
+		for (uint32_t i = 0; i < n->item_count; i++) {
+			uint64_t m = type_align(g, g->items[n->item_first + i].type, depth + 1);
+			a = m > a ? m : a;
+		}
+		return a;
+	}
+	case G_PTR:
+		return 8;
+	default:
+		return n->size && n->size <= 8 ? n->size : n->size > 8 ? 8 : 1;
+	}
+}
+
+/* A struct whose members sit off their natural alignment was packed. */
+static int is_packed(const struct graph *g, uint32_t t)
+{
+	t = strip_cv(g, t);
+	while (t && g->nodes[t].kind == G_TYPEDEF)
+		t = strip_cv(g, g->nodes[t].type);
+	const struct graph_node *n = t ? &g->nodes[t] : NULL;
+	if (!n || (n->kind != G_STRUCT && n->kind != G_UNION))
+		return 0;
+	for (uint32_t i = 0; i < n->item_count; i++) {
+		const struct graph_item *m = &g->items[n->item_first + i];
+		if (!m->bit_size && m->value % (8 * type_align(g, m->type, 0)))
+			return 1;
+	}
+	return n->size % type_align(g, t, 0) != 0;
+}
+
+/* x86_64 SysV: six integer registers; a struct of 16 bytes or less takes one
+ * or two, a larger one goes to memory. A packed struct that ends up on the
+ * stack is the uncertain case. */
+static int uncertain_location(const struct graph *g, const struct graph_func *f, uint16_t machine)
+{
+	const struct graph_node *p = &g->nodes[f->proto];
+	unsigned used = 0;
+	if (machine != EM_X86_64)
+		return 0;
+	for (uint32_t i = 0; i < p->item_count; i++) {
+		uint32_t t = g->items[p->item_first + i].type;
+		uint32_t st = strip_cv(g, t);
+		while (st && g->nodes[st].kind == G_TYPEDEF)
+			st = strip_cv(g, g->nodes[st].type);
+		int by_value = st && (g->nodes[st].kind == G_STRUCT || g->nodes[st].kind == G_UNION);
+		uint64_t size = by_value ? g->nodes[st].size : 8;
+		unsigned regs = by_value ? (size <= 8 ? 1 : size <= 16 ? 2 : 99) : 1;
+		int on_stack = is_float(g, t) ? 0 : used + regs > 6;
+		if (!is_float(g, t) && !on_stack)
+			used += regs;
+		if (by_value && on_stack && is_packed(g, t))
+			return 1;
+	}
+	return 0;
+}
+
 /* ---- the rules applied to one name ---- */
 
 static const char *judge(const struct graph *g, const struct elf_info *ei, const struct emit_opts *o,
-			 const uint8_t *dropped, const uint32_t *cand, size_t n, size_t *pick)
+			 const uint8_t *dropped, const uint32_t *cand, size_t n, size_t *pick, int *true_sig)
 {
+	*true_sig = 0;
 	const char *name = graph_str(g, g->funcs[cand[0]].name);
 	struct sym_group grp = { .naddrs = 1 };
 	*pick = n;
@@ -271,13 +349,21 @@ static const char *judge(const struct graph *g, const struct elf_info *ei, const
 	int optimized = 0;
 	for (uint32_t i = 0; i < f->loc_count; i++)
 		optimized |= param_optimized(&g->locs[f->loc_first + i]);
-	if (optimized && f->cc == DW_CC_nocall_)
-		return "optimized parameters: the calling convention changed (DW_CC_nocall)";
-	if (optimized && grp.clone && (f->flags & G_F_HAS_PC))
-		return "optimized parameters: the symbol is a .isra/.constprop clone";
 	if (ei && unexpected_register(g, f, ei->machine))
 		return "a parameter is in an unexpected register";
+	if (ei && uncertain_location(g, f, ei->machine))
+		return "uncertain parameter location: a packed struct passed on the stack";
+	const char *abi = NULL;
+	if (optimized && f->cc == DW_CC_nocall_)
+		abi = "optimized parameters: the calling convention changed (DW_CC_nocall)";
+	else if (optimized && grp.clone && (f->flags & G_F_HAS_PC))
+		abi = "optimized parameters: the symbol is a .isra/.constprop clone";
+	if (abi && !HAS_FEAT(o, FEAT_TRUE_SIGNATURE))
+		return abi;
+	if (!abi && (f->flags & G_F_REORDERED))
+		return "reordered parameters: a parameter's origin is at another position";
 	*pick = c;
+	*true_sig = abi != NULL;
 	return NULL;
 }
 
@@ -302,9 +388,10 @@ int select_funcs(const struct graph *g, const struct elf_info *ei, const uint8_t
 		size_t end = i + 1, pick;
 		while (end < g->nfuncs && !strcmp(graph_str(g, g->funcs[order[end]].name), name))
 			end++;
-		const char *why = judge(g, ei, o, dropped, order + i, end - i, &pick);
+		int true_sig;
+		const char *why = judge(g, ei, o, dropped, order + i, end - i, &pick, &true_sig);
 		if (!why)
-			picks[n++] = order[i + pick];
+			picks[n++] = order[i + pick] | (true_sig ? PICK_TRUE_SIG : 0);
 		else if (skips)
 			skip_log__add(skips, "func", *name ? name : "(unnamed)", why, g, g->funcs[order[i]].cu);
 		i = end;
@@ -313,6 +400,42 @@ int select_funcs(const struct graph *g, const struct elf_info *ei, const uint8_t
 	*picks_out = picks;
 	*npicks = n;
 	return 0;
+}
+
+/* true_signature: the clone's symbol name at the function's address (or the
+ * name itself for DW_CC_nocall) and a prototype of only the parameters that
+ * are still passed (a register location at entry). Returns the FUNC's id. */
+static int add_true_signature(struct btf *btf, const struct graph *g, const struct elf_info *ei,
+			      const struct graph_func *f, const struct type_map *map, const char **name)
+{
+	const char *base = *name;
+	size_t len = strlen(base), lo = 0, hi = ei ? ei->nsyms : 0;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (strcmp(ei->syms[mid].name, base) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; ei && i < ei->nsyms && !strncmp(ei->syms[i].name, base, len); i++)
+		if (ei->syms[i].name[len] == '.' && ei->syms[i].type == STT_FUNC && ei->syms[i].value == f->pc &&
+		    (!ei->is_rel || ei->syms[i].shndx == f->shndx)) {
+			*name = ei->syms[i].name;
+			break;
+		}
+	const struct graph_node *p = &g->nodes[f->proto];
+	int proto = btf__add_func_proto(btf, p->type ? (int)map->ids[p->type] : 0);
+	for (uint32_t k = 0; k < p->item_count && proto > 0; k++) {
+		const struct graph_item *it = &g->items[p->item_first + k];
+		if (k < f->loc_count && g->locs[f->loc_first + k].loc != 1)
+			continue; /* optimized out: not passed any more */
+		int r = btf__add_func_param(btf, graph_str(g, it->name), it->type ? (int)map->ids[it->type] : 0);
+		if (r < 0)
+			return r;
+	}
+	if (proto < 0)
+		return proto;
+	return btf__add_func(btf, *name, BTF_FUNC_STATIC, proto);
 }
 
 static int add_tag(struct btf *btf, const char *value, int id, int comp, const char *name, struct diag *d)
@@ -326,14 +449,17 @@ int emit_funcs(struct btf *btf, const struct graph *g, const struct elf_info *ei
 {
 	int err = 0, tags = HAS_FEAT(o, FEAT_DECL_TAG);
 	for (size_t i = 0; i < npicks && !err; i++) {
-		const struct graph_func *f = &g->funcs[picks[i]];
+		const struct graph_func *f = &g->funcs[PICK_INDEX(picks[i])];
 		const char *name = graph_str(g, f->name);
-		int id = btf__add_func(btf, name, BTF_FUNC_STATIC, (int)map->ids[f->proto]);
+		int id = (picks[i] & PICK_TRUE_SIG) ? add_true_signature(btf, g, ei, f, map, &name)
+						    : btf__add_func(btf, name, BTF_FUNC_STATIC, (int)map->ids[f->proto]);
 		if (id < 0)
 			return diag_fail(d, -id, "function %s: libbpf refused it: %s", name, strerror(-id));
 		/* Decl tags: the parameters' (component = index), then the
 		 * function's (-1), the order clang's own BTF has. */
-		for (int comp = 0; tags && comp <= (int)f->loc_count && !err; comp++) {
+		/* A true signature dropped parameters: only the function's own tags. */
+		int first_comp = (picks[i] & PICK_TRUE_SIG) ? (int)f->loc_count : 0;
+		for (int comp = first_comp; tags && comp <= (int)f->loc_count && !err; comp++) {
 			int c = comp < (int)f->loc_count ? comp : -1;
 			const struct graph_loc *l = c >= 0 ? &g->locs[f->loc_first + c] : NULL;
 			uint32_t first = l ? l->annot_first : f->annot_first;

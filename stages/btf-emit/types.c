@@ -370,7 +370,8 @@ static int drop_unused_protos(const struct graph *g, const uint32_t *picks, size
 	for (size_t i = 0; i < g->nvars; i++)
 		used[g->vars[i].type] = 1;
 	for (size_t i = 0; i < npicks; i++)
-		used[g->funcs[picks[i]].proto] = 1;
+		if (!(picks[i] & PICK_TRUE_SIG)) /* that one gets a prototype of its own */
+			used[g->funcs[PICK_INDEX(picks[i])].proto] = 1;
 	for (size_t i = 1; i <= g->nnodes; i++)
 		if (g->nodes[i].kind == G_FUNC_PROTO && !used[i] && !map->dropped[i])
 			map->dropped[i] = 2;

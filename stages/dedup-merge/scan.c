@@ -349,6 +349,14 @@ static int collect_func(struct scanner *x, uint32_t k, size_t *cap_f, size_t *ca
 		fp->loc = p->loc;
 		fp->loc_reg = p->loc_reg;
 		const struct cus_rec *pn = p;
+		if (p->origin && !cus_ref_is_extern(p->origin) && r->origin && !cus_ref_is_extern(r->origin)) {
+			/* The i-th parameter's origin should be the origin
+			 * function's i-th: a clone that reorders parameters has a
+			 * signature the source does not. */
+			uint32_t fo = cus_ref_index(r->origin);
+			if (cus_ref_index(p->origin) != fo + 1 + i)
+				f->flags |= G_F_REORDERED;
+		}
 		if ((!p->name || !p->type) && p->origin) {
 			if (cus_ref_is_extern(p->origin))
 				fp->origin_off = x->cu.externs[cus_ref_index(p->origin)];

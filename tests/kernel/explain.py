@@ -17,7 +17,8 @@ import subprocess
 import sys
 
 RULES = ("optimized parameters", "ambiguous address", "inconsistent prototype",
-         "a parameter is in an unexpected register")
+         "a parameter is in an unexpected register", "uncertain parameter location",
+         "reordered parameters")
 
 
 def detail_lines(path):
