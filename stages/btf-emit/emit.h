@@ -100,6 +100,8 @@ struct type_map {
 	size_t first_extra;	/* extras before this are the nodes' own arrays */
 };
 void type_map__free(struct type_map *map);
+/* A name BTF accepts for a struct, union, enum, typedef or function. */
+int btf_name_ok(const char *s);
 /* Step 1: decide what cannot be written (fills map->dropped). */
 int types_prepare(const struct graph *g, struct type_map *map);
 /* Step 3: every node as BTF but prototypes no type and no picked function

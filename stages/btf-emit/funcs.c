@@ -311,6 +311,8 @@ static const char *judge(const struct graph *g, const struct elf_info *ei, const
 	*pick = n;
 	if (!*name)
 		return "no name";
+	if (!btf_name_ok(name))
+		return "a name BTF does not allow (C++ template or operator)";
 	if (ei && ei->nsyms) {
 		symbol_group(ei, name, &grp);
 		if (!grp.naddrs)

@@ -171,8 +171,14 @@ static int emit(const struct emit_opts *o, struct diag *d, const char **where)
 	 * types (libbpf's dedup against a base). A struct that refers to a
 	 * declared-only type the base defines only matches the base once that
 	 * fwd was resolved, which libbpf does after comparing structs; so dedup
-	 * again until nothing changes (two passes in practice, at most four). */
-	for (int pass = 0; base && pass < 4; pass++) {
+	 * again until nothing changes (two passes in practice, at most four).
+	 * The same when types were left out (C++): a pointer to a left-out type
+	 * became void *, and such pointers are now alike. A C vmlinux has
+	 * neither: the graph is already deduplicated and this does not run. */
+	int lossy = 0;
+	for (size_t i = 1; i <= g.nnodes && !lossy; i++)
+		lossy = map.dropped[i] == 1;
+	for (int pass = 0; (base || lossy) && pass < 4; pass++) {
 		uint32_t before = btf__type_cnt(btf);
 		if ((err = btf__dedup(btf, NULL))) {
 			err = diag_fail(d, -err, "deduplicating against base %s failed: %s", o->base, strerror(-err));

@@ -37,11 +37,33 @@ static int is_transparent(const struct graph_node *n)
 	return n->kind == G_ATOMIC || n->kind == G_UNSPEC;
 }
 
-/* Nodes that cannot be written, and those that need them by value. */
+/* BTF names of structs, unions, enums, typedefs and functions are C
+ * identifiers (the kernel checks); C++ templates and operators are not. */
+int btf_name_ok(const char *s)
+{
+	if (!*s)
+		return 1; /* anonymous */
+	if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		      *s == '_' || *s == '.'))
+			return 0;
+	return 1;
+}
+
+static int needs_ident(uint8_t kind)
+{
+	return kind == G_STRUCT || kind == G_UNION || kind == G_ENUM || kind == G_TYPEDEF || kind == G_FWD;
+}
+
+/* Nodes that cannot be written (DWARF with no BTF form, a C++ name BTF does
+ * not allow), and those that need them by value. */
 static void mark_dropped(const struct graph *g, uint8_t *dropped)
 {
 	for (size_t i = 1; i <= g->nnodes; i++)
-		if (g->nodes[i].kind == G_UNSUPPORTED)
+		if (g->nodes[i].kind == G_UNSUPPORTED ||
+		    (needs_ident(g->nodes[i].kind) && !btf_name_ok(graph_str(g, g->nodes[i].name))))
 			dropped[i] = 1;
 	for (int changed = 1; changed;) {
 		changed = 0;
@@ -412,7 +434,9 @@ int emit_types(struct btf *btf, const struct graph *g, const struct emit_opts *o
 			if (skips && map->dropped[i] == 1)
 				skip_log__add(skips, "type", graph_str(g, n->name),
 					      n->kind == G_UNSUPPORTED ? "DWARF with no BTF form"
-								       : "needs a type with no BTF form",
+					      : needs_ident(n->kind) && !btf_name_ok(graph_str(g, n->name))
+						      ? "a name BTF does not allow (C++ template or operator)"
+						      : "needs a type with no BTF form",
 					      g, g->prov[g->prov_off[i]]);
 			continue;
 		}
