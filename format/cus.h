@@ -51,6 +51,10 @@ enum cus_flag {
 	CUS_F_ALL = (1u << 13) - 1,
 };
 
+/* A DIE of the dwz alternate file (.gnu_debugaltlink) is named by its offset
+ * in that file's .debug_info with this bit set; so is such a unit's cu_offset. */
+#define CUS_ALT_BIT (1ull << 62)
+
 /* File header flags. */
 #define CUS_FILE_ET_REL 1u
 

@@ -28,6 +28,9 @@ int cu_walk__init(struct cu_walk *w, const struct input *in, Dwarf *dw, struct d
 	memset(w, 0, sizeof(*w));
 	w->in = in;
 	w->dw = dw;
+	for (unsigned i = 0; i < in->ndw; i++)
+		if (in->dw[i] == dw)
+			w->alt = in->alt[i];
 	w->d = d;
 	w->strs = strtab__new();
 	return w->strs ? 0 : -ENOMEM;
@@ -116,7 +119,7 @@ int cu_walk__ref(struct cu_walk *w, uint64_t die_off, cus_ref *out)
 int cu_walk__new_rec(struct cu_walk *w, Dwarf_Die *die, uint8_t kind, uint32_t *idx)
 {
 	struct cus_cu *cu = &w->cu;
-	uint64_t off = dwarf_dieoffset(die);
+	uint64_t off = die_gid(w->dw, die);
 	if (cu->nrecs >= UINT32_MAX / 2 - 1 || vec_grow(&cu->recs, &cu->cap_recs, cu->nrecs + 1) ||
 	    map_grow(&w->map_keys, &w->map_vals, &w->map_cap, w->map_count))
 		return -ENOMEM;
@@ -147,7 +150,8 @@ int cu_walk__new_item(struct cu_walk *w, uint32_t *idx)
 
 int cu_walk__offdie(struct cu_walk *w, uint64_t off, Dwarf_Die *out)
 {
-	if (!dwarf_offdie(w->dw, off, out))
+	Dwarf *dw = (off & CUS_ALT_BIT) ? w->alt : w->dw;
+	if (!dw || !dwarf_offdie(dw, off & ~CUS_ALT_BIT, out))
 		return diag_fail(w->d, EBADMSG, "reference to DIE 0x%llx, which does not exist",
 				 (unsigned long long)off);
 	return 0;
@@ -287,12 +291,14 @@ static int unit_header(struct cu_walk *w, const struct unit *u, Dwarf_Die *cudie
 	uint8_t addr_size, off_size;
 	Dwarf_Off abbrev;
 	/* The type-signature arguments stay NULL: non-NULL means .debug_types. */
-	if (dwarf_next_unit(w->dw, u->offset, &next, &hsize, &version, &abbrev, &addr_size,
-			    &off_size, NULL, NULL) != 0 ||
-	    !dwarf_offdie(w->dw, u->offset + hsize, cudie))
+	uint64_t alt = u->offset & CUS_ALT_BIT, off = u->offset & ~CUS_ALT_BIT;
+	Dwarf *dw = alt ? w->alt : w->dw;
+	if (!dw || dwarf_next_unit(dw, off, &next, &hsize, &version, &abbrev, &addr_size,
+				   &off_size, NULL, NULL) != 0 ||
+	    !dwarf_offdie(dw, off + hsize, cudie))
 		return diag_fail(w->d, EBADMSG, "unit header unreadable: %s", dwarf_errmsg(-1));
 	w->unit_off = u->offset;
-	w->unit_end = next;
+	w->unit_end = next | alt;
 	w->cu.cu_offset = u->offset;
 	w->cu.unit_type = u->unit_type;
 	w->cu.dwarf_version = version;

@@ -13,19 +13,25 @@
 
 struct attrs_ctx {
 	struct die_attrs *a;
-	uint64_t unit_off;
+	Dwarf *main_dw;
 	int err;
 };
 
 /* The global offset of the DIE a reference attribute names (a CU-relative
  * form, DW_FORM_ref_addr across CUs, or a type signature). */
-static int ref_target(Dwarf_Attribute *at, uint64_t *out)
+static int ref_target(Dwarf_Attribute *at, Dwarf *main_dw, uint64_t *out)
 {
 	Dwarf_Die t;
 	if (!dwarf_formref_die(at, &t))
 		return -EBADMSG;
-	*out = dwarf_dieoffset(&t);
+	*out = die_gid(main_dw, &t);
 	return 0;
+}
+
+uint64_t die_gid(Dwarf *main_dw, Dwarf_Die *die)
+{
+	uint64_t off = dwarf_dieoffset(die);
+	return dwarf_cu_getdwarf(die->cu) == main_dw ? off : off | CUS_ALT_BIT;
 }
 
 /* Constants: a signed form is kept signed so bounds like -1 survive. */
@@ -93,15 +99,15 @@ static int attr_cb(Dwarf_Attribute *at, void *arg)
 		break;
 	case DW_AT_type:
 		bit = ATTR_TYPE;
-		err = ref_target(at, &a->type);
+		err = ref_target(at, x->main_dw, &a->type);
 		break;
 	case DW_AT_abstract_origin:
 		bit = ATTR_ORIGIN;
-		err = ref_target(at, &a->origin);
+		err = ref_target(at, x->main_dw, &a->origin);
 		break;
 	case DW_AT_specification:
 		bit = ATTR_SPEC;
-		err = ref_target(at, &a->spec);
+		err = ref_target(at, x->main_dw, &a->spec);
 		break;
 	case DW_AT_byte_size:
 		bit = ATTR_BYTE_SIZE;
@@ -202,10 +208,10 @@ static int attr_cb(Dwarf_Attribute *at, void *arg)
 	return DWARF_CB_OK;
 }
 
-int die_attrs__read(Dwarf_Die *die, uint64_t unit_off, struct die_attrs *a, struct diag *d)
+int die_attrs__read(Dwarf_Die *die, Dwarf *main_dw, struct die_attrs *a, struct diag *d)
 {
 	memset(a, 0, sizeof(*a));
-	struct attrs_ctx x = { .a = a, .unit_off = unit_off };
+	struct attrs_ctx x = { .a = a, .main_dw = main_dw };
 	if (dwarf_getattrs(die, attr_cb, &x, 0) < 0 || x.err)
 		return diag_fail(d, EBADMSG, "DIE 0x%llx: unreadable attribute: %s",
 				 (unsigned long long)dwarf_dieoffset(die),

@@ -53,7 +53,7 @@ static int rec_begin(struct cu_walk *w, Dwarf_Die *die, uint8_t kind, const stru
 static int read_annot(struct cu_walk *w, Dwarf_Die *child, struct cus_annot *out)
 {
 	struct die_attrs a;
-	int err = die_attrs__read(child, w->unit_off, &a, w->d);
+	int err = die_attrs__read(child, w->dw, &a, w->d);
 	if (!err)
 		err = cu_walk__str(w, a.name, &out->name);
 	if (!err)
@@ -134,7 +134,7 @@ static int follow_type(struct cu_walk *w, uint64_t off, int stop, struct die_att
 		Dwarf_Die t;
 		int err = cu_walk__offdie(w, off, &t);
 		if (!err)
-			err = die_attrs__read(&t, w->unit_off, out, w->d);
+			err = die_attrs__read(&t, w->dw, out, w->d);
 		if (err)
 			return err;
 		if ((out->present >> stop) & 1)
@@ -192,7 +192,7 @@ static int rec_ptr(struct cu_walk *w, Dwarf_Die *die, const struct die_attrs *a)
 static int add_member(struct cu_walk *w, Dwarf_Die *m)
 {
 	struct die_attrs a;
-	int err = die_attrs__read(m, w->unit_off, &a, w->d);
+	int err = die_attrs__read(m, w->dw, &a, w->d);
 	if (err)
 		return err;
 	if (HAS(&a, EXTERNAL) || HAS(&a, DECLARATION))
@@ -290,7 +290,7 @@ static int rec_enum(struct cu_walk *w, Dwarf_Die *die, const struct die_attrs *a
 				continue;
 			struct die_attrs ea;
 			uint32_t ii, name;
-			if ((err = die_attrs__read(&c, w->unit_off, &ea, w->d)) ||
+			if ((err = die_attrs__read(&c, w->dw, &ea, w->d)) ||
 			    (err = cu_walk__str(w, ea.name, &name)))
 				return err;
 			if (!HAS(&ea, CONST_VALUE))
@@ -362,7 +362,7 @@ static int rec_array(struct cu_walk *w, Dwarf_Die *die, const struct die_attrs *
 				continue;
 			struct die_attrs s;
 			uint32_t ii;
-			if ((err = die_attrs__read(&c, w->unit_off, &s, w->d)) ||
+			if ((err = die_attrs__read(&c, w->dw, &s, w->d)) ||
 			    (err = cu_walk__new_item(w, &ii)))
 				return err;
 			w->cu.items[ii] = (struct cus_item){ .value = ct == DW_TAG_subrange_type ? dimension(&s) : 0 };
@@ -391,7 +391,7 @@ static int rec_subroutine(struct cu_walk *w, Dwarf_Die *die, const struct die_at
 				struct die_attrs p;
 				uint32_t ii;
 				cus_ref t;
-				if ((err = die_attrs__read(&c, w->unit_off, &p, w->d)) ||
+				if ((err = die_attrs__read(&c, w->dw, &p, w->d)) ||
 				    (err = cu_walk__ref(w, HAS(&p, TYPE) ? p.type : 0, &t)) ||
 				    (err = cu_walk__new_item(w, &ii)))
 					return err;
@@ -484,7 +484,7 @@ static int rec_func(struct cu_walk *w, Dwarf_Die *die, const struct die_attrs *a
 			int ct = dwarf_tag(&c);
 			if (ct == DW_TAG_formal_parameter) {
 				struct die_attrs p;
-				if ((err = die_attrs__read(&c, w->unit_off, &p, w->d)) ||
+				if ((err = die_attrs__read(&c, w->dw, &p, w->d)) ||
 				    (err = rec_param(w, &c, &p)))
 					return err;
 				nparams++;
@@ -578,7 +578,7 @@ int die_record__add(struct cu_walk *w, Dwarf_Die *die, int toplevel)
 {
 	struct die_attrs a;
 	int tag = dwarf_tag(die);
-	int err = die_attrs__read(die, w->unit_off, &a, w->d);
+	int err = die_attrs__read(die, w->dw, &a, w->d);
 	if (err)
 		return err;
 	uint32_t idx;

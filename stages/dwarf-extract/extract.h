@@ -48,6 +48,9 @@ struct input {
 	Dwfl *dwfl;		/* ET_REL only: applies the relocations */
 	int is_rel;
 	Dwarf **dw;		/* one Dwarf handle per worker */
+	Dwarf **alt;		/* each handle's dwz alternate file, or NULL */
+	int alt_fd;
+	Elf *alt_elf;		/* the alternate file, shared by the alt handles */
 	unsigned ndw;
 	struct section *secs;	/* SHF_ALLOC sections, sorted by address */
 	size_t nsecs;
@@ -84,13 +87,18 @@ enum {
 
 #define HAS(a, x) (((a)->present >> ATTR_##x) & 1)
 
-/* Returns: 0, or -EBADMSG with the DIE named in d. */
-int die_attrs__read(Dwarf_Die *die, uint64_t unit_off, struct die_attrs *a, struct diag *d);
+/* Returns: 0, or -EBADMSG with the DIE named in d. References are read as
+ * global DIE offsets of main_dw's file, with CUS_ALT_BIT for a DIE of the
+ * dwz alternate file. */
+int die_attrs__read(Dwarf_Die *die, Dwarf *main_dw, struct die_attrs *a, struct diag *d);
+/* A DIE's global offset, CUS_ALT_BIT set when it lives in the alternate file. */
+uint64_t die_gid(Dwarf *main_dw, Dwarf_Die *die);
 
 /* Per-worker state for walking a CU; reused from CU to CU. */
 struct cu_walk {
 	const struct input *in;
 	Dwarf *dw;
+	Dwarf *alt;		/* the dwz alternate file, or NULL */
 	struct diag *d;
 	uint64_t unit_off, unit_end;	/* this CU's range in .debug_info */
 	struct cus_cu cu;

@@ -171,10 +171,10 @@ static int open_relocated(struct input *in, struct diag *d)
 	return 0;
 }
 
-static int list_units(struct input *in, struct diag *d)
+/* The units of one Dwarf (the file's, or its dwz alternate file's, whose
+ * offsets get CUS_ALT_BIT), appended to in->units. */
+static int list_units_of(struct input *in, Dwarf *dw, uint64_t bit, size_t *cap, struct diag *d)
 {
-	Dwarf *dw = in->dw[0];
-	size_t cap = 0;
 	Dwarf_Half version;
 	uint8_t ut;
 	Dwarf_CU *cu = NULL;
@@ -187,14 +187,26 @@ static int list_units(struct input *in, struct diag *d)
 					 "(-gsplit-dwarf): its types live in a .dwo file, which btfpipe "
 					 "does not read; build without -gsplit-dwarf",
 					 in->path, (unsigned long long)uoff);
-		if (vec_grow(&in->units, &cap, in->nunits + 1))
+		if (vec_grow(&in->units, cap, in->nunits + 1))
 			return -ENOMEM;
-		in->units[in->nunits++] = (struct unit){ uoff, ut, (uint8_t)version };
+		in->units[in->nunits++] = (struct unit){ uoff | bit, ut, (uint8_t)version };
 	}
 	if (res < 0)
-		return diag_fail(d, EBADMSG, "%s: .debug_info unreadable after %zu units: %s", in->path,
-				 in->nunits, dwarf_errmsg(-1));
+		return diag_fail(d, EBADMSG, "%s: %s.debug_info unreadable after %zu units: %s", in->path,
+				 bit ? "the dwz alternate file's " : "", in->nunits, dwarf_errmsg(-1));
 	return 0;
+}
+
+/* The file's units, then those of its dwz alternate file (.gnu_debugaltlink),
+ * which its DIEs refer into: they are extracted too, so the merge resolves
+ * those references like any other cross-CU one. */
+static int list_units(struct input *in, struct diag *d)
+{
+	size_t cap = 0;
+	int err = list_units_of(in, in->dw[0], 0, &cap, d);
+	if (!err && in->alt[0])
+		err = list_units_of(in, in->alt[0], CUS_ALT_BIT, &cap, d);
+	return err;
 }
 
 static int has_section(Elf *elf, const char *want)
@@ -212,9 +224,67 @@ static int has_section(Elf *elf, const char *want)
 	return 0;
 }
 
+/* dwz's alternate file, named by .gnu_debugaltlink (a path, then the 20-byte
+ * build id): as written, beside the input, or in /usr/lib/debug/.dwz or the
+ * build-id tree. Its build id must match. Opened once, on the main thread;
+ * each worker gets its own Dwarf handle over it, set as its handle's alt. */
+static int open_alt(struct input *in, unsigned workers, struct diag *d)
+{
+	const char *name = NULL;
+	const void *want_id = NULL;
+	ssize_t want_len = dwelf_dwarf_gnu_debugaltlink(in->dw[0], &name, &want_id);
+	in->alt_fd = -1;
+	if (want_len <= 0)
+		return 0; /* no dwz alternate file */
+	char *dir = strdup(in->path), cand[4][4096];
+	if (!dir)
+		return -ENOMEM;
+	const uint8_t *id = want_id;
+	snprintf(cand[0], sizeof(cand[0]), "%s", name);
+	snprintf(cand[1], sizeof(cand[1]), "%s/%s", dirname(dir), name);
+	const char *base = strrchr(name, '/');
+	snprintf(cand[2], sizeof(cand[2]), "/usr/lib/debug/.dwz/%s", base ? base + 1 : name);
+	int n = snprintf(cand[3], sizeof(cand[3]), "/usr/lib/debug/.build-id/%02x/", id[0]);
+	for (ssize_t i = 1; i < want_len && n < 4000; i++)
+		n += snprintf(cand[3] + n, sizeof(cand[3]) - (size_t)n, "%02x", id[i]);
+	snprintf(cand[3] + n, sizeof(cand[3]) - (size_t)n, ".debug");
+	free(dir);
+	for (int c = 0; c < 4 && !in->alt_elf; c++) {
+		int fd = open(cand[c], O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		const void *got;
+		ssize_t got_len = e ? dwelf_elf_gnu_build_id(e, &got) : -1;
+		if (got_len == want_len && !memcmp(got, want_id, (size_t)want_len)) {
+			in->alt_fd = fd;
+			in->alt_elf = e;
+			break;
+		}
+		if (e)
+			elf_end(e);
+		close(fd);
+	}
+	if (!in->alt_elf)
+		return diag_fail(d, ENOENT, "%s: its DWARF refers to the dwz alternate file %s "
+				 "(.gnu_debugaltlink), which was not found with a matching build id beside it, "
+				 "as written, in /usr/lib/debug/.dwz or in the build-id tree", in->path, name);
+	for (unsigned i = 0; i < workers; i++) {
+		in->alt[i] = dwarf_begin_elf(in->alt_elf, DWARF_C_READ, NULL);
+		if (!in->alt[i])
+			return diag_fail(d, ENOTSUP, "%s: the dwz alternate file %s has no .debug_info libdw "
+					 "can open (%s); a strings-only alternate file (dwz -m over programs "
+					 "that share no types) cannot be read with elfutils 0.188", in->path, name,
+					 dwarf_errmsg(-1));
+		dwarf_setalt(in->dw[i], in->alt[i]);
+	}
+	return 0;
+}
+
 int input__open(struct input *in, const char *path, unsigned workers, struct diag *d)
 {
 	memset(in, 0, sizeof(*in));
+	in->alt_fd = -1;
 	in->path = path;
 	in->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (in->fd < 0) {
@@ -242,7 +312,8 @@ int input__open(struct input *in, const char *path, unsigned workers, struct dia
 		return err;
 
 	in->dw = calloc(workers, sizeof(*in->dw));
-	if (!in->dw)
+	in->alt = calloc(workers, sizeof(*in->alt));
+	if (!in->dw || !in->alt)
 		return -ENOMEM;
 	for (unsigned i = 0; i < workers; i++, in->ndw++) {
 		in->dw[i] = dwarf_begin_elf(in->elf, DWARF_C_READ, NULL);
@@ -252,6 +323,8 @@ int input__open(struct input *in, const char *path, unsigned workers, struct dia
 					 path, dwarf_errmsg(e));
 		}
 	}
+	if ((err = open_alt(in, workers, d)))
+		return err;
 	err = collect_sections(in, d);
 	if (!err)
 		err = list_units(in, d);
@@ -263,6 +336,14 @@ void input__close(struct input *in)
 	for (unsigned i = 0; i < in->ndw; i++)
 		dwarf_end(in->dw[i]);
 	free(in->dw);
+	for (unsigned i = 0; in->alt && i < in->ndw; i++)
+		if (in->alt[i])
+			dwarf_end(in->alt[i]);
+	free(in->alt);
+	if (in->alt_elf)
+		elf_end(in->alt_elf);
+	if (in->alt_fd >= 0)
+		close(in->alt_fd);
 	if (in->dwfl)
 		dwfl_end(in->dwfl); /* owns in->elf for ET_REL */
 	if (in->file_elf)
