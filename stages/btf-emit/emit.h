@@ -39,6 +39,7 @@ struct emit_opts {
 	const char *base;	/* --btf-base: raw BTF or an ELF with .BTF; makes split BTF */
 	const char *elf_out;	/* --elf-out: a copy of --elf with .BTF in it (may be --elf itself) */
 	const char *skip_report; /* --skip-report FILE */
+	const char *explain;	/* --explain NAME: print why, write nothing */
 };
 
 struct elf_section {
@@ -116,6 +117,10 @@ int emit_types(struct btf *btf, const struct graph *g, const struct emit_opts *o
 #define PICK_INDEX(p) ((p) & ~PICK_TRUE_SIG)
 int select_funcs(const struct graph *g, const struct elf_info *ei, const uint8_t *dropped,
 		 const struct emit_opts *o, struct skip_log *skips, uint32_t **picks, size_t *npicks);
+/* --explain NAME: the evidence and the decision for a function or variable. */
+int explain(FILE *o, const struct graph *g, const struct elf_info *ei, const struct emit_opts *opts,
+	    const uint8_t *dropped, const char *name);
+
 /* Step 4: their FUNCs and decl tags. */
 int emit_funcs(struct btf *btf, const struct graph *g, const struct elf_info *ei, const uint32_t *picks,
 	       size_t npicks, const struct type_map *map, const struct emit_opts *o, struct diag *d);

@@ -42,6 +42,8 @@ static void usage(FILE *o)
 		"      --supported-features  print the features this build can encode and exit\n"
 		"      --no-floats        write floating-point types as INT (feature float off)\n"
 		"      --skip-report F    one line per function, variable or type left out, why\n"
+		"      --explain NAME     print why function or variable NAME is or is not\n"
+		"                         encoded (its DWARF descriptions, symbols, the rule)\n"
 		"  -h, --help             this text\n"
 		"      --version          print the version\n"
 		"\n"
@@ -60,6 +62,7 @@ static int parse_opts(int argc, char **argv, struct emit_opts *o)
 		{ "supported-features", no_argument, NULL, 'L' },
 		{ "no-floats", no_argument, NULL, 'F' },
 		{ "skip-report", required_argument, NULL, 'S' },
+		{ "explain", required_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -77,12 +80,13 @@ static int parse_opts(int argc, char **argv, struct emit_opts *o)
 		case 'L': features_print_supported(stdout); exit(EXIT_OK);
 		case 'F': no_floats = 1; break;
 		case 'S': o->skip_report = optarg; break;
+		case 'X': o->explain = optarg; break;
 		case 'h': usage(stdout); exit(EXIT_OK);
 		case 'V': printf(TOOL " (btfpipe) " BTFPIPE_VERSION "\n"); exit(EXIT_OK);
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
-	if (optind + 1 != argc || (!o->output && !o->elf_out)) {
+	if (optind + 1 != argc || (!o->output && !o->elf_out && !o->explain)) {
 		diag_error(TOOL, "need exactly one input .graph and -o OUT.btf or --elf-out (see --help)");
 		return EXIT_USAGE;
 	}
@@ -161,6 +165,12 @@ static int emit(const struct emit_opts *o, struct diag *d, const char **where)
 		goto out;
 	}
 	const struct elf_info *eip = o->elf ? &ei : NULL;
+	if (o->explain) {
+		err = types_prepare(&g, &map);
+		if (!err)
+			err = explain(stdout, &g, eip, o, map.dropped, o->explain);
+		goto out;
+	}
 	if ((err = types_prepare(&g, &map)) ||
 	    (err = select_funcs(&g, eip, map.dropped, o, &skips, &picks, &npicks)) ||
 	    (err = emit_types(btf, &g, o, picks, npicks, &map, &skips, d)) ||
