@@ -70,10 +70,18 @@ test: all
 	@$(MAKE) --no-print-directory COLLIDE=1 all
 	@./tests/run.sh
 
+# make install PREFIX=DIR: the three stages and pipeline.sh in DIR/bin, the
+# man pages in DIR/share/man/man1 (DESTDIR is honoured for packaging).
+PREFIX ?= /usr/local
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(addprefix $(BIN)/,$(STAGES)) pipeline.sh $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+
 check-kernel: deps all
 	@./tests/kernel/run.sh
 
 clean:
 	rm -rf build build-asan build-collide bin bin-asan bin-collide tests/out
 
-.PHONY: all deps run test check-kernel clean
+.PHONY: all deps run test install check-kernel clean

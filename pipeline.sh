@@ -16,7 +16,8 @@
 # returned (see README "Exit codes"); nothing of the failed stage is left.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-bin=${BTFPIPE_BIN:-$here/bin}
+# Installed, the stages sit beside this script; in a checkout, in bin/.
+if [ -x "$here/dwarf-extract" ]; then bin=${BTFPIPE_BIN:-$here}; else bin=${BTFPIPE_BIN:-$here/bin}; fi
 jobs="" keep="" from="" out="" verbose=0 features="" base="" elfout="" langx=""
 
 # The version this front answers to pahole --version. The kernel's

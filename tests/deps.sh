@@ -7,7 +7,7 @@
 # Without root it prints the exact apt-get line and fails.
 set -eu
 pkgs="libdw-dev libelf-dev libbpf-dev libxxhash-dev pkg-config gcc make
-      clang-19 lld-19 llvm-19 dwarves bpftool python3 dwz binutils"
+      clang-19 lld-19 llvm-19 dwarves bpftool python3 dwz binutils man-db"
 missing=""
 for p in $pkgs; do
 	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# t1210-install: `make install PREFIX=DIR` installs a pipeline that runs on
+# its own, and man pages that render.
+. "$(dirname "$0")/lib.sh"
+
+p="$T_OUT/prefix"
+# The variant's own binaries: bin-asan/ is installed with SANITIZE=1.
+san=""
+[ "${T_VARIANT:-bin}" = bin-asan ] && san="SANITIZE=1"
+# shellcheck disable=SC2086
+check "make install PREFIX=..." make -s -C "$T_TOP" $san install PREFIX="$p"
+for f in dwarf-extract dedup-merge btf-emit pipeline.sh; do
+	[ -x "$p/bin/$f" ] && ok "installed: bin/$f" || not_ok "installed: bin/$f"
+done
+for m in dwarf-extract dedup-merge btf-emit pipeline.sh; do
+	if out=$(MANWIDTH=80 man -l "$p/share/man/man1/$m.1" 2>&1 >/dev/null) && [ -z "$out" ] &&
+		MANWIDTH=80 man -l "$p/share/man/man1/$m.1" 2>/dev/null | grep -q '^NAME'; then
+		ok "man -l renders $m.1"
+	else
+		not_ok "man -l renders $m.1" "$out"
+	fi
+done
+build_fixture gcc -O2 5 "$T_OUT" sample || not_ok "build sample"
+# Away from the checkout: the installed script finds the installed stages.
+check "the installed pipeline runs" env -u BTFPIPE_BIN "$p/bin/pipeline.sh" -o "$T_OUT/s.btf" "$T_OUT/sample"
+check "its BTF parses" "$T_BIN/tools/btfcheck" "$T_OUT/s.btf"
+for f in dwarf-extract dedup-merge btf-emit; do
+	check "$f --version" "$p/bin/$f" --version
+done
