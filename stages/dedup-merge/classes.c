@@ -425,8 +425,38 @@ static int sig_init(struct sig_table *s, uint64_t expect)
 	return 0;
 }
 
+/* Double the slots when half full (signatures stay where they are). */
+static int sig_grow(struct sig_table *s)
+{
+	size_t ncap = s->cap * 2;
+	uint64_t *nh = malloc(ncap * sizeof(*nh));
+	uint32_t *ni = calloc(ncap, sizeof(*ni));
+	if (!nh || !ni) {
+		free(nh);
+		free(ni);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < s->cap; i++) {
+		if (!s->id[i])
+			continue;
+		size_t j = s->hash[i] & (ncap - 1);
+		while (ni[j])
+			j = (j + 1) & (ncap - 1);
+		nh[j] = s->hash[i];
+		ni[j] = s->id[i];
+	}
+	free(s->hash);
+	free(s->id);
+	s->hash = nh;
+	s->id = ni;
+	s->cap = ncap;
+	return 0;
+}
+
 static int64_t sig_intern(struct sig_table *s, const uint32_t *w, uint32_t n)
 {
+	if ((size_t)s->count * 2 + 2 > s->cap && sig_grow(s))
+		return -ENOMEM;
 	uint64_t h = hash64(w, n * sizeof(*w));
 	size_t j = h & (s->cap - 1);
 	for (; s->id[j]; j = (j + 1) & (s->cap - 1)) {
@@ -435,8 +465,6 @@ static int64_t sig_intern(struct sig_table *s, const uint32_t *w, uint32_t n)
 		    !memcmp(s->words + s->sig_off[id], w, n * sizeof(*w)))
 			return id;
 	}
-	if ((size_t)s->count * 2 + 2 > s->cap)
-		return -E2BIG; /* sized for every node: cannot happen */
 	size_t cap_ids = s->cap_ids;
 	if (vec_grow(&s->words, &s->cap_words, s->nwords + n) ||
 	    vec_grow(&s->sig_off, &s->cap_ids, (size_t)s->count + 1))
@@ -485,7 +513,9 @@ int classes_refine(struct merge *m)
 	m->ncls = m->nweak;
 
 	for (int round = 1;; round++) {
-		if ((err = sig_init(&st, m->nnodes + 1)))
+		/* Sized for about as many classes as the last round had; it
+		 * grows if this round splits more. */
+		if ((err = sig_init(&st, (uint64_t)m->ncls + 1024)))
 			goto out;
 		memset(split_next, 0, nw);
 		memset(first_next, 0xff, nw * sizeof(uint32_t));

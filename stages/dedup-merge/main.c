@@ -10,6 +10,7 @@
 #include "merge.h"
 #include "../../common/cli.h"
 #include "../../common/diag.h"
+#include "../../common/mapfile.h"
 #include "../../common/pool.h"
 #include "../../common/strtab.h"
 #include "../../common/version.h"
@@ -155,7 +156,14 @@ static int work_cu(void *ctx, unsigned worker, size_t ci)
 	for (size_t i = 0; i < m->o->nexclude; i++)
 		if (lang == m->o->exclude_langs[i])
 			return scan_cu_excluded(&m->files[in], m->cu_index[ci], in, &m->scans[ci], &r->ds[ci]);
-	return scan_cu(&m->files[in], m->cu_index[ci], in, &m->wanted[in], &m->scans[ci], &r->ds[ci]);
+	int err = scan_cu(&m->files[in], m->cu_index[ci], in, &m->wanted[in], &m->xt[in], &m->scans[ci],
+			  &r->ds[ci]);
+	/* The blob's pages are done with until a few are read again (names,
+	 * representatives): keeping them resident would put the whole .cus in
+	 * the merge's peak RSS. */
+	const struct cus_index_entry *e = &m->files[in].index[m->cu_index[ci]];
+	mapfile_done_with(m->files[in].map + e->blob_off, e->blob_size);
+	return err;
 }
 
 static int insert_cu(void *ctx, size_t ci)
@@ -206,6 +214,11 @@ static int open_inputs(struct merge *m)
 		}
 	}
 	cus_cu__free(&head);
+	m->xt = calloc(o->ninputs, sizeof(*m->xt));
+	if (!m->xt)
+		return -ENOMEM;
+	for (size_t i = 0; i < o->ninputs && !err; i++)
+		err = xtargets_collect(&m->files[i], &m->wanted[i], &m->xt[i], m->d);
 	return err;
 }
 
@@ -254,9 +267,12 @@ static void merge_free(struct merge *m)
 		for (size_t i = 0; i < m->o->ninputs; i++) {
 			cus_file__close(&m->files[i]);
 			offset_set__free(&m->wanted[i]);
+			if (m->xt)
+				xtargets_free(&m->xt[i]);
 		}
 	free(m->files);
 	free(m->wanted);
+	free(m->xt);
 	free(m->cu_input);
 	free(m->cu_index);
 	free(m->cu_base);

@@ -142,10 +142,28 @@ int offset_set__add(struct offset_set *s, uint64_t off);
 int offset_set__has(const struct offset_set *s, uint64_t off);
 void offset_set__free(struct offset_set *s);
 
+/* What a CU needs to know of a DIE in another CU that it refers to (LTO,
+ * dwz): enough to key the reference exactly as a reference to the same DIE
+ * from inside its own CU would be keyed (scan.c put_ref). Per input,
+ * offset -> target, filled by xtargets_collect() before any scan. */
+struct xtarget {
+	uint64_t off;
+	uint8_t kind;
+	const char *name;	/* into the mapped file */
+};
+struct xtargets {
+	struct offset_set set;
+	struct xtarget *vals;	/* parallel to set.keys */
+};
+int xtargets_collect(const struct cus_file *f, const struct offset_set *wanted, struct xtargets *xt,
+		     struct diag *d);
+const struct xtarget *xtargets_get(const struct xtargets *xt, uint64_t off);
+void xtargets_free(struct xtargets *xt);
+
 /* scan.c: decode CU `cu_index` of `f` and fill `out`. `wanted` are the
- * offsets other CUs of the same input refer to. */
+ * offsets other CUs of the same input refer to, `xt` what they are. */
 int scan_cu(const struct cus_file *f, size_t cu_index, uint32_t input,
-	    const struct offset_set *wanted, struct cu_scan *out, struct diag *d);
+	    const struct offset_set *wanted, const struct xtargets *xt, struct cu_scan *out, struct diag *d);
 /* A CU left out by --lang-exclude: its name for provenance, no records. */
 int scan_cu_excluded(const struct cus_file *f, size_t cu_index, uint32_t input,
 		     struct cu_scan *out, struct diag *d);
@@ -165,6 +183,7 @@ struct merge {
 	const struct merge_opts *o;
 	struct cus_file *files;		/* per input */
 	struct offset_set *wanted;	/* per input: offsets some CU refers to */
+	struct xtargets *xt;		/* per input: what those offsets are */
 	size_t ncus;
 	uint32_t *cu_input;		/* per CU: its input */
 	uint32_t *cu_index;		/* per CU: its index in that input */

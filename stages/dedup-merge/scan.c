@@ -7,6 +7,7 @@
  */
 #include "merge.h"
 #include "../../common/diag.h"
+#include "../../common/hash.h"
 #include "../../common/vec.h"
 
 #include <errno.h>
@@ -18,6 +19,8 @@ enum { K_NEW, K_BUSY, K_DONE };
 struct scanner {
 	struct cus_cu cu;
 	struct cu_scan *out;
+	const struct offset_set *wanted;
+	const struct xtargets *xt;
 	uint8_t *state;
 	struct diag *d;
 	const char *what;
@@ -48,15 +51,20 @@ static int is_type_kind(unsigned kind)
 
 /* Named structs, unions, enums (defined or declared) and typedefs are
  * referred to by name plus a stop edge; everything else is inlined. */
-static int is_stop(const struct cus_rec *r)
+static int is_stop_kind(unsigned kind, uint32_t name)
 {
-	switch (r->kind) {
-	case CUS_STRUCT: case CUS_UNION: case CUS_ENUM:
-		return r->name != 0;
+	switch (kind) {
+	case CUS_STRUCT: case CUS_UNION: case CUS_ENUM: case CUS_BASE:
+		return name != 0;
 	case CUS_TYPEDEF:
 		return 1;
 	}
 	return 0;
+}
+
+static int is_stop(const struct cus_rec *r)
+{
+	return is_stop_kind(r->kind, r->name);
 }
 
 static char kind_class(unsigned kind)
@@ -65,6 +73,7 @@ static char kind_class(unsigned kind)
 	case CUS_STRUCT: return 'S';
 	case CUS_UNION: return 'U';
 	case CUS_ENUM: return 'E';
+	case CUS_BASE: return 'B';
 	default: return 'T';
 	}
 }
@@ -100,8 +109,11 @@ static int prepare_ref(struct scanner *x, cus_ref ref, int depth)
 	return is_stop(tr) ? 0 : key_of(x, t, depth + 1);
 }
 
-/* Append the key of a reference: V (void), E + stop (other CU), N + kind
- * class + name + stop (named type), or I + the target's own key and stops. */
+/* Append the key of a reference: V (void), N + kind class + name + stop (a
+ * named type), X + stop (an unnamed type some other CU refers to as well), or
+ * I + the target's own key and stops. A reference into another CU is keyed
+ * exactly like one to the same DIE from inside its CU (V, N or X), so two
+ * copies of a type that reach a member type differently still meet. */
 static int put_ref(struct scanner *x, struct buf *b, cus_ref ref)
 {
 	struct cu_scan *o = x->out;
@@ -110,8 +122,20 @@ static int put_ref(struct scanner *x, struct buf *b, cus_ref ref)
 		return 0;
 	}
 	if (cus_ref_is_extern(ref)) {
-		buf_u8(b, 'E');
-		return add_stop(x, STOP_XREF | cus_ref_index(ref));
+		uint32_t e = cus_ref_index(ref);
+		const struct xtarget *t = x->xt ? xtargets_get(x->xt, x->cu.externs[e]) : NULL;
+		if (t && t->kind == CUS_UNSPECIFIED) {
+			buf_u8(b, 'V');
+			return 0;
+		}
+		if (t && is_stop_kind(t->kind, *t->name)) {
+			buf_u8(b, 'N');
+			buf_u8(b, (uint8_t)kind_class(t->kind));
+			put_str(b, t->name);
+		} else {
+			buf_u8(b, 'X'); /* (no target: the merge reports it when resolving) */
+		}
+		return add_stop(x, STOP_XREF | e);
 	}
 	uint32_t t = cus_ref_index(ref);
 	const struct cus_rec *tr = &x->cu.recs[t];
@@ -124,6 +148,10 @@ static int put_ref(struct scanner *x, struct buf *b, cus_ref ref)
 		buf_u8(b, 'N');
 		buf_u8(b, (uint8_t)kind_class(tr->kind));
 		put_str(b, cus_str(&x->cu, tr->name));
+		return add_stop(x, t + 1);
+	}
+	if (x->wanted && x->wanted->count && offset_set__has(x->wanted, x->cu.cu_offset + tr->die)) {
+		buf_u8(b, 'X');
 		return add_stop(x, t + 1);
 	}
 	buf_u8(b, 'I');
@@ -429,9 +457,9 @@ static int collect_export(struct scanner *x, uint32_t k, size_t *cap_e)
 }
 
 int scan_cu(const struct cus_file *f, size_t cu_index, uint32_t input,
-	    const struct offset_set *wanted, struct cu_scan *out, struct diag *d)
+	    const struct offset_set *wanted, const struct xtargets *xt, struct cu_scan *out, struct diag *d)
 {
-	struct scanner x = { .out = out, .d = d };
+	struct scanner x = { .out = out, .d = d, .wanted = wanted, .xt = xt };
 	char what[600];
 	snprintf(what, sizeof(what), "%s: CU %zu (0x%llx)", f->path, cu_index,
 		 (unsigned long long)f->index[cu_index].cu_offset);
@@ -500,6 +528,66 @@ int scan_cu_excluded(const struct cus_file *f, size_t cu_index, uint32_t input,
 		out->name = cus_str(&cu, cu.name);
 		out->producer = cus_str(&cu, cu.producer);
 		out->language = cu.language;
+	}
+	cus_cu__free(&cu);
+	return err;
+}
+
+/* ---- cross-CU targets ---- */
+
+static size_t xt_slot(const uint64_t *keys, size_t cap, uint64_t off)
+{
+	size_t i = hash_mix(2, off) & (cap - 1);
+	while (keys[i] && keys[i] != off)
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+const struct xtarget *xtargets_get(const struct xtargets *xt, uint64_t off)
+{
+	if (!xt->set.cap)
+		return NULL;
+	size_t i = xt_slot(xt->set.keys, xt->set.cap, off);
+	return xt->set.keys[i] == off ? &xt->vals[i] : NULL;
+}
+
+void xtargets_free(struct xtargets *xt)
+{
+	free(xt->set.keys);
+	free(xt->vals);
+	memset(xt, 0, sizeof(*xt));
+}
+
+/* Every CU that holds a wanted DIE is decoded once more (only inputs with
+ * cross-CU references pay this), and the kind and name of each wanted
+ * record kept. Sized once: at most wanted->count entries. */
+int xtargets_collect(const struct cus_file *f, const struct offset_set *wanted, struct xtargets *xt,
+		     struct diag *d)
+{
+	memset(xt, 0, sizeof(*xt));
+	if (!wanted->count)
+		return 0;
+	size_t cap = 256;
+	while (cap < wanted->count * 2 + 2)
+		cap *= 2;
+	xt->set.keys = calloc(cap, sizeof(uint64_t));
+	xt->vals = calloc(cap, sizeof(*xt->vals));
+	if (!xt->set.keys || !xt->vals)
+		return -ENOMEM;
+	xt->set.cap = cap;
+	struct cus_cu cu = { 0 };
+	int err = 0;
+	for (size_t i = 0; i < f->count && !err; i++) {
+		err = cus_file__decode(f, i, &cu, d);
+		for (size_t k = 0; !err && k < cu.nrecs; k++) {
+			uint64_t off = cu.cu_offset + cu.recs[k].die;
+			if (!offset_set__has(wanted, off))
+				continue;
+			size_t s = xt_slot(xt->set.keys, cap, off);
+			xt->set.keys[s] = off;
+			xt->vals[s] = (struct xtarget){ off, cu.recs[k].kind, cus_str(&cu, cu.recs[k].name) };
+			xt->set.count++;
+		}
 	}
 	cus_cu__free(&cu);
 	return err;

@@ -182,6 +182,10 @@ static int list_units_of(struct input *in, Dwarf *dw, uint64_t bit, size_t *cap,
 	int res;
 	while ((res = dwarf_get_units(dw, cu, &cu, &version, &ut, &cudie, &subdie)) == 0) {
 		uint64_t uoff = dwarf_dieoffset(&cudie) - dwarf_cuoffset(&cudie);
+		if (ut == DW_UT_type)
+			return diag_fail(d, ENOTSUP, "%s: unit at 0x%llx is a DWARF 5 type unit "
+					 "(-fdebug-types-section): type units are not supported yet; build "
+					 "without -fdebug-types-section", in->path, (unsigned long long)uoff);
 		if (ut == DW_UT_skeleton || ut == DW_UT_split_compile || ut == DW_UT_split_type)
 			return diag_fail(d, ENOTSUP, "%s: unit at 0x%llx is a split-DWARF skeleton "
 					 "(-gsplit-dwarf): its types live in a .dwo file, which btfpipe "
