@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # pipeline.sh: DWARF to BTF the way a kernel build chains the stages.
 #
-#   ./pipeline.sh [-j N] [--keep DIR] [--from cus|graph] [-v] [--features LIST]
+#   ./pipeline.sh [-j N] [--keep DIR] [--from cus|graph] [-v] [-q] [--stats[=json]] [--features LIST]
 #                 [--btf-base BASE] [--lang-exclude rust] (-o OUT.btf | --elf-out FILE) ELF
 #   ./pipeline.sh PAHOLE-OPTIONS...   (a stand-in for pahole -J in kernel builds;
 #                                      see README "In a kernel build")
@@ -18,7 +18,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # Installed, the stages sit beside this script; in a checkout, in bin/.
 if [ -x "$here/dwarf-extract" ]; then bin=${BTFPIPE_BIN:-$here}; else bin=${BTFPIPE_BIN:-$here/bin}; fi
-jobs="" keep="" from="" out="" verbose=0 features="" base="" elfout="" langx=""
+jobs="" keep="" from="" out="" verbose=0 features="" base="" elfout="" langx="" stats="" quiet=0
 
 # The version this front answers to pahole --version. The kernel's
 # scripts/pahole-version.sh turns "v1.27" into 127 and passes the flags of
@@ -123,6 +123,10 @@ while [ $# -gt 0 ]; do
 	--btf-base) [ $# -ge 2 ] || die_usage "--btf-base needs a file"; base=$2; shift 2 ;;
 	--lang-exclude) [ $# -ge 2 ] || die_usage "--lang-exclude needs a list"; langx=$2; shift 2 ;;
 	-v) verbose=1; shift ;;
+	-q|--quiet) quiet=1; shift ;;
+	--stats) stats=text; shift ;;
+	--stats=*) stats=${1#--stats=}; shift
+		case "$stats" in text|json) ;; *) die_usage "--stats takes text or json" ;; esac ;;
 	-h|--help) usage; exit 0 ;;
 	-*) die_usage "unknown option $1" ;;
 	*) break ;;
@@ -150,10 +154,25 @@ fi
 cus="$dir/$name.cus"
 graph="$dir/$name.graph"
 
+# Each stage's --stats: text goes straight to stderr; json is collected and
+# printed as one object {"dwarf-extract": {...}, ...} on stdout at the end.
 run() {
+	local sflags=()
+	[ "$quiet" -eq 1 ] && sflags+=(-q)
+	[ -n "$stats" ] && sflags+=("--stats=$stats")
+	set -- "$@" "${sflags[@]}"
 	[ "$verbose" -eq 1 ] && echo "+ $*" >&2
-	"$@"
+	if [ "$stats" = json ]; then
+		"$@" 2>"$dir/.stage.err"
+	else
+		"$@"
+	fi
 	local rc=$?
+	if [ "$stats" = json ]; then
+		grep -v '^{' "$dir/.stage.err" >&2
+		grep '^{' "$dir/.stage.err" >>"$dir/.stats.jsonl"
+		rm -f "$dir/.stage.err"
+	fi
 	if [ $rc -ne 0 ]; then
 		echo "btfpipe: pipeline.sh: stage $(basename "$1") failed (exit $rc)" >&2
 		exit $rc
@@ -174,3 +193,8 @@ if [ -z "$from" ] || [ "$from" = cus ]; then
 	run "$bin/dedup-merge" "${jflag[@]}" "${mflags[@]}" -o "$graph" "$cus"
 fi
 run "$bin/btf-emit" --elf "$elf" "${eflags[@]}" "$graph"
+if [ "$stats" = json ]; then
+	# {"tool":"X",...} lines -> {"X": {...}, ...}
+	sed 's/^{"tool":"\([^"]*\)",/"\1":{/' "$dir/.stats.jsonl" | paste -sd, | sed 's/^/{/; s/$/}/'
+	rm -f "$dir/.stats.jsonl"
+fi

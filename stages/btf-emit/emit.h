@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../../common/stats.h"
 #include "../../format/graph.h"
 
 struct btf;
@@ -40,6 +41,7 @@ struct emit_opts {
 	const char *elf_out;	/* --elf-out: a copy of --elf with .BTF in it (may be --elf itself) */
 	const char *skip_report; /* --skip-report FILE */
 	const char *explain;	/* --explain NAME: print why, write nothing */
+	int stats;		/* --stats: 0 off, 1 text, 2 json */
 };
 
 struct elf_section {

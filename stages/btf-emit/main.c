@@ -42,6 +42,9 @@ static void usage(FILE *o)
 		"      --supported-features  print the features this build can encode and exit\n"
 		"      --no-floats        write floating-point types as INT (feature float off)\n"
 		"      --skip-report F    one line per function, variable or type left out, why\n"
+		"      --stats[=json]     counts (types per BTF kind, skips) and phase times on stderr\n"
+		"  -q, --quiet            accepted, as by the other stages\n"
+		"  -v, --verbose          the --stats text too\n"
 		"      --explain NAME     print why function or variable NAME is or is not\n"
 		"                         encoded (its DWARF descriptions, symbols, the rule)\n"
 		"  -h, --help             this text\n"
@@ -63,13 +66,16 @@ static int parse_opts(int argc, char **argv, struct emit_opts *o)
 		{ "no-floats", no_argument, NULL, 'F' },
 		{ "skip-report", required_argument, NULL, 'S' },
 		{ "explain", required_argument, NULL, 'X' },
+		{ "stats", optional_argument, NULL, 'T' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
 	const char *features = "default";
 	int c, strict = 0, no_floats = 0;
-	while ((c = getopt_long(argc, argv, "o:h", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:hqv", longs, NULL)) != -1) {
 		switch (c) {
 		case 'o': o->output = optarg; break;
 		case 'E': o->elf = optarg; break;
@@ -81,6 +87,14 @@ static int parse_opts(int argc, char **argv, struct emit_opts *o)
 		case 'F': no_floats = 1; break;
 		case 'S': o->skip_report = optarg; break;
 		case 'X': o->explain = optarg; break;
+		case 'T':
+			if ((o->stats = stats_parse(optarg)) < 0) {
+				diag_error(TOOL, "--stats takes text or json");
+				return EXIT_USAGE;
+			}
+			break;
+		case 'q': break; /* nothing long enough to show progress for */
+		case 'v': o->stats = o->stats ? o->stats : 1; break;
 		case 'h': usage(stdout); exit(EXIT_OK);
 		case 'V': printf(TOOL " (btfpipe) " BTFPIPE_VERSION "\n"); exit(EXIT_OK);
 		default: usage(stderr); return EXIT_USAGE;
@@ -120,8 +134,32 @@ static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 	return 0;
 }
 
+static void count_kinds(struct stats *st, const struct btf *btf)
+{
+	static const char *const names[] = {
+		"UNKN", "INT", "PTR", "ARRAY", "STRUCT", "UNION", "ENUM", "FWD", "TYPEDEF", "VOLATILE",
+		"CONST", "RESTRICT", "FUNC", "FUNC_PROTO", "VAR", "DATASEC", "FLOAT", "DECL_TAG",
+		"TYPE_TAG", "ENUM64",
+	};
+	uint64_t n[20] = { 0 };
+	uint32_t first = 1, end = btf__type_cnt(btf);
+	const struct btf *base = btf__base_btf(btf);
+	if (base)
+		first = btf__type_cnt(base);
+	for (uint32_t id = first; id < end; id++) {
+		unsigned k = btf_kind(btf__type_by_id(btf, id));
+		n[k < 20 ? k : 0]++;
+	}
+	stats_count(st, "btf_types", end - first);
+	for (int k = 1; k < 20; k++)
+		if (n[k])
+			stats_count(st, names[k], n[k]);
+}
+
 static int emit(const struct emit_opts *o, struct diag *d, const char **where)
 {
+	struct stats st;
+	stats_init(&st, TOOL);
 	struct graph g;
 	struct elf_info ei = { 0 };
 	struct type_map map = { 0 };
@@ -135,6 +173,7 @@ static int emit(const struct emit_opts *o, struct diag *d, const char **where)
 	int err = graph__read(&g, o->input, d);
 	if (err)
 		return err;
+	stats_phase(&st, "read");
 	if (o->elf) {
 		*where = o->elf;
 		if ((err = elf_info__read(&ei, o->elf, d)))
@@ -172,11 +211,14 @@ static int emit(const struct emit_opts *o, struct diag *d, const char **where)
 		goto out;
 	}
 	if ((err = types_prepare(&g, &map)) ||
-	    (err = select_funcs(&g, eip, map.dropped, o, &skips, &picks, &npicks)) ||
-	    (err = emit_types(btf, &g, o, picks, npicks, &map, &skips, d)) ||
+	    (err = select_funcs(&g, eip, map.dropped, o, &skips, &picks, &npicks)))
+		goto out;
+	stats_phase(&st, "select");
+	if ((err = emit_types(btf, &g, o, picks, npicks, &map, &skips, d)) ||
 	    (err = emit_funcs(btf, &g, eip, picks, npicks, &map, o, d)) ||
 	    (err = emit_vars(btf, &g, eip, &map, o, &skips, d)))
 		goto out;
+	stats_phase(&st, "encode");
 	/* Split BTF: what the base already has is replaced by the base's own
 	 * types (libbpf's dedup against a base). A struct that refers to a
 	 * declared-only type the base defines only matches the base once that
@@ -214,6 +256,13 @@ static int emit(const struct emit_opts *o, struct diag *d, const char **where)
 	if (o->elf_out) {
 		*where = o->elf_out;
 		err = elf_write_btf(o->elf, o->elf_out, raw, size, d);
+	}
+	stats_phase(&st, "write");
+	if (!err && o->stats) {
+		stats_count(&st, "graph_nodes", g.nnodes);
+		count_kinds(&st, btf);
+		stats_count(&st, "left_out", skips.count);
+		stats_print(&st, stderr, o->stats == 2);
 	}
 out:
 	if (skips.f)

@@ -39,6 +39,9 @@ static void usage(FILE *o)
 		"  -o, --output     the .graph file to write (atomically)\n"
 		"      --dump       print a .graph file as canonical text and exit\n"
 		"      --provenance with --dump: list every CU each node came from\n"
+		"      --stats[=json]  counts and phase times on stderr at the end\n"
+		"  -q, --quiet      no progress line (shown only on a terminal anyway)\n"
+		"  -v, --verbose    the --stats text too\n"
 		"      --lang-exclude L  leave out CUs of these languages (comma list: rust,\n"
 		"                       or DW_LANG numbers), as pahole's --lang_exclude\n"
 		"  -h, --help       this text\n"
@@ -88,13 +91,16 @@ static int parse_opts(int argc, char **argv, struct merge_opts *o)
 		{ "dump", required_argument, NULL, 'D' },
 		{ "provenance", no_argument, NULL, 'P' },
 		{ "lang-exclude", required_argument, NULL, 'X' },
+		{ "stats", optional_argument, NULL, 'S' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
 	int c;
 	o->jobs = pool_ncpus();
-	while ((c = getopt_long(argc, argv, "j:o:h", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "j:o:hqv", longs, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			if (cli_parse_jobs(TOOL, optarg, &o->jobs))
@@ -103,6 +109,14 @@ static int parse_opts(int argc, char **argv, struct merge_opts *o)
 		case 'o': o->output = optarg; break;
 		case 'D': o->dump = optarg; break;
 		case 'P': o->provenance = 1; break;
+		case 'S':
+			if ((o->stats = stats_parse(optarg)) < 0) {
+				diag_error(TOOL, "--stats takes text or json");
+				return EXIT_USAGE;
+			}
+			break;
+		case 'q': o->quiet = 1; break;
+		case 'v': o->stats = o->stats ? o->stats : 1; break;
 		case 'X':
 			if (parse_langs(optarg, o))
 				return EXIT_USAGE;
@@ -170,6 +184,7 @@ static int insert_cu(void *ctx, size_t ci)
 {
 	struct scan_run *r = ctx;
 	int err = classes_insert_cu(r->m, ci);
+	progress_step(&r->m->pr, ci + 1);
 	if (err && !r->ds[ci].set && r->m->d->set)
 		r->ds[ci] = *r->m->d;
 	return err;
@@ -227,6 +242,7 @@ static int merge_run(struct merge *m)
 	int err = open_inputs(m);
 	if (err)
 		return err;
+	stats_phase(m->st, "open");
 	m->wt = classes_new_table();
 	m->strs = strtab__new();
 	struct scan_run r = { .m = m, .ds = calloc(m->ncus + 1, sizeof(struct diag)) };
@@ -234,7 +250,10 @@ static int merge_run(struct merge *m)
 		free(r.ds);
 		return -ENOMEM;
 	}
+	progress_init(&m->pr, TOOL, "CU", m->ncus, m->o->quiet);
 	err = pool_ordered(m->o->jobs, m->ncus, 4 * (size_t)m->o->jobs, work_cu, insert_cu, &r);
+	progress_end(&m->pr);
+	stats_phase(m->st, "scan");
 	if (err) {
 		for (size_t i = 0; i < m->ncus; i++)
 			if (r.ds[i].set) {
@@ -243,14 +262,29 @@ static int merge_run(struct merge *m)
 			}
 	}
 	free(r.ds);
-	if (!err)
-		err = classes_resolve_xrefs(m);
-	if (!err)
-		err = classes_refine(m);
-	if (!err)
-		err = build_graph(m);
-	if (!err)
-		err = graph__write(&m->g, m->o->output, m->d);
+	if (!err && !(err = classes_resolve_xrefs(m)))
+		stats_phase(m->st, "resolve");
+	if (!err && !(err = classes_refine(m)))
+		stats_phase(m->st, "refine");
+	if (!err && !(err = build_graph(m)))
+		stats_phase(m->st, "build");
+	if (!err && !(err = graph__write(&m->g, m->o->output, m->d)))
+		stats_phase(m->st, "write");
+	if (!err) {
+		uint64_t types = 0;
+		for (uint64_t g = 1; g <= m->nnodes; g++)
+			types += m->weak[g] != NO_CLASS;
+		stats_count(m->st, "inputs", m->o->ninputs);
+		stats_count(m->st, "cus", m->ncus);
+		stats_count(m->st, "type_records", types);
+		stats_count(m->st, "weak_classes", m->nweak);
+		stats_count(m->st, "classes", m->ncls);
+		stats_count(m->st, "nodes", m->g.nnodes);
+		stats_count(m->st, "dedup_ratio_x100", m->g.nnodes ? types * 100 / m->g.nnodes : 0);
+		stats_count(m->st, "funcs", m->g.nfuncs);
+		stats_count(m->st, "vars", m->g.nvars);
+		stats_count(m->st, "cross_cu_refs", m->npend);
+	}
 	return err;
 }
 
@@ -287,9 +321,13 @@ int main(int argc, char **argv)
 	if (o.dump)
 		return run_dump(&o);
 	struct diag d = { 0 };
-	struct merge m = { .o = &o, .d = &d };
+	struct stats st;
+	stats_init(&st, TOOL);
+	struct merge m = { .o = &o, .d = &d, .st = &st };
 	int err = merge_run(&m);
 	rc = err ? diag_report(&d, o.output, err) : EXIT_OK;
+	if (!err && o.stats)
+		stats_print(&st, stderr, o.stats == 2);
 	merge_free(&m);
 	return rc;
 }

@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "../../common/buf.h"
+#include "../../common/stats.h"
 #include "../../format/cus.h"
 #include "../../format/graph.h"
 
@@ -50,6 +51,8 @@ struct merge_opts {
 	int provenance;		/* --provenance: every CU in the dump */
 	uint32_t exclude_langs[8]; /* --lang-exclude: DW_LANG_* of CUs to leave out */
 	size_t nexclude;
+	int stats;		/* --stats: 0 off, 1 text, 2 json */
+	int quiet;		/* -q: no progress line */
 };
 
 /* In a cu_scan, references are *lrefs*: 0 void, k + 1 for the CU's record k,
@@ -207,6 +210,8 @@ struct merge {
 	struct graph g;
 	struct strtab *strs;
 	struct diag *d;
+	struct stats *st;
+	struct progress pr;
 };
 
 struct weak_table *classes_new_table(void);

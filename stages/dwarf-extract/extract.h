@@ -27,6 +27,8 @@ struct extract_opts {
 	const char *output;
 	const char *dump;	/* --dump FILE.cus: print it and stop */
 	unsigned jobs;
+	int stats;		/* --stats: 0 off, 1 text, 2 json */
+	int quiet;		/* -q: no progress line */
 };
 
 struct section {

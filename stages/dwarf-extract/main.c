@@ -11,6 +11,7 @@
 #include "../../common/cli.h"
 #include "../../common/diag.h"
 #include "../../common/pool.h"
+#include "../../common/stats.h"
 #include "../../common/version.h"
 
 #include <errno.h>
@@ -32,6 +33,9 @@ static void usage(FILE *o)
 		"the same bytes for every N.\n"
 		"\n"
 		"  -j, --jobs N   worker threads (default: the number of CPUs)\n"
+		"      --stats[=json]  counts and phase times on stderr at the end\n"
+		"  -q, --quiet    no progress line (shown only on a terminal anyway)\n"
+		"  -v, --verbose  the --stats text too\n"
 		"  -o, --output   the .cus file to write (atomically)\n"
 		"      --dump     print a .cus file as canonical text and exit\n"
 		"  -h, --help     this text\n"
@@ -46,13 +50,16 @@ static int parse_opts(int argc, char **argv, struct extract_opts *o)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "dump", required_argument, NULL, 'D' },
+		{ "stats", optional_argument, NULL, 'S' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
 	int c;
 	o->jobs = pool_ncpus();
-	while ((c = getopt_long(argc, argv, "j:o:h", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "j:o:hqv", longs, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			if (cli_parse_jobs(TOOL, optarg, &o->jobs))
@@ -60,6 +67,14 @@ static int parse_opts(int argc, char **argv, struct extract_opts *o)
 			break;
 		case 'o': o->output = optarg; break;
 		case 'D': o->dump = optarg; break;
+		case 'S':
+			if ((o->stats = stats_parse(optarg)) < 0) {
+				diag_error(TOOL, "--stats takes text or json");
+				return EXIT_USAGE;
+			}
+			break;
+		case 'q': o->quiet = 1; break;
+		case 'v': o->stats = o->stats ? o->stats : 1; break;
 		case 'h': usage(stdout); exit(EXIT_OK);
 		case 'V': printf(TOOL " (btfpipe) " BTFPIPE_VERSION "\n"); exit(EXIT_OK);
 		default: usage(stderr); return EXIT_USAGE;
@@ -96,12 +111,16 @@ static int run_dump(const char *path)
 struct slot {
 	uint8_t *blob;
 	size_t size;
+	size_t nrecs;
 	uint16_t language;
 	struct diag d;
 };
 
 struct run {
 	struct input in;
+	struct stats st;
+	struct progress pr;
+	uint64_t records, bytes;
 	struct cu_walk *walkers; /* one per worker */
 	struct slot *slots;
 	struct cus_writer writer;
@@ -124,6 +143,7 @@ static int work_unit(void *ctx, unsigned worker, size_t i)
 		memcpy(s->blob, w->blob.data, w->blob.len);
 	s->size = w->blob.len;
 	s->language = (uint16_t)w->cu.language;
+	s->nrecs = w->cu.nrecs;
 	return 0;
 }
 
@@ -137,6 +157,9 @@ static int emit_unit(void *ctx, size_t i)
 		.language = s->language,
 	};
 	int err = cus_writer__add(&r->writer, s->blob, s->size, &meta, &r->d);
+	r->records += s->nrecs;
+	r->bytes += s->size;
+	progress_step(&r->pr, i + 1);
 	free(s->blob);
 	s->blob = NULL;
 	return err;
@@ -147,6 +170,7 @@ static int extract(const struct extract_opts *o, struct run *r)
 	int err = input__open(&r->in, o->input, o->jobs, &r->d);
 	if (err)
 		return err;
+	stats_phase(&r->st, "open");
 	r->walkers = calloc(o->jobs, sizeof(*r->walkers));
 	r->slots = calloc(r->in.nunits ? r->in.nunits : 1, sizeof(*r->slots));
 	if (!r->walkers || !r->slots)
@@ -156,7 +180,10 @@ static int extract(const struct extract_opts *o, struct run *r)
 			return err;
 	if ((err = cus_writer__open(&r->writer, o->output, &r->in.ident, &r->d)))
 		return err;
+	progress_init(&r->pr, TOOL, "CU", r->in.nunits, o->quiet);
 	err = pool_ordered(o->jobs, r->in.nunits, 4 * (size_t)o->jobs, work_unit, emit_unit, r);
+	progress_end(&r->pr);
+	stats_phase(&r->st, "extract");
 	if (err) {
 		/* Report the lowest failing unit's own message: the same at any -j. */
 		for (size_t i = 0; i < r->in.nunits; i++)
@@ -166,7 +193,13 @@ static int extract(const struct extract_opts *o, struct run *r)
 			}
 		return err;
 	}
-	return cus_writer__finish(&r->writer, &r->d);
+	err = cus_writer__finish(&r->writer, &r->d);
+	stats_phase(&r->st, "write");
+	stats_count(&r->st, "units", r->in.nunits);
+	stats_count(&r->st, "records", r->records);
+	stats_count(&r->st, "blob_bytes", r->bytes);
+	stats_count(&r->st, "jobs", o->jobs);
+	return err;
 }
 
 int main(int argc, char **argv)
@@ -179,8 +212,11 @@ int main(int argc, char **argv)
 		return run_dump(o.dump);
 
 	struct run r = { 0 };
+	stats_init(&r.st, TOOL);
 	int err = extract(&o, &r);
 	rc = err ? diag_report(&r.d, o.input, err) : EXIT_OK;
+	if (!err && o.stats)
+		stats_print(&r.st, stderr, o.stats == 2);
 
 	cus_writer__abort(&r.writer);
 	if (r.walkers)

@@ -1,0 +1,47 @@
+/* stats.h: --stats[=json] for the stages: named counters and the wall time
+ * of named phases, plus peak RSS, printed to stderr at the end (never mixed
+ * into a dump on stdout). And the progress line a long run shows on a
+ * terminal. Each stage owns one struct stats; nothing here is global. */
+#ifndef BTFPIPE_STATS_H
+#define BTFPIPE_STATS_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#define STATS_MAX 32
+
+struct stats {
+	const char *tool;
+	struct timespec start, mark;
+	const char *phase[STATS_MAX];
+	double secs[STATS_MAX];
+	int nphases;
+	const char *counter[STATS_MAX];
+	uint64_t value[STATS_MAX];
+	int ncounters;
+};
+
+void stats_init(struct stats *s, const char *tool);
+/* The time since the last mark (or start) was phase `name`. */
+void stats_phase(struct stats *s, const char *name);
+void stats_count(struct stats *s, const char *name, uint64_t value);
+/* Text: one "tool: name value" line each; json: one object on one line. */
+void stats_print(const struct stats *s, FILE *o, int json);
+
+/* --stats / --stats=json / --stats=text: 0 off, 1 text, 2 json, -1 bad. */
+int stats_parse(const char *arg);
+
+/* A progress line on stderr when it is a terminal and not -q: "TOOL: what
+ * i/n", at most ten times a second, erased at the end. */
+struct progress {
+	int on;
+	const char *tool, *what;
+	size_t total;
+	struct timespec last;
+};
+void progress_init(struct progress *p, const char *tool, const char *what, size_t total, int quiet);
+void progress_step(struct progress *p, size_t done);
+void progress_end(struct progress *p);
+
+#endif
