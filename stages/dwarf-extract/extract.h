@@ -38,6 +38,7 @@ struct section {
 
 struct unit {
 	uint64_t offset;	/* the unit header's offset in .debug_info */
+	uint64_t end;		/* the next unit's offset */
 	uint8_t unit_type, version;
 };
 
@@ -59,7 +60,15 @@ struct input {
 	struct unit *units;
 	size_t nunits;
 	struct cus_ident ident;
+	/* .debug_info's bytes inside the file's own mapping (NULL when they are
+	 * a private copy: relocated, decompressed): finished units' pages can be
+	 * dropped from RSS there, since the page cache gives them back. */
+	const uint8_t *info_map;
+	size_t info_size;
 };
+
+/* Unit u is written: let its .debug_info pages go (see info_map). */
+void input__done_with_unit(const struct input *in, const struct unit *u);
 
 int input__open(struct input *in, const char *path, unsigned workers, struct diag *d);
 void input__close(struct input *in);

@@ -9,6 +9,7 @@
  */
 #include "extract.h"
 #include "../../common/diag.h"
+#include "../../common/mapfile.h"
 #include "../../common/hash.h"
 #include "../../common/vec.h"
 
@@ -193,7 +194,11 @@ static int list_units_of(struct input *in, Dwarf *dw, uint64_t bit, size_t *cap,
 					 in->path, (unsigned long long)uoff);
 		if (vec_grow(&in->units, cap, in->nunits + 1))
 			return -ENOMEM;
-		in->units[in->nunits++] = (struct unit){ uoff | bit, ut, (uint8_t)version };
+		Dwarf_Off next;
+		size_t hsize;
+		uint64_t end = dwarf_next_unit(dw, uoff, &next, &hsize, NULL, NULL, NULL, NULL, NULL, NULL) == 0
+				       ? next : uoff;
+		in->units[in->nunits++] = (struct unit){ uoff | bit, end, ut, (uint8_t)version };
 	}
 	if (res < 0)
 		return diag_fail(d, EBADMSG, "%s: %s.debug_info unreadable after %zu units: %s", in->path,
@@ -285,6 +290,33 @@ static int open_alt(struct input *in, unsigned workers, struct diag *d)
 	return 0;
 }
 
+static void find_info_map(struct input *in)
+{
+	size_t shstrndx, fsize;
+	const char *raw = in->is_rel ? NULL : elf_rawfile(in->elf, &fsize);
+	if (!raw || elf_getshdrstrndx(in->elf, &shstrndx))
+		return;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(in->elf, scn));) {
+		GElf_Shdr sh;
+		const char *name;
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(in->elf, shstrndx, sh.sh_name)) ||
+		    strcmp(name, ".debug_info") || (sh.sh_flags & SHF_COMPRESSED))
+			continue;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		if (data && (const char *)data->d_buf >= raw && data->d_size <= fsize &&
+		    (const char *)data->d_buf + data->d_size <= raw + fsize) {
+			in->info_map = data->d_buf;
+			in->info_size = data->d_size;
+		}
+	}
+}
+
+void input__done_with_unit(const struct input *in, const struct unit *u)
+{
+	if (in->info_map && !(u->offset & CUS_ALT_BIT) && u->end <= in->info_size && u->end > u->offset)
+		mapfile_done_with(in->info_map + u->offset, u->end - u->offset);
+}
+
 int input__open(struct input *in, const char *path, unsigned workers, struct diag *d)
 {
 	memset(in, 0, sizeof(*in));
@@ -332,6 +364,8 @@ int input__open(struct input *in, const char *path, unsigned workers, struct dia
 	err = collect_sections(in, d);
 	if (!err)
 		err = list_units(in, d);
+	if (!err)
+		find_info_map(in);
 	return err;
 }
 

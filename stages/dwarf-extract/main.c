@@ -159,6 +159,7 @@ static int emit_unit(void *ctx, size_t i)
 	int err = cus_writer__add(&r->writer, s->blob, s->size, &meta, &r->d);
 	r->records += s->nrecs;
 	r->bytes += s->size;
+	input__done_with_unit(&r->in, u);
 	progress_step(&r->pr, i + 1);
 	free(s->blob);
 	s->blob = NULL;
