@@ -27,3 +27,6 @@ check "its BTF parses" "$T_BIN/tools/btfcheck" "$T_OUT/s.btf"
 for f in dwarf-extract dedup-merge btf-emit; do
 	check "$f --version" "$p/bin/$f" --version
 done
+# The diff tool, installed, on the installed pipeline's output.
+env -u BTFPIPE_BIN "$p/bin/pipeline.sh" -o "$T_OUT/s2.btf" "$T_OUT/sample"
+check "the installed btfpipe-diff: equal BTF is exit 0" env -u BTFPIPE_BIN "$p/bin/btfpipe-diff" "$T_OUT/s.btf" "$T_OUT/s2.btf"

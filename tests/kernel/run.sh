@@ -103,6 +103,37 @@ if [ -s "$O/pahole.btf" ]; then
 	done
 fi
 
+# The three debugging questions, answered on the real kernel.
+fn=$(sed -n 's/^func \([^:]*\): inconsistent prototype.*/\1/p' "$O/skips" | head -1)
+if [ -n "$fn" ]; then
+	"$T_BIN/btf-emit" --elf "$V" --explain "$fn" "$O/v.graph" >"$O/explain" 2>&1
+	if grep -q 'decision: skipped: inconsistent prototype' "$O/explain" && grep -q '^ DWARF descriptions' "$O/explain"; then
+		ok "explain: $fn, skipped for an inconsistent prototype, with its DWARF descriptions"
+	else
+		not_ok "explain: $fn" "$(head -20 "$O/explain")"
+	fi
+	sed 's/^/    /' "$O/explain" | head -12
+fi
+"$T_BIN/dedup-merge" -j1 -o "$O/v1.graph" "$O/v2.cus"
+if "$T_TOP/tools/btfpipe-diff" -q "$O/v1.graph" "$O/v.graph" >"$O/diff-same" 2>&1; then
+	ok "diff: the -j1 and -j2 graphs are equal (exit 0)"
+else
+	not_ok "diff: the -j1 and -j2 graphs are equal" "$(cat "$O/diff-same")"
+fi
+"$T_BIN/btf-emit" --elf "$V" --features +global_var -o "$O/v-global.btf" "$O/v.graph"
+"$T_TOP/tools/btfpipe-diff" "$O/v.btf" "$O/v-global.btf" >"$O/diff-global" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -q '^+ datasec \.data ' "$O/diff-global"; then
+	ok "diff: +global_var adds the .data DATASEC ($(tail -1 "$O/diff-global"))"
+else
+	not_ok "diff: +global_var against default" "exit $rc: $(tail -5 "$O/diff-global")"
+fi
+"$T_BIN/dedup-merge" --provenance --dump "$O/v.graph" >"$O/prov"
+line=$(grep -A400 '^#[0-9]* struct "task_struct" ' "$O/prov" | grep -m1 'from:')
+case "$line" in *"from: "[0-9]*" CUs: "*kernel/fork.c*) ok "provenance: struct task_struct lists its CUs, kernel/fork.c among them" ;;
+*) not_ok "provenance: struct task_struct lists its CUs" "${line:0:300}" ;; esac
+echo "    ${line:0:200}..."
+
 # Modules: split BTF over our vmlinux BTF, against the .BTF Debian shipped in
 # each module (pahole 1.24 over the embedded vmlinux BTF), and pahole's time.
 mods=$(find /usr/lib/debug/lib/modules/*/kernel -name '*.ko' 2>/dev/null | sort)
