@@ -123,7 +123,7 @@ fi
 "$T_BIN/btf-emit" --elf "$V" --features +global_var -o "$O/v-global.btf" "$O/v.graph"
 "$T_TOP/tools/btfpipe-diff" "$O/v.btf" "$O/v-global.btf" >"$O/diff-global" 2>&1
 rc=$?
-if [ $rc -eq 1 ] && grep -q '^+ datasec \.data ' "$O/diff-global"; then
+if [ $rc -eq 1 ] && grep -q '^+ datasec \.data$' "$O/diff-global"; then
 	ok "diff: +global_var adds the .data DATASEC ($(tail -1 "$O/diff-global"))"
 else
 	not_ok "diff: +global_var against default" "exit $rc: $(tail -5 "$O/diff-global")"
