@@ -333,11 +333,16 @@ static const char *judge(const struct graph *g, const struct elf_info *ei, const
 			continue;
 		}
 		usable++;
-		if (first == n)
+		/* A clone that reordered or dropped parameters (rule 8) describes
+		 * the same source function: it is judged by rule 8, not compared
+		 * for consistency with the source's own description. */
+		if (f->flags & G_F_REORDERED) {
+		} else if (first == n) {
 			first = k;
-		else if (HAS_FEAT(o, FEAT_CONSISTENT_FUNC) &&
-			 !types_match(g, g->funcs[cand[first]].proto, f->proto, 0))
+		} else if (HAS_FEAT(o, FEAT_CONSISTENT_FUNC) &&
+			   !types_match(g, g->funcs[cand[first]].proto, f->proto, 0)) {
 			return "inconsistent prototype across CUs";
+		}
 		int here = (f->flags & G_F_HAS_PC) && ei && ei->nsyms && f->pc == grp.addr &&
 			   (!ei->is_rel || f->shndx == grp.shndx);
 		if (here && (at_addr == n || (!unexpected_register(g, f, ei->machine) &&
@@ -346,15 +351,15 @@ static const char *judge(const struct graph *g, const struct elf_info *ei, const
 	}
 	if (!usable)
 		return why;
+	if (first == n) /* only reordered clones */
+		first = 0;
 	size_t c = at_addr < n ? at_addr : first;
 	const struct graph_func *f = &g->funcs[cand[c]];
 	int optimized = 0;
 	for (uint32_t i = 0; i < f->loc_count; i++)
 		optimized |= param_optimized(&g->locs[f->loc_first + i]);
-	if (ei && unexpected_register(g, f, ei->machine))
-		return "a parameter is in an unexpected register";
-	if (ei && uncertain_location(g, f, ei->machine))
-		return "uncertain parameter location: a packed struct passed on the stack";
+	/* The ABI rules first: a clone's own parameter list (its order, its
+	 * registers) is no evidence against the source signature. */
 	const char *abi = NULL;
 	if (optimized && f->cc == DW_CC_nocall_)
 		abi = "optimized parameters: the calling convention changed (DW_CC_nocall)";
@@ -364,6 +369,10 @@ static const char *judge(const struct graph *g, const struct elf_info *ei, const
 		return abi;
 	if (!abi && (f->flags & G_F_REORDERED))
 		return "reordered parameters: a parameter's origin is at another position";
+	if (!abi && ei && unexpected_register(g, f, ei->machine))
+		return "a parameter is in an unexpected register";
+	if (ei && uncertain_location(g, f, ei->machine))
+		return "uncertain parameter location: a packed struct passed on the stack";
 	*pick = c;
 	*true_sig = abi != NULL;
 	return NULL;
