@@ -2,6 +2,8 @@
 #include "cli.h"
 #include "diag.h"
 
+#include "stats.h"
+
 #include <stdlib.h>
 
 int cli_parse_jobs(const char *tool, const char *arg, unsigned *jobs)
@@ -13,5 +15,16 @@ int cli_parse_jobs(const char *tool, const char *arg, unsigned *jobs)
 		return -1;
 	}
 	*jobs = (unsigned)n;
+	return 0;
+}
+
+int cli_parse_stats(const char *tool, const char *arg, int *stats)
+{
+	int v = stats_parse(arg);
+	if (v < 0) {
+		diag_error(tool, "--stats takes text or json, not '%s'", arg);
+		return -1;
+	}
+	*stats = v;
 	return 0;
 }

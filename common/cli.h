@@ -6,4 +6,8 @@
  * `tool` and returns -1. */
 int cli_parse_jobs(const char *tool, const char *arg, unsigned *jobs);
 
+/* --stats[=text|json]: sets *stats to 1 (text) or 2 (json). Returns 0, or
+ * prints the usage error for `tool` and returns -1. */
+int cli_parse_stats(const char *tool, const char *arg, int *stats);
+
 #endif

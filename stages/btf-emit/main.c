@@ -7,6 +7,7 @@
  * raw BTF atomically. Messages and exit codes are made here only.
  */
 #include "emit.h"
+#include "../../common/cli.h"
 #include "../../common/diag.h"
 #include "../../common/outfile.h"
 #include "../../common/version.h"
@@ -88,10 +89,8 @@ static int parse_opts(int argc, char **argv, struct emit_opts *o)
 		case 'S': o->skip_report = optarg; break;
 		case 'X': o->explain = optarg; break;
 		case 'T':
-			if ((o->stats = stats_parse(optarg)) < 0) {
-				diag_error(TOOL, "--stats takes text or json");
+			if (cli_parse_stats(TOOL, optarg, &o->stats))
 				return EXIT_USAGE;
-			}
 			break;
 		case 'q': break; /* nothing long enough to show progress for */
 		case 'v': o->stats = o->stats ? o->stats : 1; break;

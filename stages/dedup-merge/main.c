@@ -110,10 +110,8 @@ static int parse_opts(int argc, char **argv, struct merge_opts *o)
 		case 'D': o->dump = optarg; break;
 		case 'P': o->provenance = 1; break;
 		case 'S':
-			if ((o->stats = stats_parse(optarg)) < 0) {
-				diag_error(TOOL, "--stats takes text or json");
+			if (cli_parse_stats(TOOL, optarg, &o->stats))
 				return EXIT_USAGE;
-			}
 			break;
 		case 'q': o->quiet = 1; break;
 		case 'v': o->stats = o->stats ? o->stats : 1; break;
