@@ -5,6 +5,7 @@
 #   make run        deps + build + the pipeline on the built-in sample
 #   make test       every test; last line "N passed, N failed, N skipped"
 #   make SANITIZE=1 ...   the same with AddressSanitizer + UBSan (build in build-asan/)
+#   make SANITIZE=thread  ThreadSanitizer build in bin-tsan/ (t1330 runs -j4 on it)
 #   make check-kernel     tests on Debian's cloud vmlinux (installs the dbg package)
 
 CC ?= gcc
@@ -23,6 +24,12 @@ CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-rec
 LDFLAGS += -fsanitize=address,undefined
 BUILD := build-asan
 BIN := bin-asan
+endif
+ifeq ($(SANITIZE),thread)
+CFLAGS += -fsanitize=thread -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=thread
+BUILD := build-tsan
+BIN := bin-tsan
 endif
 ifeq ($(COLLIDE),1)
 CFLAGS += -DHASH_FORCE_COLLIDE
@@ -64,10 +71,12 @@ run: deps
 	@./tests/demo.sh
 
 # Every test runs twice: on bin/ and on the ASan+UBSan build in bin-asan/.
-# bin-collide/ (every hash colliding) is what t0450 compares against.
+# bin-collide/ (every hash colliding) is what t0450 compares against;
+# bin-tsan/ (ThreadSanitizer) is what t1330 runs the threaded paths on.
 test: all
 	@$(MAKE) --no-print-directory SANITIZE=1 all
 	@$(MAKE) --no-print-directory COLLIDE=1 all
+	@$(MAKE) --no-print-directory SANITIZE=thread all
 	@./tests/run.sh
 
 # make install PREFIX=DIR: the three stages and pipeline.sh in DIR/bin, the
@@ -85,6 +94,6 @@ check-kernel: deps all
 	@./tests/kernel/run.sh
 
 clean:
-	rm -rf build build-asan build-collide bin bin-asan bin-collide tests/out
+	rm -rf build build-asan build-collide build-tsan bin bin-asan bin-collide bin-tsan tests/out
 
 .PHONY: all deps run test install check-kernel clean
