@@ -59,11 +59,49 @@ static int needs_ident(uint8_t kind)
 
 /* Nodes that cannot be written (DWARF with no BTF form, a C++ name BTF does
  * not allow), and those that need them by value. */
+/* Why BTF cannot hold this node as it is, or NULL. BTF counts members,
+ * values and parameters in 16 bits and sizes and array lengths in 32. */
+static const char *beyond_btf(const struct graph *g, const struct graph_node *n)
+{
+	if (n->kind == G_UNSUPPORTED)
+		return "DWARF with no BTF form";
+	if (needs_ident(n->kind) && !btf_name_ok(graph_str(g, n->name)))
+		return "a name BTF does not allow (C++ template or operator)";
+	if ((n->kind == G_STRUCT || n->kind == G_UNION || n->kind == G_ENUM || n->kind == G_FUNC_PROTO) &&
+	    n->item_count + ((n->flags & G_F_VARARGS) != 0) > 0xffff)
+		return "more than 65535 members, values or parameters, which BTF cannot count";
+	if (n->size > UINT32_MAX)
+		return "larger than 4 GiB, which BTF sizes cannot express";
+	if (n->kind == G_ARRAY)
+		for (uint32_t k = 0; k < n->item_count; k++)
+			if (g->items[n->item_first + k].value > (uint64_t)UINT32_MAX + 1)
+				return "more than 4G elements, which a BTF array cannot count";
+	return NULL;
+}
+
+/* A cycle of typedefs and qualifiers with no pointer, struct or array in it
+ * (only malformed DWARF has one): BTF would hold a loop the kernel refuses. */
+static int modifier_cycle(const struct graph *g, size_t i)
+{
+	uint32_t t = (uint32_t)i;
+	for (int steps = 0; steps < 64; steps++) {
+		const struct graph_node *n = &g->nodes[t];
+		if (n->kind != G_TYPEDEF && n->kind != G_CONST && n->kind != G_VOLATILE &&
+		    n->kind != G_RESTRICT && n->kind != G_ATOMIC)
+			return 0;
+		t = n->type;
+		if (!t)
+			return 0;
+		if (t == i)
+			return 1;
+	}
+	return 1; /* 64 modifiers deep: a cycle not through i itself */
+}
+
 static void mark_dropped(const struct graph *g, uint8_t *dropped)
 {
 	for (size_t i = 1; i <= g->nnodes; i++)
-		if (g->nodes[i].kind == G_UNSUPPORTED ||
-		    (needs_ident(g->nodes[i].kind) && !btf_name_ok(graph_str(g, g->nodes[i].name))))
+		if (beyond_btf(g, &g->nodes[i]))
 			dropped[i] = 1;
 	for (int changed = 1; changed;) {
 		changed = 0;
@@ -374,6 +412,17 @@ int types_prepare(const struct graph *g, struct type_map *map)
 	return 0;
 }
 
+/* A modifier cycle across CUs that the merge could not see per CU. */
+static int check_cycles(const struct graph *g, struct diag *d)
+{
+	for (size_t i = 1; i <= g->nnodes; i++)
+		if (modifier_cycle(g, i))
+			return diag_fail(d, EBADMSG, "graph node %zu (%s \"%s\"): a cycle of typedefs or "
+					 "qualifiers (malformed DWARF)", i, graph_kind_name(g->nodes[i].kind),
+					 graph_str(g, g->nodes[i].name));
+	return 0;
+}
+
 /* Function prototypes made for candidates that were not picked: no type
  * refers to them, so they are left out (dropped value 2: not reported). */
 static int drop_unused_protos(const struct graph *g, const uint32_t *picks, size_t npicks,
@@ -405,7 +454,9 @@ int emit_types(struct btf *btf, const struct graph *g, const struct emit_opts *o
 	       const uint32_t *picks, size_t npicks, struct type_map *map,
 	       struct skip_log *skips, struct diag *d)
 {
-	int err = drop_unused_protos(g, picks, npicks, map);
+	int err = check_cycles(g, d);
+	if (!err)
+		err = drop_unused_protos(g, picks, npicks, map);
 	if (err)
 		return err;
 	uint32_t next;
@@ -432,11 +483,9 @@ int emit_types(struct btf *btf, const struct graph *g, const struct emit_opts *o
 		const struct graph_node *n = &g->nodes[i];
 		if (map->dropped[i]) {
 			if (skips && map->dropped[i] == 1)
-				skip_log__add(skips, "type", graph_str(g, n->name),
-					      n->kind == G_UNSUPPORTED ? "DWARF with no BTF form"
-					      : needs_ident(n->kind) && !btf_name_ok(graph_str(g, n->name))
-						      ? "a name BTF does not allow (C++ template or operator)"
-						      : "needs a type with no BTF form",
+				skip_log__add(skips, "type", *graph_str(g, n->name) ? graph_str(g, n->name)
+										    : graph_kind_name(n->kind),
+					      beyond_btf(g, n) ? beyond_btf(g, n) : "needs a type with no BTF form",
 					      g, g->prov[g->prov_off[i]]);
 			continue;
 		}

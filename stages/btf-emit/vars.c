@@ -137,6 +137,20 @@ int emit_vars(struct btf *btf, const struct graph *g, const struct elf_info *ei,
 		e[m++] = e[i];
 	}
 	n = m;
+	/* A DATASEC counts its entries in 16 bits: past 65535 in one section,
+	 * the rest of that section's variables are left out, with the reason. */
+	m = 0;
+	for (size_t i = 0, in_sec = 0; i < n; i++) {
+		in_sec = (m && e[m - 1].sec == e[i].sec) ? in_sec + 1 : 1;
+		if (in_sec > 0xffff) {
+			if (skips)
+				skip_log__add(skips, "var", e[i].name, "its section has more than 65535 variables, "
+					      "which a BTF DATASEC cannot count", g, g->vars[e[i].var].cu);
+			continue;
+		}
+		e[m++] = e[i];
+	}
+	n = m;
 	int *ids = calloc(n + 1, sizeof(*ids));
 	if (!ids && !err)
 		err = -ENOMEM;

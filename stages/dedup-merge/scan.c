@@ -279,6 +279,30 @@ static int key_of(struct scanner *x, uint32_t k, int depth)
 	return 0;
 }
 
+/* A typedef or qualifier chain that comes back to itself without a pointer,
+ * struct or array in it exists only in malformed DWARF, and BTF would hold a
+ * loop the kernel refuses: refuse it here, naming the DIE. */
+static int check_modifier_cycles(struct scanner *x)
+{
+	for (uint32_t k = 0; k < x->cu.nrecs; k++) {
+		uint32_t t = k;
+		for (int steps = 0; steps < 256; steps++) {
+			const struct cus_rec *r = &x->cu.recs[t];
+			if (r->kind != CUS_TYPEDEF && r->kind != CUS_CONST && r->kind != CUS_VOLATILE &&
+			    r->kind != CUS_RESTRICT && r->kind != CUS_ATOMIC)
+				break;
+			if (!r->type || cus_ref_is_extern(r->type))
+				break;
+			t = cus_ref_index(r->type);
+			if (t == k)
+				return diag_fail(x->d, EBADMSG, "%s: DIE 0x%llx: a cycle of typedefs or qualifiers "
+						 "(malformed DWARF)", x->what,
+						 (unsigned long long)x->cu.recs[k].die);
+		}
+	}
+	return 0;
+}
+
 /* ---- candidates and exports ---- */
 
 /* A type ref as an lref: record index + 1, or STOP_XREF | extern index (0 stays 0). */
@@ -491,7 +515,7 @@ int scan_cu(const struct cus_file *f, size_t cu_index, uint32_t input,
 	out->nxrefs = x.cu.nexterns;
 
 	size_t cap_f = 0, cap_p = 0, cap_v = 0, cap_e = 0;
-	err = 0;
+	err = check_modifier_cycles(&x);
 	for (uint32_t k = 0; k < n && !err; k++) {
 		const struct cus_rec *r = &x.cu.recs[k];
 		out->is_type[k] = (uint8_t)is_type_kind(r->kind);

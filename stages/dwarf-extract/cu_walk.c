@@ -224,6 +224,9 @@ static int resolve_slot(struct cu_walk *w, uint64_t off, cus_ref *out)
 	}
 	if (off >= w->unit_off && off < w->unit_end) {
 		Dwarf_Die die;
+		if (off < w->first_die)
+			return diag_fail(w->d, EBADMSG, "a reference to 0x%llx, inside the unit header, not a DIE",
+					 (unsigned long long)(off & ~CUS_ALT_BIT));
 		int err = cu_walk__offdie(w, off, &die);
 		if (!err)
 			err = die_record__add(w, &die, 0);
@@ -299,6 +302,7 @@ static int unit_header(struct cu_walk *w, const struct unit *u, Dwarf_Die *cudie
 		return diag_fail(w->d, EBADMSG, "unit header unreadable: %s", dwarf_errmsg(-1));
 	w->unit_off = u->offset;
 	w->unit_end = next | alt;
+	w->first_die = (off + hsize) | alt;
 	w->cu.cu_offset = u->offset;
 	w->cu.unit_type = u->unit_type;
 	w->cu.dwarf_version = version;

@@ -25,7 +25,9 @@ static int ref_target(Dwarf_Attribute *at, Dwarf *main_dw, uint64_t *out)
 	if (!dwarf_formref_die(at, &t))
 		return -EBADMSG;
 	*out = die_gid(main_dw, &t);
-	return 0;
+	/* Offset 0 is a unit header, never a DIE; 0 also means "no reference"
+	 * to the callers, so it must not pass for one. */
+	return (*out & ~CUS_ALT_BIT) ? 0 : -EBADMSG;
 }
 
 uint64_t die_gid(Dwarf *main_dw, Dwarf_Die *die)

@@ -112,6 +112,7 @@ struct cu_walk {
 	Dwarf *alt;		/* the dwz alternate file, or NULL */
 	struct diag *d;
 	uint64_t unit_off, unit_end;	/* this CU's range in .debug_info */
+	uint64_t first_die;		/* the CU DIE: nothing before it is a DIE */
 	struct cus_cu cu;
 	struct strtab *strs;
 	/* References are collected as global DIE offsets (slots) while walking
