@@ -88,7 +88,8 @@ static int read_kfuncs(struct elf_info *ei, Elf *elf, Elf_Data *symdata, Elf_Dat
 		}
 	}
 	free(sets);
-	qsort(ei->kfuncs, ei->nkfuncs, sizeof(*ei->kfuncs), cmp_kfunc);
+	if (ei->nkfuncs)
+		qsort(ei->kfuncs, ei->nkfuncs, sizeof(*ei->kfuncs), cmp_kfunc);
 	return 0;
 }
 
@@ -182,7 +183,8 @@ int elf_info__read(struct elf_info *ei, const char *path, struct diag *d)
 			goto out;
 		}
 	}
-	qsort(ei->syms, ei->nsyms, sizeof(*ei->syms), cmp_sym);
+	if (ei->nsyms)
+		qsort(ei->syms, ei->nsyms, sizeof(*ei->syms), cmp_sym);
 	err = read_kfuncs(ei, elf, data, xdata, n, symsh.sh_link, path, d);
 out:
 	if (elf)

@@ -56,7 +56,8 @@ static int collect_sections(struct input *in, struct diag *d)
 			return -ENOMEM;
 		in->secs[in->nsecs++] = (struct section){ sh.sh_addr, sh.sh_size, (uint32_t)i };
 	}
-	qsort(in->secs, in->nsecs, sizeof(*in->secs), cmp_section);
+	if (in->nsecs) /* (qsort of NULL is undefined, even for 0 items) */
+		qsort(in->secs, in->nsecs, sizeof(*in->secs), cmp_section);
 	return 0;
 }
 
