@@ -53,7 +53,7 @@ static void put_annots(struct buf *b, const struct cus_cu *cu, uint32_t first, u
 
 static void put_items(struct buf *b, const struct cus_cu *cu, const struct cus_rec *r)
 {
-	const struct cus_item *it = cu->items + r->item_first;
+	const struct cus_item *it = r->item_count ? cu->items + r->item_first : NULL; /* NULL + 0 is undefined */
 	buf_uleb(b, r->item_count);
 	for (uint32_t i = 0; i < r->item_count; i++, it++) {
 		switch (r->kind) {

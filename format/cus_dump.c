@@ -59,7 +59,7 @@ static void put_loc(FILE *o, const struct cus_rec *r)
 
 static void dump_items(FILE *o, const struct cus_cu *cu, const struct cus_rec *r)
 {
-	const struct cus_item *it = cu->items + r->item_first;
+	const struct cus_item *it = r->item_count ? cu->items + r->item_first : NULL; /* NULL + 0 is undefined */
 	for (uint32_t i = 0; i < r->item_count; i++, it++) {
 		if (r->kind == CUS_ENUM) {
 			fprintf(o, "    %s=", cus_str(cu, it->name));

@@ -45,7 +45,7 @@ static void cu_name(FILE *o, const struct graph *g, uint32_t cu)
 static void dump_node(FILE *o, const struct graph *g, size_t id, int full)
 {
 	const struct graph_node *n = &g->nodes[id];
-	const struct graph_item *it = g->items + n->item_first;
+	const struct graph_item *it = n->item_count ? g->items + n->item_first : NULL; /* NULL + 0 is undefined */
 	fprintf(o, "#%zu %s ", id, graph_kind_name(n->kind));
 	dump_quoted(o, graph_str(g, n->name));
 	switch (n->kind) {

@@ -67,7 +67,7 @@ static void put_annots(struct buf *b, const struct graph *g, uint32_t first, uin
 
 static void put_node(struct buf *b, const struct graph *g, const struct graph_node *n)
 {
-	const struct graph_item *it = g->items + n->item_first;
+	const struct graph_item *it = n->item_count ? g->items + n->item_first : NULL; /* NULL + 0 is undefined */
 	buf_u8(b, n->kind);
 	buf_uleb(b, n->flags);
 	buf_uleb(b, n->name);

@@ -287,7 +287,7 @@ static int add_node(struct btf *btf, const struct graph *g, size_t i, const stru
 		    const struct emit_opts *o, uint32_t index_type)
 {
 	const struct graph_node *n = &g->nodes[i];
-	const struct graph_item *it = g->items + n->item_first;
+	const struct graph_item *it = n->item_count ? g->items + n->item_first : NULL; /* NULL + 0 is undefined */
 	const char *name = graph_str(g, n->name);
 	uint32_t t = n->type ? map->ids[n->type] : 0;
 	int id = 0;

@@ -148,7 +148,7 @@ static int make_node(struct builder *b, size_t ci, const struct cus_cu *cu, uint
 {
 	struct graph *g = b->g;
 	const struct cus_rec *r = &cu->recs[k];
-	const struct cus_item *it = cu->items + r->item_first;
+	const struct cus_item *it = r->item_count ? cu->items + r->item_first : NULL; /* NULL + 0 is undefined */
 	struct graph_node *n = &g->nodes[id];
 	int err;
 	memset(n, 0, sizeof(*n));

@@ -260,9 +260,16 @@ static int open_alt(struct input *in, unsigned workers, struct diag *d)
 	snprintf(cand[3] + n, sizeof(cand[3]) - (size_t)n, ".debug");
 	free(dir);
 	for (int c = 0; c < 4 && !in->alt_elf; c++) {
-		int fd = open(cand[c], O_RDONLY | O_CLOEXEC);
+		/* The name comes from the input: like the input itself, only a regular
+		 * file is read, so a crafted link to a FIFO cannot hang us. */
+		int fd = open(cand[c], O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		struct stat st;
 		if (fd < 0)
 			continue;
+		if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+			close(fd);
+			continue;
+		}
 		Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 		const void *got;
 		ssize_t got_len = e ? dwelf_elf_gnu_build_id(e, &got) : -1;
