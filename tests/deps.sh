@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # tests/deps.sh (make deps): install what btfpipe needs on Debian 12.
 # Build: libdw-dev libelf-dev libbpf-dev libxxhash-dev pkg-config gcc make.
-# Tests: clang-19 lld-19 llvm-19 (fixtures, LTO), dwarves (pahole) and bpftool
+# Tests: clang-19 lld-19 llvm-19 (fixtures, LTO), libclang-rt-19-dev (libFuzzer), dwarves (pahole) and bpftool
 # (reference outputs), python3 (test scripts), dwz and binutils (dwz-compressed
 # DWARF, readelf/objcopy/nm in tests).
 # Without root it prints the exact apt-get line and fails.
 set -eu
 pkgs="libdw-dev libelf-dev libbpf-dev libxxhash-dev pkg-config gcc make
-      clang-19 lld-19 llvm-19 dwarves bpftool python3 dwz binutils man-db"
+      clang-19 libclang-rt-19-dev lld-19 llvm-19 dwarves bpftool python3 dwz binutils man-db"
 missing=""
 for p in $pkgs; do
 	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

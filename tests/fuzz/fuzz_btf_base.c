@@ -1,0 +1,107 @@
+/* fuzz_btf_base: libFuzzer target for reading a base BTF the way btf-emit
+ * reads `--btf-base` (stages/btf-emit/main.c): libbpf's btf__parse() on the
+ * file (raw BTF, or an ELF with a .BTF section), btf__new_empty_split() over
+ * it, types added to the split BTF (an INT, and a STRUCT with a member of base
+ * type 1 when the base has one), btf__dedup() against the base, the raw
+ * bytes taken, both freed.
+ *
+ * This fuzzes libbpf's parser and dedup as btfpipe uses them: a crash here is
+ * libbpf's (upstream), unless the stack says otherwise. libbpf is the
+ * distribution's shared library, not instrumented: libFuzzer gets no coverage
+ * from inside it and ASan sees only what its interceptors see (bad frees,
+ * wild reads that fault, leaks), so this is closer to blind mutation of the
+ * seeds than to guided fuzzing.
+ *
+ * Built by tests/fuzz/run.sh; `./fuzz_btf_base FILE` replays one input.
+ */
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- the temporary file: one per process, unlinked at once, reached
+ * through /proc/self/fd so a crashing run leaves nothing behind ---- */
+
+static int tmp_fd = -1;
+static char tmp_path[64];
+
+static const char *tmp_write(const uint8_t *data, size_t size)
+{
+	if (tmp_fd < 0) {
+		const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : getenv("TMPDIR");
+		char tmpl[4096];
+		snprintf(tmpl, sizeof(tmpl), "%s/btfpipe-fuzz-XXXXXX", dir && *dir ? dir : "/tmp");
+		tmp_fd = mkstemp(tmpl);
+		if (tmp_fd < 0) {
+			perror("fuzz: mkstemp");
+			abort();
+		}
+		unlink(tmpl);
+		snprintf(tmp_path, sizeof(tmp_path), "/proc/self/fd/%d", tmp_fd);
+	}
+	if (ftruncate(tmp_fd, 0) < 0) {
+		perror("fuzz: ftruncate");
+		abort();
+	}
+	for (size_t done = 0; done < size;) {
+		ssize_t n = pwrite(tmp_fd, data + done, size - done, (off_t)done);
+		if (n <= 0) {
+			perror("fuzz: pwrite");
+			abort();
+		}
+		done += (size_t)n;
+	}
+	return tmp_path;
+}
+
+/* The lowest free descriptor: it grows when a run leaks one. */
+static int lowest_free_fd(void)
+{
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+	return fd;
+}
+
+/* libbpf's warnings would flood the fuzzer's output (btf-emit silences them too). */
+static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level, (void)fmt, (void)ap;
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	libbpf_set_print(quiet);
+	tmp_write(NULL, 0); /* the file is opened once, before counting */
+	int fd0 = lowest_free_fd();
+	struct btf *base = btf__parse(tmp_write(data, size), NULL);
+	if (base) {
+		struct btf *btf = btf__new_empty_split(base);
+		if (btf) {
+			int int_id = btf__add_int(btf, "fuzz_int", 4, BTF_INT_SIGNED);
+			if (btf__type_cnt(base) > 1 && btf__add_struct(btf, "fuzz_struct", 16) > 0) {
+				btf__add_field(btf, "base1", 1, 0, 0);
+				if (int_id > 0)
+					btf__add_field(btf, "i", int_id, 64, 0);
+			}
+			if (!btf__dedup(btf, NULL)) {
+				uint32_t raw_size;
+				btf__raw_data(btf, &raw_size);
+			}
+			btf__free(btf);
+		}
+		btf__free(base);
+	}
+	int fd1 = lowest_free_fd();
+	if (fd1 != fd0) {
+		fprintf(stderr, "fuzz_btf_base: file descriptor leaked (lowest free fd %d, was %d)\n", fd1, fd0);
+		abort();
+	}
+	return 0;
+}

@@ -1,0 +1,160 @@
+/* fuzz_cus: libFuzzer target for the .cus reader (format/cus_file.c,
+ * format/cus_codec.c, format/cus_dump.c).
+ *
+ * Each input is written to a temporary file and read the way dedup-merge and
+ * `dwarf-extract --dump` read one: cus_file__open(), cus_file__decode() of
+ * every CU, cus_file__dump() to /dev/null, then everything is closed.
+ *
+ * Every input is read twice:
+ *  1. as given, which exercises the header, bounds and checksum checks;
+ *  2. with its framing repaired (magic, version, file size, index offset,
+ *     blob offsets, blob keys and the header checksum recomputed), so that
+ *     mutations reach the blob decoder and the dump instead of stopping at a
+ *     checksum mismatch. The repair never reads outside the input.
+ *
+ * Built by tests/fuzz/run.sh; `./fuzz_cus FILE` replays one input.
+ */
+#include "../../common/buf.h"
+#include "../../common/diag.h"
+#include "../../common/hash.h"
+#include "../../format/cus.h"
+
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- the temporary file: one per process, unlinked at once, reached
+ * through /proc/self/fd so a crashing run leaves nothing behind ---- */
+
+static int tmp_fd = -1;
+static char tmp_path[64];
+
+static const char *tmp_write(const uint8_t *data, size_t size)
+{
+	if (tmp_fd < 0) {
+		const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : getenv("TMPDIR");
+		char tmpl[4096];
+		snprintf(tmpl, sizeof(tmpl), "%s/btfpipe-fuzz-XXXXXX", dir && *dir ? dir : "/tmp");
+		tmp_fd = mkstemp(tmpl);
+		if (tmp_fd < 0) {
+			perror("fuzz: mkstemp");
+			abort();
+		}
+		unlink(tmpl);
+		snprintf(tmp_path, sizeof(tmp_path), "/proc/self/fd/%d", tmp_fd);
+	}
+	if (ftruncate(tmp_fd, 0) < 0) {
+		perror("fuzz: ftruncate");
+		abort();
+	}
+	for (size_t done = 0; done < size;) {
+		ssize_t n = pwrite(tmp_fd, data + done, size - done, (off_t)done);
+		if (n <= 0) {
+			perror("fuzz: pwrite");
+			abort();
+		}
+		done += (size_t)n;
+	}
+	return tmp_path;
+}
+
+/* The lowest free descriptor: it grows when a run leaks one. */
+static int lowest_free_fd(void)
+{
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+	return fd;
+}
+
+static FILE *devnull(void)
+{
+	static FILE *f;
+	if (!f && !(f = fopen("/dev/null", "w"))) {
+		perror("fuzz: /dev/null");
+		abort();
+	}
+	return f;
+}
+
+/* ---- the reader, as its users call it ---- */
+
+static void read_cus(const char *path)
+{
+	struct diag d = { 0 };
+	struct cus_file f;
+	if (cus_file__open(&f, path, &d))
+		return;
+	struct cus_cu cu = { 0 };
+	for (size_t i = 0; i < f.count; i++) {
+		d.set = 0;
+		cus_file__decode(&f, i, &cu, &d);
+	}
+	cus_cu__free(&cu);
+	d.set = 0;
+	cus_file__dump(&f, devnull(), &d);
+	cus_file__close(&f);
+}
+
+/* ---- pass 2: repair the framing (see format/CU-RECORDS.md) ---- */
+
+static void repair(uint8_t *m, size_t size)
+{
+	if (size < CUS_HEADER_SIZE)
+		return;
+	memcpy(m, CUS_MAGIC, 8);
+	le32_put(m + 8, CUS_FORMAT_VERSION);
+	le64_put(m + 24, size);
+	uint32_t count = le32_get(m + 20);
+	uint64_t ident_off = le64_get(m + 32), ident_size = le32_get(m + 40);
+	uint64_t isize = (uint64_t)count * CUS_INDEX_ENTRY_SIZE;
+	if (isize > size - CUS_HEADER_SIZE)
+		return;
+	uint64_t index_off = size - isize;
+	le64_put(m + 48, index_off);
+	if (ident_off > index_off || ident_size > index_off - ident_off)
+		return;
+	uint64_t expect = ident_off + ident_size;
+	for (uint32_t i = 0; i < count; i++) {
+		uint8_t *p = m + index_off + (size_t)i * CUS_INDEX_ENTRY_SIZE;
+		uint32_t blob_size = le32_get(p + 8);
+		if (blob_size > index_off - expect)
+			break;
+		le64_put(p, expect);
+		struct key128 k = key128_of(m + expect, blob_size);
+		le64_put(p + 24, k.lo);
+		le64_put(p + 32, k.hi);
+		expect += blob_size;
+	}
+	XXH3_state_t st;
+	XXH3_64bits_reset(&st);
+	XXH3_64bits_update(&st, m, 56);
+	XXH3_64bits_update(&st, m + ident_off, (size_t)ident_size);
+	XXH3_64bits_update(&st, m + index_off, (size_t)isize);
+	le64_put(m + 56, XXH3_64bits_digest(&st));
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	tmp_write(NULL, 0); /* the file and /dev/null are opened once, before counting */
+	devnull();
+	int fd0 = lowest_free_fd();
+	read_cus(tmp_write(data, size));
+	uint8_t *copy = malloc(size ? size : 1);
+	if (!copy)
+		abort();
+	memcpy(copy, data, size);
+	repair(copy, size);
+	if (size && memcmp(copy, data, size))
+		read_cus(tmp_write(copy, size));
+	free(copy);
+	int fd1 = lowest_free_fd();
+	if (fd1 != fd0) {
+		fprintf(stderr, "fuzz_cus: file descriptor leaked (lowest free fd %d, was %d)\n", fd1, fd0);
+		abort();
+	}
+	return 0;
+}

@@ -1,0 +1,150 @@
+/* fuzz_graph: libFuzzer target for the .graph reader (format/graph_file.c,
+ * format/graph_dump.c).
+ *
+ * Each input is written to a temporary file and read the way btf-emit and
+ * `dedup-merge --dump` read one: graph__read(), then graph__dump() to
+ * /dev/null (with and without full provenance), then graph__free().
+ *
+ * Every input is read twice:
+ *  1. as given, which exercises the header, section table and checksum checks;
+ *  2. with its framing repaired (magic, version, file size, section ids and
+ *     offsets chained from the sizes, every section's checksum and the header
+ *     checksum recomputed), so that mutations reach the section decoders and
+ *     the id checks instead of stopping at a checksum mismatch. The repair
+ *     never reads outside the input.
+ *
+ * Built by tests/fuzz/run.sh; `./fuzz_graph FILE` replays one input.
+ */
+#include "../../common/buf.h"
+#include "../../common/diag.h"
+#include "../../common/hash.h"
+#include "../../format/graph.h"
+
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- the temporary file: one per process, unlinked at once, reached
+ * through /proc/self/fd so a crashing run leaves nothing behind ---- */
+
+static int tmp_fd = -1;
+static char tmp_path[64];
+
+static const char *tmp_write(const uint8_t *data, size_t size)
+{
+	if (tmp_fd < 0) {
+		const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : getenv("TMPDIR");
+		char tmpl[4096];
+		snprintf(tmpl, sizeof(tmpl), "%s/btfpipe-fuzz-XXXXXX", dir && *dir ? dir : "/tmp");
+		tmp_fd = mkstemp(tmpl);
+		if (tmp_fd < 0) {
+			perror("fuzz: mkstemp");
+			abort();
+		}
+		unlink(tmpl);
+		snprintf(tmp_path, sizeof(tmp_path), "/proc/self/fd/%d", tmp_fd);
+	}
+	if (ftruncate(tmp_fd, 0) < 0) {
+		perror("fuzz: ftruncate");
+		abort();
+	}
+	for (size_t done = 0; done < size;) {
+		ssize_t n = pwrite(tmp_fd, data + done, size - done, (off_t)done);
+		if (n <= 0) {
+			perror("fuzz: pwrite");
+			abort();
+		}
+		done += (size_t)n;
+	}
+	return tmp_path;
+}
+
+/* The lowest free descriptor: it grows when a run leaks one. */
+static int lowest_free_fd(void)
+{
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+	return fd;
+}
+
+static FILE *devnull(void)
+{
+	static FILE *f;
+	if (!f && !(f = fopen("/dev/null", "w"))) {
+		perror("fuzz: /dev/null");
+		abort();
+	}
+	return f;
+}
+
+/* ---- the reader, as its users call it ---- */
+
+static void read_graph(const char *path)
+{
+	struct diag d = { 0 };
+	struct graph g;
+	if (graph__read(&g, path, &d))
+		return; /* graph__read frees what it built on failure */
+	graph__dump(&g, devnull(), 0, &d);
+	d.set = 0;
+	graph__dump(&g, devnull(), 1, &d);
+	graph__free(&g);
+}
+
+/* ---- pass 2: repair the framing (see format/TYPE-GRAPH.md) ---- */
+
+#define HEAD_SIZE (GRAPH_HEADER_SIZE + GRAPH_NSECTIONS * 32)
+
+static void repair(uint8_t *m, size_t size)
+{
+	if (size < HEAD_SIZE)
+		return;
+	memcpy(m, GRAPH_MAGIC, 8);
+	le32_put(m + 8, GRAPH_FORMAT_VERSION);
+	le32_put(m + 16, 0);
+	le32_put(m + 20, GRAPH_NSECTIONS);
+	le64_put(m + 24, size);
+	memset(m + 40, 0, GRAPH_HEADER_SIZE - 40);
+	uint64_t expect = HEAD_SIZE;
+	for (uint32_t id = 1; id <= GRAPH_NSECTIONS; id++) {
+		uint8_t *e = m + GRAPH_HEADER_SIZE + (id - 1) * 32;
+		uint64_t len = le64_get(e + 16);
+		le32_put(e, id);
+		le64_put(e + 8, expect);
+		if (len > size - expect)
+			break;
+		le64_put(e + 24, XXH3_64bits(m + expect, (size_t)len));
+		expect += len;
+	}
+	XXH3_state_t hs;
+	XXH3_64bits_reset(&hs);
+	XXH3_64bits_update(&hs, m, 32);
+	XXH3_64bits_update(&hs, m + GRAPH_HEADER_SIZE, GRAPH_NSECTIONS * 32);
+	le64_put(m + 32, XXH3_64bits_digest(&hs));
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	tmp_write(NULL, 0); /* the file and /dev/null are opened once, before counting */
+	devnull();
+	int fd0 = lowest_free_fd();
+	read_graph(tmp_write(data, size));
+	uint8_t *copy = malloc(size ? size : 1);
+	if (!copy)
+		abort();
+	memcpy(copy, data, size);
+	repair(copy, size);
+	if (size && memcmp(copy, data, size))
+		read_graph(tmp_write(copy, size));
+	free(copy);
+	int fd1 = lowest_free_fd();
+	if (fd1 != fd0) {
+		fprintf(stderr, "fuzz_graph: file descriptor leaked (lowest free fd %d, was %d)\n", fd1, fd0);
+		abort();
+	}
+	return 0;
+}
