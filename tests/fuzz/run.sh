@@ -78,7 +78,7 @@ sources_of() {
 # Everything a target's build reads: its sources and the headers beside them.
 inputs_of() {
 	sources_of "$1"
-	ls common/*.h format/*.h
+	ls common/*.h format/*.h tests/fuzz/*.h
 	[ "$1" = fuzz_extract ] && ls stages/dwarf-extract/*.h
 }
 
