@@ -87,22 +87,6 @@ static void repair(uint8_t *m, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	tmp_write(NULL, 0); /* the file and /dev/null are opened once, before counting */
-	devnull();
-	int fd0 = lowest_free_fd();
-	read_cus(tmp_write(data, size));
-	uint8_t *copy = malloc(size ? size : 1);
-	if (!copy)
-		abort();
-	memcpy(copy, data, size);
-	repair(copy, size);
-	if (size && memcmp(copy, data, size))
-		read_cus(tmp_write(copy, size));
-	free(copy);
-	int fd1 = lowest_free_fd();
-	if (fd1 != fd0) {
-		fprintf(stderr, "fuzz_cus: file descriptor leaked (lowest free fd %d, was %d)\n", fd1, fd0);
-		abort();
-	}
+	fuzz_read_as_given_and_repaired("fuzz_cus", data, size, read_cus, repair);
 	return 0;
 }
