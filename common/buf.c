@@ -19,15 +19,22 @@ void buf_reset(struct buf *b)
 	b->err = 0;
 }
 
-void buf_put(struct buf *b, const void *p, size_t n)
+/* Room for N more bytes; 0 when there is none (the buffer's error is then set
+ * and stays set, so every later write is a no-op). */
+static int reserve(struct buf *b, size_t n)
 {
 	if (b->err)
-		return;
+		return 0;
 	int err = vec_grow(&b->data, &b->cap, b->len + n);
-	if (err) {
+	if (err)
 		b->err = err;
+	return !err;
+}
+
+void buf_put(struct buf *b, const void *p, size_t n)
+{
+	if (!reserve(b, n))
 		return;
-	}
 	if (n)
 		memcpy(b->data + b->len, p, n);
 	b->len += n;
@@ -35,13 +42,8 @@ void buf_put(struct buf *b, const void *p, size_t n)
 
 void buf_put_self(struct buf *b, size_t off, size_t n)
 {
-	if (b->err)
+	if (!reserve(b, n))
 		return;
-	int err = vec_grow(&b->data, &b->cap, b->len + n);
-	if (err) {
-		b->err = err;
-		return;
-	}
 	if (n)
 		memmove(b->data + b->len, b->data + off, n);
 	b->len += n;
