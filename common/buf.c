@@ -31,7 +31,7 @@ static int reserve(struct buf *b, size_t n)
 	return !err;
 }
 
-void buf_put(struct buf *b, const void *p, size_t n)
+void buf_put_slow(struct buf *b, const void *p, size_t n)
 {
 	if (!reserve(b, n))
 		return;
@@ -49,12 +49,11 @@ void buf_put_self(struct buf *b, size_t off, size_t n)
 	b->len += n;
 }
 
-void buf_u8(struct buf *b, uint8_t v) { buf_put(b, &v, 1); }
 void buf_le16(struct buf *b, uint16_t v) { uint8_t t[2]; le16_put(t, v); buf_put(b, t, 2); }
 void buf_le32(struct buf *b, uint32_t v) { uint8_t t[4]; le32_put(t, v); buf_put(b, t, 4); }
 void buf_le64(struct buf *b, uint64_t v) { uint8_t t[8]; le64_put(t, v); buf_put(b, t, 8); }
 
-void buf_uleb(struct buf *b, uint64_t v)
+void buf_uleb_slow(struct buf *b, uint64_t v)
 {
 	uint8_t t[10];
 	size_t n = 0;
@@ -90,7 +89,7 @@ static int cur_need(struct cursor *c, size_t n)
 	return 1;
 }
 
-uint8_t cur_u8(struct cursor *c)
+uint8_t cur_u8_slow(struct cursor *c)
 {
 	return cur_need(c, 1) ? *c->p++ : 0;
 }
@@ -119,7 +118,7 @@ uint64_t cur_le64(struct cursor *c)
 	return v;
 }
 
-uint64_t cur_uleb(struct cursor *c)
+uint64_t cur_uleb_slow(struct cursor *c)
 {
 	uint64_t v = 0;
 	for (unsigned shift = 0; ; shift += 7) {
@@ -136,7 +135,7 @@ uint64_t cur_uleb(struct cursor *c)
 	}
 }
 
-int64_t cur_sleb(struct cursor *c)
+int64_t cur_sleb_slow(struct cursor *c)
 {
 	uint64_t v = 0;
 	unsigned shift = 0;

@@ -20,14 +20,41 @@ struct buf {
 
 void buf_free(struct buf *b);
 void buf_reset(struct buf *b); /* len = 0, keeps the memory */
-void buf_put(struct buf *b, const void *p, size_t n);
+/* Append n bytes. The out-of-line slow path grows the buffer (or latches
+ * the error); the inline fast path is what every record encoder runs. */
+void buf_put_slow(struct buf *b, const void *p, size_t n);
+static inline void buf_put(struct buf *b, const void *p, size_t n)
+{
+	if (__builtin_expect(b->cap - b->len >= n && !b->err, 1)) {
+		if (n)
+			__builtin_memcpy(b->data + b->len, p, n);
+		b->len += n;
+		return;
+	}
+	buf_put_slow(b, p, n);
+}
 /* Append a copy of b's own bytes [off, off + n): safe although data moves. */
 void buf_put_self(struct buf *b, size_t off, size_t n);
-void buf_u8(struct buf *b, uint8_t v);
+static inline void buf_u8(struct buf *b, uint8_t v)
+{
+	if (__builtin_expect(b->len < b->cap && !b->err, 1)) {
+		b->data[b->len++] = v;
+		return;
+	}
+	buf_put_slow(b, &v, 1);
+}
 void buf_le16(struct buf *b, uint16_t v);
 void buf_le32(struct buf *b, uint32_t v);
 void buf_le64(struct buf *b, uint64_t v);
-void buf_uleb(struct buf *b, uint64_t v);
+void buf_uleb_slow(struct buf *b, uint64_t v);
+/* Most ulebs written are one byte (small counts, flags, string refs). */
+static inline void buf_uleb(struct buf *b, uint64_t v)
+{
+	if (v < 0x80)
+		buf_u8(b, (uint8_t)v);
+	else
+		buf_uleb_slow(b, v);
+}
 void buf_sleb(struct buf *b, int64_t v);
 
 struct cursor {
@@ -45,12 +72,34 @@ static inline void cursor_init(struct cursor *c, const void *p, size_t n)
 static inline size_t cursor_off(const struct cursor *c) { return (size_t)(c->p - c->start); }
 static inline size_t cursor_left(const struct cursor *c) { return (size_t)(c->end - c->p); }
 
-uint8_t cur_u8(struct cursor *c);
+uint8_t cur_u8_slow(struct cursor *c);
+static inline uint8_t cur_u8(struct cursor *c)
+{
+	if (__builtin_expect(!c->err && c->p < c->end, 1))
+		return *c->p++;
+	return cur_u8_slow(c);
+}
 uint16_t cur_le16(struct cursor *c);
 uint32_t cur_le32(struct cursor *c);
 uint64_t cur_le64(struct cursor *c);
-uint64_t cur_uleb(struct cursor *c);
-int64_t cur_sleb(struct cursor *c);
+uint64_t cur_uleb_slow(struct cursor *c);
+/* The one-byte case inline; longer values, the end of the data and
+ * overflow are the out-of-line path's (same result either way). */
+static inline uint64_t cur_uleb(struct cursor *c)
+{
+	if (__builtin_expect(!c->err && c->p < c->end && !(*c->p & 0x80), 1))
+		return *c->p++;
+	return cur_uleb_slow(c);
+}
+int64_t cur_sleb_slow(struct cursor *c);
+static inline int64_t cur_sleb(struct cursor *c)
+{
+	if (__builtin_expect(!c->err && c->p < c->end && !(*c->p & 0x80), 1)) {
+		uint8_t byte = *c->p++;
+		return (byte & 0x40) ? (int64_t)byte - 0x80 : (int64_t)byte;
+	}
+	return cur_sleb_slow(c);
+}
 /* Returns a pointer to the next n bytes and skips them, or NULL (error set). */
 const uint8_t *cur_bytes(struct cursor *c, size_t n);
 
