@@ -42,6 +42,7 @@ struct emit_opts {
 	const char *skip_report; /* --skip-report FILE */
 	const char *explain;	/* --explain NAME: print why, write nothing */
 	int stats;		/* --stats: 0 off, 1 text, 2 json */
+	enum { ARRAYS_AUTO, ARRAYS_NESTED, ARRAYS_FLAT } arrays; /* --arrays */
 };
 
 struct elf_section {
@@ -100,6 +101,7 @@ struct type_map {
 	uint8_t *dropped;
 	struct extras *extras;	/* types beyond the nodes: inner arrays, type tags */
 	int type_tags;		/* feature type_tag: pointers' tags become TYPE_TAGs */
+	int flat_arrays;	/* multi-dimensional arrays as one ARRAY (types.c) */
 	size_t first_extra;	/* extras before this are the nodes' own arrays */
 };
 void type_map__free(struct type_map *map);

@@ -42,6 +42,9 @@ static void usage(FILE *o)
 		"      --features-strict  an unknown feature name is an error\n"
 		"      --supported-features  print the features this build can encode and exit\n"
 		"      --no-floats        write floating-point types as INT (feature float off)\n"
+		"      --arrays MODE      multi-dimensional arrays: nested (ARRAY of ARRAY),\n"
+		"                         flat (one ARRAY, as pahole), or auto (default):\n"
+		"                         nested, but over a base, whatever the base does\n"
 		"      --skip-report F    one line per function, variable or type left out, why\n"
 		"      --stats[=json]     counts (types per BTF kind, skips) and phase times on stderr\n"
 		"  -q, --quiet            accepted, as by the other stages\n"
@@ -65,6 +68,7 @@ static int parse_opts(int argc, char **argv, struct emit_opts *o)
 		{ "features-strict", no_argument, NULL, 's' },
 		{ "supported-features", no_argument, NULL, 'L' },
 		{ "no-floats", no_argument, NULL, 'F' },
+		{ "arrays", required_argument, NULL, 'A' },
 		{ "skip-report", required_argument, NULL, 'S' },
 		{ "explain", required_argument, NULL, 'X' },
 		{ "stats", optional_argument, NULL, 'T' },
@@ -86,6 +90,15 @@ static int parse_opts(int argc, char **argv, struct emit_opts *o)
 		case 's': strict = 1; break;
 		case 'L': features_print_supported(stdout); exit(EXIT_OK);
 		case 'F': no_floats = 1; break;
+		case 'A':
+			if (!strcmp(optarg, "nested")) o->arrays = ARRAYS_NESTED;
+			else if (!strcmp(optarg, "flat")) o->arrays = ARRAYS_FLAT;
+			else if (!strcmp(optarg, "auto")) o->arrays = ARRAYS_AUTO;
+			else {
+				diag_error(TOOL, "--arrays %s: expected nested, flat or auto", optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'S': o->skip_report = optarg; break;
 		case 'X': o->explain = optarg; break;
 		case 'T':
@@ -114,6 +127,24 @@ static int parse_opts(int argc, char **argv, struct emit_opts *o)
 		o->features &= ~(1u << FEAT_FLOAT);
 	o->input = argv[optind];
 	return EXIT_OK;
+}
+
+/* Was the base written by an encoder that flattens multi-dimensional arrays
+ * (pahole)? Then it has arrays but none whose element is an array, and a
+ * module's types only match the base's when written the same way. */
+static int base_flattens(const struct btf *base)
+{
+	int arrays = 0;
+	for (uint32_t id = 1; id < btf__type_cnt(base); id++) {
+		const struct btf_type *t = btf__type_by_id(base, id);
+		if (!btf_is_array(t))
+			continue;
+		arrays++;
+		const struct btf_type *e = btf__type_by_id(base, btf_array(t)->type);
+		if (e && btf_is_array(e))
+			return 0;
+	}
+	return arrays > 0;
 }
 
 void skip_log__add(struct skip_log *s, const char *what, const char *name, const char *why,
@@ -193,6 +224,7 @@ static int emit(const struct emit_opts *o, struct diag *d, const char **where)
 		}
 		*where = o->output ? o->output : o->elf_out;
 	}
+	map.flat_arrays = o->arrays == ARRAYS_FLAT || (o->arrays == ARRAYS_AUTO && base && base_flattens(base));
 	btf = base ? btf__new_empty_split(base) : btf__new_empty();
 	if (!btf) {
 		err = -ENOMEM;

@@ -11,7 +11,10 @@
  *    (pahole aborts the whole encode on it).
  *  - DW_TAG_unspecified_type (C's nullptr_t, asm's void) is void.
  *  - A multi-dimensional array stays multi-dimensional: nested ARRAYs,
- *    outermost first (pahole flattens it into one).
+ *    outermost first (pahole flattens it into one). With map->flat_arrays
+ *    (split BTF over a base written by a flattening encoder, or asked for)
+ *    it is one ARRAY of the product of its dimensions, as pahole writes it,
+ *    or the module's types would never match the base's.
  *  - DWARF that has no BTF form (C++ references, ...) is left out, with
  *    everything that cannot exist without it (a struct whose member needs
  *    it, a typedef of it); a pointer to it becomes a pointer to void.
@@ -198,13 +201,32 @@ static int is_tag(const struct graph *g, const struct graph_annot *a, const char
 	return !strcmp(graph_str(g, a->name), what);
 }
 
+/* The element count of a multi-dimensional array written as one ARRAY: 0 when
+ * the array stays nested (not asked for, or the product overflows BTF's 32
+ * bits, where pahole silently wraps). A dimension of unknown size (0) makes
+ * the product 0, as in pahole. */
+static int flat_nelems(const struct graph *g, const struct graph_node *n, const struct type_map *map,
+		       uint32_t *out)
+{
+	if (!map->flat_arrays || n->kind != G_ARRAY || n->item_count < 2)
+		return 0;
+	uint64_t p = 1;
+	for (uint32_t k = 0; k < n->item_count; k++) {
+		p *= dim_count(&g->items[n->item_first + k]);
+		if (p > UINT32_MAX)
+			return 0;
+	}
+	*out = (uint32_t)p;
+	return 1;
+}
+
 /* The element of a node's outermost ARRAY (the chain of its inner dims), or
  * a tagged pointer's target (its TYPE_TAG chain). create: plan, else look up. */
 static uint32_t inner_target(const struct graph *g, const struct graph_node *n, const struct type_map *map,
 			     uint32_t *next_id, int create)
 {
-	uint32_t t = n->type ? map->ids[n->type] : 0;
-	if (n->kind == G_ARRAY) {
+	uint32_t t = n->type ? map->ids[n->type] : 0, flat;
+	if (n->kind == G_ARRAY && !flat_nelems(g, n, map, &flat)) {
 		for (uint32_t k = n->item_count; k-- > 1;)
 			t = extra_get(map->extras, EX_ARRAY, t, dim_count(&g->items[n->item_first + k]),
 				      next_id, create);
@@ -251,7 +273,9 @@ static int plan_ids(const struct graph *g, struct type_map *map, uint32_t first_
 	map->first_extra = map->extras->n;
 	for (size_t i = 1; i <= g->nnodes; i++) {
 		const struct graph_node *n = &g->nodes[i];
-		if (map->dropped[i] || !((n->kind == G_ARRAY && n->item_count > 1) ||
+		uint32_t flat;
+		if (map->dropped[i] || flat_nelems(g, n, map, &flat) ||
+		    !((n->kind == G_ARRAY && n->item_count > 1) ||
 					 (n->kind == G_PTR && n->annot_count && map->type_tags)))
 			continue;
 		if (!inner_target(g, n, map, &id, 1))
@@ -337,10 +361,12 @@ static int add_node(struct btf *btf, const struct graph *g, size_t i, const stru
 				return err;
 		}
 		return id;
-	case G_ARRAY:
+	case G_ARRAY: {
 		/* dims outermost first: this node is the outermost ARRAY */
-		return btf__add_array(btf, (int)index_type, (int)inner_target(g, n, map, NULL, 0),
-				      n->item_count ? dim_count(&it[0]) : 0);
+		uint32_t nelems = n->item_count ? dim_count(&it[0]) : 0;
+		flat_nelems(g, n, map, &nelems);
+		return btf__add_array(btf, (int)index_type, (int)inner_target(g, n, map, NULL, 0), nelems);
+	}
 	case G_FUNC_PROTO:
 		id = btf__add_func_proto(btf, (int)t);
 		for (uint32_t k = 0; k < n->item_count && id > 0; k++) {
