@@ -245,7 +245,10 @@ int cus_file__open(struct cus_file *f, const char *path, struct diag *d)
 			goto fail;
 		}
 		expect += e->blob_size;
-		if (!key128_eq(key128_of(f->map + e->blob_off, e->blob_size), e->key)) {
+		int ok = key128_eq(key128_of(f->map + e->blob_off, e->blob_size), e->key);
+		/* Checked now, read later CU by CU: the pages need not stay. */
+		mapfile_done_with(f->map + e->blob_off, e->blob_size);
+		if (!ok) {
 			err = diag_fail(d, EBADMSG, "%s: CU %u (0x%llx): blob checksum mismatch (blob at offset %llu, "
 					"%u bytes): the file is corrupted", path, i,
 					(unsigned long long)e->cu_offset, (unsigned long long)e->blob_off,

@@ -9,6 +9,7 @@
 #include "merge.h"
 #include "../../common/diag.h"
 #include "../../common/hash.h"
+#include "../../common/pool.h"
 #include "../../common/strtab.h"
 #include "../../common/vec.h"
 
@@ -617,6 +618,56 @@ static int build_header(struct builder *b)
 	return 0;
 }
 
+/* Decoding the representatives' CUs is most of this step (nearly every CU
+ * holds some class's first record), so the decoding runs in parallel and the
+ * nodes are made in CU order on the calling thread (node contents and string
+ * offsets depend on that order). Slot ci % window holds CU ci's records:
+ * pool_ordered() never has two items window apart in flight. */
+struct rep_run {
+	struct builder *b;
+	const uint32_t *rep;
+	size_t window;
+	struct cus_cu *cus;	/* window slots */
+	struct diag *ds;	/* window slots */
+	uint8_t *has_rep;	/* window slots: the CU holds a representative */
+};
+
+static int is_rep(const struct merge *m, const uint32_t *rep, uint32_t gid)
+{
+	return m->weak[gid] != NO_CLASS && classes_final(m, gid) == m->cls[gid] && rep[m->cls[gid]] == gid;
+}
+
+static int rep_decode(void *ctx, unsigned worker, size_t ci)
+{
+	struct rep_run *r = ctx;
+	const struct merge *m = r->b->m;
+	size_t slot = ci % r->window;
+	(void)worker;
+	r->has_rep[slot] = 0;
+	r->ds[slot].set = 0;
+	for (uint32_t k = 0; k < m->scans[ci].nrecs && !r->has_rep[slot]; k++)
+		r->has_rep[slot] = (uint8_t)is_rep(m, r->rep, (uint32_t)(m->cu_base[ci] + k));
+	if (!r->has_rep[slot])
+		return 0;
+	return cus_file__decode(&m->files[m->cu_input[ci]], m->cu_index[ci], &r->cus[slot], &r->ds[slot]);
+}
+
+static int rep_make(void *ctx, size_t ci)
+{
+	struct rep_run *r = ctx;
+	struct builder *b = r->b;
+	struct merge *m = b->m;
+	size_t slot = ci % r->window;
+	int err = 0;
+	for (uint32_t k = 0; r->has_rep[slot] && k < m->scans[ci].nrecs && !err; k++) {
+		uint32_t gid = (uint32_t)(m->cu_base[ci] + k);
+		if (is_rep(m, r->rep, gid))
+			err = make_node(b, ci, &r->cus[slot], k, b->node_of_class[m->cls[gid]]);
+	}
+	merge_done_with_blob(m, ci); /* its records and names are read */
+	return err;
+}
+
 /* One node per class, made from the class's first gid. */
 static int build_nodes(struct builder *b)
 {
@@ -644,24 +695,25 @@ static int build_nodes(struct builder *b)
 		return err;
 	}
 	g->nnodes = count;
-	struct cus_cu cu = { 0 };
-	for (size_t ci = 0; ci < m->ncus && !err; ci++) {
-		uint64_t base = m->cu_base[ci];
-		int decoded = 0;
-		for (uint32_t k = 0; k < m->scans[ci].nrecs && !err; k++) {
-			uint32_t gid = (uint32_t)(base + k);
-			if (m->weak[gid] == NO_CLASS || classes_final(m, gid) != m->cls[gid] ||
-			    rep[m->cls[gid]] != gid)
-				continue;
-			if (!decoded) {
-				err = cus_file__decode(&m->files[m->cu_input[ci]], m->cu_index[ci], &cu, m->d);
-				decoded = 1;
-			}
-			if (!err)
-				err = make_node(b, ci, &cu, k, b->node_of_class[m->cls[gid]]);
-		}
-	}
-	cus_cu__free(&cu);
+	unsigned jobs = m->o->jobs ? m->o->jobs : 1;
+	struct rep_run r = { .b = b, .rep = rep, .window = 4 * (size_t)jobs };
+	r.cus = calloc(r.window, sizeof(*r.cus));
+	r.ds = calloc(r.window, sizeof(*r.ds));
+	r.has_rep = calloc(r.window, 1);
+	if (!r.cus || !r.ds || !r.has_rep)
+		err = -ENOMEM;
+	if (!err)
+		err = pool_ordered(jobs, m->ncus, r.window, rep_decode, rep_make, &r);
+	/* The failing item is the lowest one; its slot still holds its detail
+	 * unless make_node failed (then m->d has it already). */
+	for (size_t i = 0; err && r.ds && i < r.window; i++)
+		if (r.ds[i].set && !m->d->set)
+			*m->d = r.ds[i];
+	for (size_t i = 0; r.cus && i < r.window; i++)
+		cus_cu__free(&r.cus[i]);
+	free(r.cus);
+	free(r.ds);
+	free(r.has_rep);
 	free(rep);
 	for (uint32_t id = 1; id <= count && !err; id++)
 		if (g->nodes[id].kind == G_FUNC_PROTO)
@@ -675,10 +727,16 @@ int build_graph(struct merge *m)
 	int err = build_header(&b);
 	if (!err)
 		err = build_nodes(&b);
-	for (size_t ci = 0; ci < m->ncus && !err; ci++)
+	/* Candidates' names point into the blobs: each CU's pages come back
+	 * while its candidates are added, and go again after. */
+	for (size_t ci = 0; ci < m->ncus && !err; ci++) {
 		err = add_funcs(&b, ci);
-	for (size_t ci = 0; ci < m->ncus && !err; ci++)
+		merge_done_with_blob(m, ci);
+	}
+	for (size_t ci = 0; ci < m->ncus && !err; ci++) {
 		err = add_vars(&b, ci);
+		merge_done_with_blob(m, ci);
+	}
 	if (!err)
 		err = build_provenance(&b);
 	if (!err) {

@@ -170,12 +170,15 @@ static int work_cu(void *ctx, unsigned worker, size_t ci)
 			return scan_cu_excluded(&m->files[in], m->cu_index[ci], in, &m->scans[ci], &r->ds[ci]);
 	int err = scan_cu(&m->files[in], m->cu_index[ci], in, &m->wanted[in], &m->xt[in], &m->scans[ci],
 			  &r->ds[ci]);
-	/* The blob's pages are done with until a few are read again (names,
-	 * representatives): keeping them resident would put the whole .cus in
-	 * the merge's peak RSS. */
-	const struct cus_index_entry *e = &m->files[in].index[m->cu_index[ci]];
-	mapfile_done_with(m->files[in].map + e->blob_off, e->blob_size);
+	merge_done_with_blob(m, ci);
 	return err;
+}
+
+void merge_done_with_blob(const struct merge *m, size_t ci)
+{
+	const struct cus_file *f = &m->files[m->cu_input[ci]];
+	const struct cus_index_entry *e = &f->index[m->cu_index[ci]];
+	mapfile_done_with(f->map + e->blob_off, e->blob_size);
 }
 
 static int insert_cu(void *ctx, size_t ci)
@@ -224,6 +227,7 @@ static int open_inputs(struct merge *m)
 			err = cus_cu__decode_head(&head, f->map + e->blob_off, e->blob_size, what, m->d);
 			for (size_t x = 0; x < head.nexterns && !err; x++)
 				err = offset_set__add(&m->wanted[i], head.externs[x]);
+			merge_done_with_blob(m, ci);
 		}
 	}
 	cus_cu__free(&head);

@@ -226,4 +226,10 @@ void classes_free(struct merge *m);
 
 int build_graph(struct merge *m);			/* step 5 */
 
+/* CU ci's blob is done with for now: drop its pages from the RSS (they come
+ * back from the page cache if read again). Every pass that walks all CUs'
+ * bytes (the scan, decoding representatives, candidates' names) calls it, or
+ * the whole .cus file would end up in the merge's peak RSS. */
+void merge_done_with_blob(const struct merge *m, size_t ci);
+
 #endif
