@@ -7,6 +7,7 @@
 #   make SANITIZE=1 ...   the same with AddressSanitizer + UBSan (build in build-asan/)
 #   make SANITIZE=thread  ThreadSanitizer build in bin-tsan/ (t1330 runs -j4 on it)
 #   make check-kernel     tests on Debian's cloud vmlinux (installs the dbg package)
+#   make bench            btfpipe vs pahole -J: wall, CPU, RSS medians (bench/README.md)
 
 CC ?= gcc
 PKGS := libdw libelf libbpf libxxhash
@@ -93,7 +94,11 @@ install: all
 check-kernel: deps all
 	@./tests/kernel/run.sh
 
+# Benchmarks the stages it just built (BENCH_* knobs: bench/README.md).
+bench: all
+	@BENCH_BIN="$(CURDIR)/$(BIN)" ./bench/run.sh
+
 clean:
 	rm -rf build build-asan build-collide build-tsan bin bin-asan bin-collide bin-tsan tests/out
 
-.PHONY: all deps run test install check-kernel clean
+.PHONY: all deps run test install check-kernel bench clean

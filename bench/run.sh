@@ -1,0 +1,273 @@
+#!/usr/bin/env bash
+# bench/run.sh (make bench): btfpipe against Debian's pahole -J on the same
+# inputs, in one invocation, and a markdown table of the medians and ratios.
+#
+# Inputs: Debian's cloud vmlinux, a few of its modules (split BTF over the
+# vmlinux's own .BTF) and a generated 120-unit C program (tests/gen). For each
+# input, run and thread count, btfpipe and pahole run back to back, so the
+# two tools see the same machine state: this VM's speed drifts by tens of
+# percent over minutes, and a tool measured ten minutes after the other would
+# measure the drift. Every number reported is the median of BENCH_RUNS runs.
+#
+# Each process is measured by /usr/bin/time (wall, user+sys CPU, peak RSS).
+# btfpipe on the vmlinux and the fixture is its three stages run one after
+# the other (what a Makefile calling the stages does): wall and CPU are the
+# sums, RSS the largest. On modules it is ./pipeline.sh as a whole (what a
+# kernel build runs per module), and the stages once more on their own only
+# for the breakdown. Every stage run has --stats, whose phase times (read,
+# extract, ..., write) make the breakdown lines.
+#
+# Checks: every btfpipe BTF of an input is byte-identical to its first one,
+# across runs, thread counts and pipeline.sh vs the stages (cmp), and the
+# first btfpipe and pahole outputs parse with bpftool (the other btfpipe
+# outputs are the same bytes). A failure prints FAIL and the exit code is 1.
+#
+# Knobs (environment): BENCH_RUNS (3), BENCH_JOBS ("1 2", and powers of two
+# up to nproc, and nproc, on bigger machines), BENCH_INPUTS ("vmlinux modules
+# fixture"), BENCH_MODULES (paths under the modules' kernel/ directory),
+# BENCH_VMLINUX, BENCH_MODDIR, BENCH_FIXTURE_CUS (120), BENCH_BIN (bin/),
+# BENCH_PAHOLE (/usr/bin/pahole). Report on stdout and in bench/results/latest.md.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+bin=${BENCH_BIN:-$top/bin}
+export BTFPIPE_BIN=$bin # pipeline.sh runs the stages under test, not others
+pahole=${BENCH_PAHOLE:-/usr/bin/pahole}
+runs=${BENCH_RUNS:-3}
+inputs=${BENCH_INPUTS:-vmlinux modules fixture}
+modules=${BENCH_MODULES:-net/sched/sch_fq.ko drivers/net/virtio_net.ko fs/ext4/ext4.ko fs/xfs/xfs.ko arch/x86/kvm/kvm.ko}
+fixture_cus=${BENCH_FIXTURE_CUS:-120}
+if [ -n "${BENCH_JOBS:-}" ]; then jobs=$BENCH_JOBS; else
+	jobs="1 2" n=$(nproc)
+	for ((j = 4; j < n; j *= 2)); do jobs="$jobs $j"; done
+	[ "$n" -gt 2 ] && jobs="$jobs $n"
+fi
+
+die() { echo "bench: error: $*" >&2; exit 2; }
+isnum() { case $1 in '' | *[!0-9]* | 0*) return 1 ;; esac; }
+isnum "$runs" || die "BENCH_RUNS must be a positive number, not '$runs'"
+for j in $jobs; do isnum "$j" || die "BENCH_JOBS must be positive numbers, not '$j'"; done
+for i in $inputs; do
+	case $i in vmlinux | modules | fixture) ;; *) die "BENCH_INPUTS: unknown input '$i' (vmlinux modules fixture)" ;; esac
+done
+for t in "$bin/dwarf-extract" "$bin/dedup-merge" "$bin/btf-emit"; do
+	[ -x "$t" ] || die "$t not built (make)"
+done
+[ -x /usr/bin/time ] || die "/usr/bin/time missing (apt-get install time)"
+command -v "$pahole" >/dev/null || die "$pahole missing (make deps installs dwarves)"
+want() { case " $inputs " in *" $1 "*) return 0 ;; esac; return 1; }
+
+W=$(mktemp -d "${TMPDIR:-/tmp}/btfpipe-bench.XXXXXX") || die "mktemp failed"
+trap 'rm -rf "$W"' EXIT
+trap 'exit 130' INT TERM # through the EXIT trap, so the work dir goes too
+# Measurements, one line each, read back by report():
+#   samples: INPUT J RUN KEY WALL CPU RSS_KIB  (KEY btfpipe pahole extract merge emit)
+#   phases:  INPUT J RUN STAGE PHASE SECONDS   (from the stages' --stats)
+#   sizes:   INPUT KEY BYTES                   (KEY ckpt btf pahole)
+: >"$W/samples"; : >"$W/phases"; : >"$W/sizes"; : >"$W/notes"
+failed=0
+
+note() { echo "$*" | tee -a "$W/notes" >&2; }
+fail() { failed=1; note "FAIL: $*"; }
+
+# measure NAME CMD...: run CMD under /usr/bin/time with stdout in $W/NAME.out
+# and stderr in $W/NAME.err. Sets M_WALL M_CPU M_RSS. Returns CMD's exit code.
+measure() {
+	local name=$1 rc u s; shift
+	/usr/bin/time -f '%e %U %S %M' -o "$W/$name.time" "$@" >"$W/$name.out" 2>"$W/$name.err"
+	rc=$?
+	# After a failure time(1) writes "Command exited ..." first: the format is last.
+	read -r M_WALL u s M_RSS < <(tail -1 "$W/$name.time")
+	M_CPU=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')
+	return $rc
+}
+
+# same_btf INPUT FILE WHAT: FILE must be the bytes of INPUT's first btfpipe BTF.
+same_btf() {
+	if [ ! -e "$W/$1.ref.btf" ]; then cp "$2" "$W/$1.ref.btf"; return; fi
+	cmp -s "$W/$1.ref.btf" "$2" || fail "$1: $3: BTF differs from the first btfpipe run's"
+}
+
+# stages INPUT J RUN ELF [BASE]: the three stages, each measured, with
+# --stats. Records them as extract/merge/emit, and sets S_WALL S_CPU S_RSS to
+# their sum, sum and largest. Returns 1 (after FAIL) if a stage failed.
+stages() {
+	local in=$1 j=$2 r=$3 elf=$4 base=${5:-} d="$W/$1" st
+	local -a eflags=(--elf "$elf")
+	[ -n "$base" ] && eflags+=(--btf-base "$base")
+	rm -f "$d.cus" "$d.graph" "$d.btf"
+	S_WALL=0 S_CPU=0 S_RSS=0
+	for st in extract merge emit; do
+		case $st in
+		extract) measure "$in.$st" "$bin/dwarf-extract" -j"$j" -q --stats -o "$d.cus" "$elf" ;;
+		merge) measure "$in.$st" "$bin/dedup-merge" -j"$j" -q --stats -o "$d.graph" "$d.cus" ;;
+		emit) measure "$in.$st" "$bin/btf-emit" -q --stats "${eflags[@]}" -o "$d.btf" "$d.graph" ;;
+		esac || { fail "$in -j$j: $st exited $?: $(tail -3 "$W/$in.$st.err")"; return 1; }
+		echo "$in $j $r $st $M_WALL $M_CPU $M_RSS" >>"$W/samples"
+		# "dwarf-extract: phase write      0.012 s" -> "... dwarf-extract write 0.012"
+		awk -v p="$in $j $r" '$2 == "phase" { sub(":", "", $1); print p, $1, $3, $4 }' \
+			"$W/$in.$st.err" >>"$W/phases"
+		read -r S_WALL S_CPU S_RSS < <(awk -v a="$S_WALL" -v b="$S_CPU" -v c="$S_RSS" \
+			-v w="$M_WALL" -v u="$M_CPU" -v m="$M_RSS" \
+			'BEGIN { printf "%.2f %.2f %d\n", a + w, b + u, (m > c ? m : c) }')
+	done
+	echo "$in ckpt $(($(stat -c %s "$d.cus") + $(stat -c %s "$d.graph")))" >>"$W/sizes"
+	same_btf "$in" "$d.btf" "stages -j$j run $r"
+}
+
+# bench_input INPUT ELF [BASE]: RUNS rounds over the thread counts, btfpipe
+# then pahole each time. With BASE (a module) the BTF is split over BASE.
+bench_input() {
+	local in=$1 elf=$2 base=${3:-} r j bw
+	local -a pflags=() pj=()
+	[ -n "$base" ] && pflags=(--btf_base "$base")
+	for ((r = 1; r <= runs; r++)); do
+		for j in $jobs; do
+			if [ -n "$base" ]; then
+				measure "$in.pipe" "$top/pipeline.sh" -j"$j" -q --btf-base "$base" -o "$W/$in.p.btf" "$elf" ||
+					{ fail "$in -j$j: pipeline.sh exited $?: $(tail -3 "$W/$in.pipe.err")"; continue; }
+				echo "$in $j $r btfpipe $M_WALL $M_CPU $M_RSS" >>"$W/samples"
+				same_btf "$in" "$W/$in.p.btf" "pipeline.sh -j$j run $r"
+				bw=$M_WALL
+			else
+				stages "$in" "$j" "$r" "$elf" || continue
+				echo "$in $j $r btfpipe $S_WALL $S_CPU $S_RSS" >>"$W/samples"
+				bw=$S_WALL
+			fi
+			# pahole 1.24 takes -jN glued; -j1 is its default, so no flag.
+			# --btf_gen_floats: what the kernel's scripts/pahole-flags.sh passes
+			# to pahole >= 1.21, and btfpipe encodes FLOAT by default.
+			pj=(); [ "$j" -gt 1 ] && pj=(-j"$j")
+			rm -f "$W/$in.ph.btf"
+			measure "$in.pahole" "$pahole" -J --btf_gen_floats "${pj[@]}" "${pflags[@]}" \
+				--btf_encode_detached="$W/$in.ph.btf" "$elf" ||
+				{ fail "$in -j$j: pahole exited $?: $(tail -3 "$W/$in.pahole.err")"; continue; }
+			echo "$in $j $r pahole $M_WALL $M_CPU $M_RSS" >>"$W/samples"
+			[ -e "$W/$in.pahole.btf" ] || cp "$W/$in.ph.btf" "$W/$in.pahole.btf"
+			echo "bench: $in -j$j run $r/$runs: btfpipe ${bw} s, pahole ${M_WALL} s" >&2
+			# Modules: the stages once more, for the breakdown (not in the ratios).
+			[ -n "$base" ] && stages "$in" "$j" "$r" "$elf" "$base"
+		done
+	done
+	[ -e "$W/$in.ref.btf" ] || return
+	echo "$in btf $(stat -c %s "$W/$in.ref.btf")" >>"$W/sizes"
+	[ -e "$W/$in.pahole.btf" ] && echo "$in pahole $(stat -c %s "$W/$in.pahole.btf")" >>"$W/sizes"
+	if ! command -v bpftool >/dev/null; then note "SKIP $in: bpftool parse check (bpftool not installed)"; return; fi
+	local -a bflags=()
+	[ -n "$base" ] && bflags=(-B "$base")
+	local f
+	for f in "$W/$in.ref.btf" "$W/$in.pahole.btf"; do
+		[ -e "$f" ] || continue
+		bpftool "${bflags[@]}" btf dump file "$f" format raw >/dev/null 2>"$W/$in.bpftool.err" ||
+			fail "$in: bpftool cannot parse $(basename "$f"): $(tail -1 "$W/$in.bpftool.err")"
+	done
+}
+
+# --- inputs ---------------------------------------------------------------------
+vmlinux=${BENCH_VMLINUX:-$(printf '%s\n' /usr/lib/debug/boot/vmlinux-*-cloud-amd64 | sort -V | tail -1)}
+[ -e "$vmlinux" ] || [ -n "${BENCH_VMLINUX:-}" ] || vmlinux="" # the glob matched nothing
+[ -n "$vmlinux" ] && [ ! -r "$vmlinux" ] && die "BENCH_VMLINUX $vmlinux: not readable"
+skip_vm="SKIP vmlinux: no /usr/lib/debug/boot/vmlinux-*-cloud-amd64 (apt-get install linux-image-cloud-amd64-dbg, or BENCH_VMLINUX=PATH)"
+order=""
+if want vmlinux; then
+	if [ -n "$vmlinux" ]; then bench_input vmlinux "$vmlinux"; order="vmlinux"; else note "$skip_vm"; fi
+fi
+if want modules; then
+	# Base BTF: the vmlinux's own .BTF section (what pahole -J wrote in
+	# Debian's build), extracted once, so both tools split over the same base.
+	if [ -z "$vmlinux" ]; then note "${skip_vm/vmlinux:/modules (they need its BTF as base):}"
+	elif ! mkdir -p "$W/base" || ! objcopy -O binary --only-section=.BTF "$vmlinux" "$W/base/vmlinux.btf" 2>"$W/objcopy.err" || [ ! -s "$W/base/vmlinux.btf" ]; then
+		note "SKIP modules: no .BTF section in $vmlinux to use as base"
+	else
+		rel=${vmlinux##*/vmlinux-}
+		moddir=${BENCH_MODDIR:-/usr/lib/debug/lib/modules/$rel/kernel}
+		for m in $modules; do
+			name=${m##*/}; name=${name%.ko}
+			if [ -r "$moddir/$m" ]; then bench_input "$name" "$moddir/$m" "$W/base/vmlinux.btf"; order="$order $name"
+			else note "SKIP $name: no $moddir/$m (BENCH_MODDIR, BENCH_MODULES)"; fi
+		done
+	fi
+fi
+if want fixture; then
+	# The determinism test's generated program: many CUs of uneven size that
+	# share one big header, so the merge has real cross-CU dedup to do.
+	if ! command -v gcc >/dev/null; then note "SKIP fixture: gcc not installed"
+	elif ! "$top/tests/gen/many-cus.sh" "$W/gen" "$fixture_cus" gcc >"$W/gen.log" 2>&1; then
+		fail "fixture: tests/gen/many-cus.sh $fixture_cus gcc: $(tail -3 "$W/gen.log")"
+	else
+		bench_input fixture "$W/gen/many-gcc"; order="$order fixture"
+	fi
+fi
+
+# --- report -------------------------------------------------------------------
+# median: the median of the numbers on stdin, one a line ("-" if none).
+median() {
+	sort -n | awk '{ v[NR] = $1 } END {
+		if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+# med INPUT J KEY FIELD: median of a samples column (5 wall, 6 cpu, 7 rss KiB).
+med() { awk -v i="$1" -v j="$2" -v k="$3" -v f="$4" '$1 == i && $2 == j && $4 == k { print $f }' "$W/samples" | median; }
+# fmt KIND V: "s" two decimals, "mib" KiB to MiB, "size" bytes to KiB/MiB.
+fmt() {
+	awk -v k="$1" -v v="$2" 'BEGIN {
+		if (v == "-") print "-"
+		else if (k == "s") printf "%.2f\n", v
+		else if (k == "mib") printf "%.1f\n", v / 1024
+		else if (v >= 1048576) printf "%.1f MiB\n", v / 1048576
+		else printf "%.1f KiB\n", v / 1024 }'
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b + 0 == 0) print "n/a"; else printf "%.2f\n", a / b }'; }
+size() { awk -v i="$1" -v k="$2" '$1 == i && $2 == k { print $3 }' "$W/sizes" | median; }
+
+report() {
+	local in j bw pw bc pc br pr st line
+	echo "## btfpipe vs pahole -J ($(date -u '+%Y-%m-%d %H:%M UTC'))"
+	echo
+	echo "$(nproc) CPUs ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), btfpipe" \
+		"$(git -C "$top" describe --always --dirty 2>/dev/null || echo '?'), pahole $("$pahole" --version)," \
+		"vmlinux ${vmlinux:-none}. Medians of $runs interleaved runs; ratio = btfpipe / pahole" \
+		"(below 1: btfpipe is better). btfpipe on modules is pipeline.sh, elsewhere the three stages summed."
+	echo
+	echo "| input | -j | btfpipe wall s | pahole wall s | wall ratio | btfpipe CPU s | pahole CPU s | CPU ratio | btfpipe RSS MiB | pahole RSS MiB | RSS ratio |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	for in in $order; do
+		for j in $jobs; do
+			bw=$(med "$in" "$j" btfpipe 5) pw=$(med "$in" "$j" pahole 5)
+			bc=$(med "$in" "$j" btfpipe 6) pc=$(med "$in" "$j" pahole 6)
+			br=$(med "$in" "$j" btfpipe 7) pr=$(med "$in" "$j" pahole 7)
+			echo "| $in | $j | $(fmt s "$bw") | $(fmt s "$pw") | $(ratio "$bw" "$pw") |" \
+				"$(fmt s "$bc") | $(fmt s "$pc") | $(ratio "$bc" "$pc") |" \
+				"$(fmt mib "$br") | $(fmt mib "$pr") | $(ratio "$br" "$pr") |"
+		done
+	done
+	echo
+	echo "Per-stage breakdown (medians; wall s / CPU s / peak RSS MiB; write = the stages' write phases):"
+	echo
+	for in in $order; do
+		echo "- **$in**: BTF $(fmt size "$(size "$in" btf)") (pahole's $(fmt size "$(size "$in" pahole)"))," \
+			"checkpoints .cus + .graph $(fmt size "$(size "$in" ckpt)")"
+		for j in $jobs; do
+			line="  - -j$j:"
+			for st in extract merge emit; do
+				line="$line $st $(fmt s "$(med "$in" "$j" $st 5)") / $(fmt s "$(med "$in" "$j" $st 6)") / $(fmt mib "$(med "$in" "$j" $st 7)"),"
+			done
+			# Phase medians in the order the stages print them, grouped by
+			# stage; the write phases are also summed up front.
+			line="$line $(awk -v i="$in" -v j="$j" '$1 == i && $2 == j {
+					k = $4 " " $5; if (!(k in n)) { ord[++nk] = k } v[k, ++n[k]] = $6 }
+				END { for (x = 1; x <= nk; x++) { k = ord[x]; c = n[k]
+						for (a = 1; a <= c; a++) s[a] = v[k, a]   # insertion sort: mawk has no asort
+						for (a = 2; a <= c; a++) for (b = a; b > 1 && s[b - 1] > s[b]; b--) { t = s[b]; s[b] = s[b - 1]; s[b - 1] = t }
+						m = (c % 2) ? s[(c + 1) / 2] : (s[c / 2] + s[c / 2 + 1]) / 2
+						split(k, kk, " "); if (kk[2] == "write") w += m
+						ph = ph sprintf("%s%s %.3f", (kk[1] == last ? ", " : (x > 1 ? "; " : "") kk[1] ": "), kk[2], m)
+						last = kk[1] }
+					printf "write %.3f s\n    - phases (s): %s", w, ph }' "$W/phases")"
+			echo "$line"
+		done
+	done
+	if [ -s "$W/notes" ]; then echo; sed 's/^/    /' "$W/notes"; fi
+}
+
+mkdir -p "$top/bench/results"
+report | tee "$top/bench/results/latest.md"
+if [ "$failed" -ne 0 ]; then echo "FAIL: see the FAIL lines above" >&2; exit 1; fi
