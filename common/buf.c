@@ -55,14 +55,16 @@ void buf_le64(struct buf *b, uint64_t v) { uint8_t t[8]; le64_put(t, v); buf_put
 
 void buf_uleb_slow(struct buf *b, uint64_t v)
 {
-	uint8_t t[10];
-	size_t n = 0;
-	do {
-		uint8_t byte = v & 0x7f;
+	/* Room for the longest encoding, then written in place. */
+	if (b->err || (b->cap - b->len < 10 && !reserve(b, 10)))
+		return;
+	uint8_t *p = b->data + b->len;
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
 		v >>= 7;
-		t[n++] = byte | (v ? 0x80 : 0);
-	} while (v);
-	buf_put(b, t, n);
+	}
+	*p++ = (uint8_t)v;
+	b->len = (size_t)(p - b->data);
 }
 
 void buf_sleb(struct buf *b, int64_t v)

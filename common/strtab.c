@@ -43,8 +43,15 @@ void strtab__reset(struct strtab *t)
 {
 	buf_reset(&t->bytes);
 	buf_u8(&t->bytes, 0);
-	if (t->slots)
+	/* A set grown for a big table and mostly empty now is dropped rather
+	 * than cleared, so a reset costs what was used, not the largest size. */
+	if (t->slots && t->count * 8 < t->nslots) {
+		free(t->slots);
+		t->slots = NULL;
+		t->nslots = 0;
+	} else if (t->slots) {
 		memset(t->slots, 0, t->nslots * sizeof(*t->slots));
+	}
 	t->count = 0;
 }
 

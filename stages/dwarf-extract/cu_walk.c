@@ -92,6 +92,23 @@ static int map_grow(uint64_t **keys, uint32_t **vals, size_t *cap, size_t count)
 	return 0;
 }
 
+/* Empty a map for the next CU. A table grown for the largest CU would cost
+ * its whole size to clear after every small one (megabytes per CU on a
+ * vmlinux), so a table that was mostly empty is dropped and regrown on
+ * demand instead: clearing stays proportional to what the CU used. */
+static void map_clear(uint64_t **keys, uint32_t **vals, size_t *cap, size_t used)
+{
+	if (*cap && used * 8 < *cap) {
+		free(*keys);
+		free(*vals);
+		*keys = NULL;
+		*vals = NULL;
+		*cap = 0;
+	} else if (*cap) {
+		memset(*keys, 0, *cap * sizeof(**keys));
+	}
+}
+
 /* ---- services for die_record.c ---- */
 
 int cu_walk__str(struct cu_walk *w, const char *s, uint32_t *out)
@@ -321,15 +338,14 @@ static int unit_header(struct cu_walk *w, const struct unit *u, Dwarf_Die *cudie
 int cu_walk__extract(struct cu_walk *w, const struct unit *u)
 {
 	Dwarf_Die cudie;
+	/* The maps first: their sizes are the previous CU's. */
+	map_clear(&w->map_keys, &w->map_vals, &w->map_cap, w->map_count);
+	map_clear(&w->ext_keys, &w->ext_vals, &w->ext_cap, w->cu.nexterns);
+	w->map_count = 0;
 	cus_cu__clear(&w->cu);
 	strtab__reset(w->strs);
 	w->nslots = 0;
 	w->npend_annots = 0;
-	w->map_count = 0;
-	if (w->map_keys)
-		memset(w->map_keys, 0, w->map_cap * sizeof(*w->map_keys));
-	if (w->ext_keys)
-		memset(w->ext_keys, 0, w->ext_cap * sizeof(*w->ext_keys));
 	buf_reset(&w->blob);
 
 	int err = unit_header(w, u, &cudie);
