@@ -83,12 +83,19 @@ uint16_t cur_le16(struct cursor *c);
 uint32_t cur_le32(struct cursor *c);
 uint64_t cur_le64(struct cursor *c);
 uint64_t cur_uleb_slow(struct cursor *c);
-/* The one-byte case inline; longer values, the end of the data and
- * overflow are the out-of-line path's (same result either way). */
+/* The one- and two-byte cases inline; longer values, the end of the data
+ * and overflow are the out-of-line path's (same result either way). */
 static inline uint64_t cur_uleb(struct cursor *c)
 {
-	if (__builtin_expect(!c->err && c->p < c->end && !(*c->p & 0x80), 1))
-		return *c->p++;
+	if (__builtin_expect(!c->err && c->end - c->p >= 2, 1)) {
+		if (!(c->p[0] & 0x80))
+			return *c->p++;
+		if (!(c->p[1] & 0x80)) {
+			uint64_t v = (uint64_t)(c->p[0] & 0x7f) | (uint64_t)c->p[1] << 7;
+			c->p += 2;
+			return v;
+		}
+	}
 	return cur_uleb_slow(c);
 }
 int64_t cur_sleb_slow(struct cursor *c);

@@ -214,7 +214,7 @@ static int dec_fail(struct dec *x, const char *why)
 			 x->what, x->rec, cursor_off(&x->c), why);
 }
 
-static int dec_u32(struct dec *x, uint32_t *out)
+static inline __attribute__((always_inline)) int dec_u32(struct dec *x, uint32_t *out)
 {
 	uint64_t v = cur_uleb(&x->c);
 	if (v > UINT32_MAX && !x->c.err)
@@ -224,7 +224,7 @@ static int dec_u32(struct dec *x, uint32_t *out)
 }
 
 /* A string ref must start a NUL-terminated string inside the table. */
-static int dec_str(struct dec *x, uint32_t *out)
+static inline int dec_str(struct dec *x, uint32_t *out)
 {
 	if (dec_u32(x, out))
 		return x->c.err;
