@@ -43,6 +43,7 @@ struct emit_opts {
 	const char *explain;	/* --explain NAME: print why, write nothing */
 	int stats;		/* --stats: 0 off, 1 text, 2 json */
 	enum { ARRAYS_AUTO, ARRAYS_NESTED, ARRAYS_FLAT } arrays; /* --arrays */
+	int libbpf_dedup;	/* --libbpf-dedup: btf__dedup() over a base, not base_dedup() */
 };
 
 struct elf_section {
@@ -128,6 +129,10 @@ int explain(FILE *o, const struct graph *g, const struct elf_info *ei, const str
 /* Step 4: their FUNCs and decl tags. */
 int emit_funcs(struct btf *btf, const struct graph *g, const struct elf_info *ei, const uint32_t *picks,
 	       size_t npicks, const struct type_map *map, const struct emit_opts *o, struct diag *d);
+/* base_dedup.c: replace *split by the same split BTF without the types the
+ * base already has (references renumbered). *removed: how many went. */
+int base_dedup(struct btf **split, struct btf *base, uint32_t *removed, struct diag *d);
+
 int emit_vars(struct btf *btf, const struct graph *g, const struct elf_info *ei,
 	      const struct type_map *map, const struct emit_opts *o, struct skip_log *skips,
 	      struct diag *d);

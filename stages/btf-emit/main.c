@@ -42,6 +42,8 @@ static void usage(FILE *o)
 		"      --features-strict  an unknown feature name is an error\n"
 		"      --supported-features  print the features this build can encode and exit\n"
 		"      --no-floats        write floating-point types as INT (feature float off)\n"
+		"      --libbpf-dedup     over a base, let libbpf's btf__dedup() find the types\n"
+		"                         the base has (slower; the reference for our own)\n"
 		"      --arrays MODE      multi-dimensional arrays: nested (ARRAY of ARRAY),\n"
 		"                         flat (one ARRAY, as pahole), or auto (default):\n"
 		"                         nested, but over a base, whatever the base does\n"
@@ -69,6 +71,7 @@ static int parse_opts(int argc, char **argv, struct emit_opts *o)
 		{ "supported-features", no_argument, NULL, 'L' },
 		{ "no-floats", no_argument, NULL, 'F' },
 		{ "arrays", required_argument, NULL, 'A' },
+		{ "libbpf-dedup", no_argument, NULL, 'D' },
 		{ "skip-report", required_argument, NULL, 'S' },
 		{ "explain", required_argument, NULL, 'X' },
 		{ "stats", optional_argument, NULL, 'T' },
@@ -90,6 +93,7 @@ static int parse_opts(int argc, char **argv, struct emit_opts *o)
 		case 's': strict = 1; break;
 		case 'L': features_print_supported(stdout); exit(EXIT_OK);
 		case 'F': no_floats = 1; break;
+		case 'D': o->libbpf_dedup = 1; break;
 		case 'A':
 			if (!strcmp(optarg, "nested")) o->arrays = ARRAYS_NESTED;
 			else if (!strcmp(optarg, "flat")) o->arrays = ARRAYS_FLAT;
@@ -251,17 +255,23 @@ static int emit(const struct emit_opts *o, struct diag *d, const char **where)
 		goto out;
 	stats_phase(&st, "encode");
 	/* Split BTF: what the base already has is replaced by the base's own
-	 * types (libbpf's dedup against a base). A struct that refers to a
-	 * declared-only type the base defines only matches the base once that
-	 * fwd was resolved, which libbpf does after comparing structs; so dedup
-	 * again until nothing changes (two passes in practice, at most four).
-	 * The same when types were left out (C++): a pointer to a left-out type
-	 * became void *, and such pointers are now alike. A C vmlinux has
-	 * neither: the graph is already deduplicated and this does not run. */
+	 * types. base_dedup() finds them (the graph has no duplicates of its
+	 * own). When types were left out (C++), a pointer to a left-out type
+	 * became void *, and such pointers are now alike: then, and with
+	 * --libbpf-dedup, libbpf's btf__dedup() runs until nothing changes
+	 * (a fwd the base defines is resolved only after the structs are
+	 * compared, so two passes in practice, at most four). */
 	int lossy = 0;
 	for (size_t i = 1; i <= g.nnodes && !lossy; i++)
 		lossy = map.dropped[i] == 1;
-	for (int pass = 0; (base || lossy) && pass < 4; pass++) {
+	if (base && !lossy && !o->libbpf_dedup) {
+		uint32_t removed;
+		if ((err = base_dedup(&btf, base, &removed, d)))
+			goto out;
+		if (o->stats)
+			stats_count(&st, "matched_in_base", removed);
+	}
+	for (int pass = 0; (lossy || (base && o->libbpf_dedup)) && pass < 4; pass++) {
 		uint32_t before = btf__type_cnt(btf);
 		if ((err = btf__dedup(btf, NULL))) {
 			err = diag_fail(d, -err, "deduplicating against base %s failed: %s", o->base, strerror(-err));

@@ -1,0 +1,530 @@
+/* base_dedup.c: split BTF minus what its base already has.
+ *
+ * Over a base, every type of ours that equals a base type must be the base's
+ * id, or a module would describe struct sk_buff again. libbpf's btf__dedup()
+ * does this, but it hashes the whole base (95,000 types for a vmlinux) on
+ * every call: most of a small module's encoding time. The graph is already
+ * deduplicated, so only the split-to-base question is left, and it is asked
+ * here, of the types we wrote:
+ *
+ *  - A split type of a kind that refers to others (pointer, qualifier,
+ *    typedef, array, prototype, function, tags) equals a base type when its
+ *    referenced types all map into the base and the base has the same type
+ *    over those ids: an index of the base by a shallow hash finds it.
+ *  - A struct, union, enum, fwd, int or float is compared with the base
+ *    types of its kind, name, size and length, member by member, following
+ *    references under hypotheses (split id -> base id) so that cycles
+ *    through pointers are compared once. A fwd equals a struct or union of
+ *    its name and kind, as in libbpf. When a comparison succeeds every
+ *    hypothesis it made is kept; when it fails they are all dropped.
+ *  - VARs and DATASECs are never the base's (libbpf does not merge them).
+ *
+ * The result is a new split BTF with the unmatched types, in their order,
+ * every reference renumbered: the same BTF that btf__dedup() gives for a
+ * graph with no duplicates of its own (tests/t0720 and the bench compare).
+ */
+#include "emit.h"
+#include "../../common/diag.h"
+#include "../../common/hash.h"
+#include "../../common/vec.h"
+
+#include <bpf/btf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define UNMATCHED UINT32_MAX
+#define MAX_DEPTH 20000
+#define EQ_HOLDER 2
+
+struct bd {
+	const struct btf *split, *base;
+	uint32_t start, end;		/* split ids are start .. end - 1 */
+	uint32_t *final;		/* per split id - start: base id, UNMATCHED, or 0 (not yet) */
+	uint32_t *hyp;			/* per split id - start: hypothesis, or 0 */
+	uint32_t *undo;			/* split ids with a hypothesis, in order */
+	size_t nundo, cap_undo;
+	uint32_t *slots;		/* base index: base id, open addressing, 0 empty */
+	size_t nslots;
+	uint32_t *named;		/* the base's structs and unions by kind and name, same scheme */
+	size_t nnamed;
+	int depth, max_depth;
+};
+
+static const char *name_of(const struct btf *b, const struct btf_type *t)
+{
+	return btf__name_by_offset(b, t->name_off);
+}
+
+/* The base id a reference maps to: base ids are themselves, split ids their
+ * final match; UNMATCHED when the split type has none (or none yet). */
+static uint32_t mapped(const struct bd *x, uint32_t id)
+{
+	if (id < x->start)
+		return id;
+	uint32_t f = x->final[id - x->start];
+	return f && f != UNMATCHED ? f : UNMATCHED;
+}
+
+static uint64_t str_hash(const char *s)
+{
+	return hash64(s, strlen(s));
+}
+
+/* A hash of what a type is without following references (their ids, mapped
+ * into the base, are part of it). Structs, unions and enums hash their kind,
+ * name, size and length only: their members are compared, not hashed.
+ * Returns 0 when the type cannot be in the base (VAR, DATASEC, or a
+ * reference that maps nowhere). */
+static uint64_t shallow_hash(const struct bd *x, const struct btf *b, const struct btf_type *t)
+{
+	uint32_t k = btf_kind(t);
+	/* An enum hashes its name only: a declared-only enum (vlen 0) is the
+	 * base's enum of its name, of whatever size or width (libbpf too). */
+	if (k == BTF_KIND_ENUM || k == BTF_KIND_ENUM64)
+		return hash_mix(BTF_KIND_ENUM, str_hash(name_of(b, t))) | 1;
+	uint64_t h = hash_mix(hash_mix(k, btf_vlen(t)), btf_kflag(t));
+	h = hash_mix(h, str_hash(name_of(b, t)));
+	uint32_t r;
+	switch (k) {
+	case BTF_KIND_INT:
+		return hash_mix(hash_mix(h, t->size), *(const uint32_t *)(t + 1)) | 1;
+	case BTF_KIND_FLOAT: case BTF_KIND_STRUCT: case BTF_KIND_UNION:
+		return hash_mix(h, t->size) | 1;
+	case BTF_KIND_FWD:
+		return h | 1;
+	case BTF_KIND_PTR: case BTF_KIND_CONST: case BTF_KIND_VOLATILE: case BTF_KIND_RESTRICT:
+	case BTF_KIND_TYPEDEF: case BTF_KIND_TYPE_TAG: case BTF_KIND_FUNC:
+		if ((r = mapped(x, t->type)) == UNMATCHED)
+			return 0;
+		return hash_mix(h, r) | 1;
+	case BTF_KIND_DECL_TAG:
+		if ((r = mapped(x, t->type)) == UNMATCHED)
+			return 0;
+		return hash_mix(hash_mix(h, r), (uint32_t)btf_decl_tag(t)->component_idx) | 1;
+	case BTF_KIND_ARRAY: {
+		const struct btf_array *a = btf_array(t);
+		uint32_t e = mapped(x, a->type), i = mapped(x, a->index_type);
+		if (e == UNMATCHED || i == UNMATCHED)
+			return 0;
+		return hash_mix(hash_mix(hash_mix(h, e), i), a->nelems) | 1;
+	}
+	case BTF_KIND_FUNC_PROTO: {
+		if ((r = mapped(x, t->type)) == UNMATCHED)
+			return 0;
+		h = hash_mix(h, r);
+		const struct btf_param *p = btf_params(t);
+		for (uint32_t i = 0; i < btf_vlen(t); i++) {
+			if ((r = mapped(x, p[i].type)) == UNMATCHED)
+				return 0;
+			h = hash_mix(hash_mix(h, r), str_hash(btf__name_by_offset(b, p[i].name_off)));
+		}
+		return h | 1;
+	}
+	}
+	return 0; /* VAR, DATASEC, unknown */
+}
+
+static uint64_t named_hash(uint32_t kind, const char *name)
+{
+	return hash_mix(kind, str_hash(name));
+}
+
+static int index_base(struct bd *x)
+{
+	uint32_t n = btf__type_cnt(x->base);
+	size_t ns = 1024;
+	while (ns < (size_t)n * 2)
+		ns *= 2;
+	x->slots = calloc(ns, sizeof(*x->slots));
+	x->named = calloc(ns, sizeof(*x->named));
+	if (!x->slots || !x->named)
+		return -ENOMEM;
+	x->nslots = x->nnamed = ns;
+	for (uint32_t id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(x->base, id);
+		uint64_t h = shallow_hash(x, x->base, t);
+		if (!h)
+			continue;
+		size_t j = h & (ns - 1);
+		while (x->slots[j])
+			j = (j + 1) & (ns - 1);
+		x->slots[j] = id;
+		if ((btf_is_struct(t) || btf_is_union(t)) && t->name_off) {
+			j = named_hash(btf_kind(t), name_of(x->base, t)) & (ns - 1);
+			while (x->named[j])
+				j = (j + 1) & (ns - 1);
+			x->named[j] = id;
+		}
+	}
+	return 0;
+}
+
+/* The base's one struct (or union) named like fwd t, or 0 (none, or several). */
+static uint32_t base_definition(const struct bd *x, const struct btf_type *t)
+{
+	uint32_t kind = btf_kflag(t) ? BTF_KIND_UNION : BTF_KIND_STRUCT, found = 0;
+	const char *name = name_of(x->split, t);
+	for (size_t j = named_hash(kind, name) & (x->nnamed - 1); x->named[j]; j = (j + 1) & (x->nnamed - 1)) {
+		const struct btf_type *c = btf__type_by_id(x->base, x->named[j]);
+		if (btf_kind(c) != kind || strcmp(name_of(x->base, c), name))
+			continue;
+		if (found)
+			return 0;
+		found = x->named[j];
+	}
+	return found;
+}
+
+static int set_hyp(struct bd *x, uint32_t s, uint32_t b)
+{
+	if (vec_grow(&x->undo, &x->cap_undo, x->nundo + 1))
+		return -ENOMEM;
+	x->hyp[s - x->start] = b;
+	x->undo[x->nundo++] = s;
+	return 0;
+}
+
+static int equiv(struct bd *x, uint32_t s, uint32_t b);
+
+static int same_name(const struct bd *x, const struct btf_type *ts, const struct btf_type *tb)
+{
+	return !strcmp(name_of(x->split, ts), name_of(x->base, tb));
+}
+
+/* Members, enumerators, params, array: the parts after the common header. */
+static int equiv_body(struct bd *x, const struct btf_type *ts, const struct btf_type *tb)
+{
+	uint32_t k = btf_kind(ts), n = btf_vlen(ts);
+	int r;
+	switch (k) {
+	case BTF_KIND_INT:
+		return ts->size == tb->size && *(const uint32_t *)(ts + 1) == *(const uint32_t *)(tb + 1);
+	case BTF_KIND_FLOAT:
+		return ts->size == tb->size;
+	case BTF_KIND_FWD:
+		return 1;
+	case BTF_KIND_ENUM: {
+		const struct btf_enum *a = btf_enum(ts), *c = btf_enum(tb);
+		if (ts->size != tb->size)
+			return 0;
+		for (uint32_t i = 0; i < n; i++)
+			if (a[i].val != c[i].val || strcmp(btf__name_by_offset(x->split, a[i].name_off),
+							   btf__name_by_offset(x->base, c[i].name_off)))
+				return 0;
+		return 1;
+	}
+	case BTF_KIND_ENUM64: {
+		/* name_off, lo32, hi32 per value */
+		const uint32_t *a = (const uint32_t *)(ts + 1), *c = (const uint32_t *)(tb + 1);
+		if (ts->size != tb->size)
+			return 0;
+		for (uint32_t i = 0; i < n; i++)
+			if (a[3 * i + 1] != c[3 * i + 1] || a[3 * i + 2] != c[3 * i + 2] ||
+			    strcmp(btf__name_by_offset(x->split, a[3 * i]), btf__name_by_offset(x->base, c[3 * i])))
+				return 0;
+		return 1;
+	}
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION: {
+		const struct btf_member *a = btf_members(ts), *c = btf_members(tb);
+		if (ts->size != tb->size)
+			return 0;
+		for (uint32_t i = 0; i < n; i++) {
+			if (a[i].offset != c[i].offset || strcmp(btf__name_by_offset(x->split, a[i].name_off),
+								 btf__name_by_offset(x->base, c[i].name_off)))
+				return 0;
+		}
+		/* Members that are ours by EQ_HOLDER still make this the
+		 * base's struct: it is the same C type. */
+		for (uint32_t i = 0; i < n; i++)
+			if ((r = equiv(x, a[i].type, c[i].type)) <= 0)
+				return r;
+		return 1;
+	}
+	case BTF_KIND_PTR: case BTF_KIND_CONST: case BTF_KIND_VOLATILE: case BTF_KIND_RESTRICT:
+	case BTF_KIND_TYPEDEF: case BTF_KIND_TYPE_TAG: case BTF_KIND_FUNC:
+		return equiv(x, ts->type, tb->type);
+	case BTF_KIND_DECL_TAG:
+		if (btf_decl_tag(ts)->component_idx != btf_decl_tag(tb)->component_idx)
+			return 0;
+		return equiv(x, ts->type, tb->type);
+	case BTF_KIND_ARRAY: {
+		const struct btf_array *a = btf_array(ts), *c = btf_array(tb);
+		if (a->nelems != c->nelems)
+			return 0;
+		if ((r = equiv(x, a->index_type, c->index_type)) <= 0)
+			return r;
+		return equiv(x, a->type, c->type);
+	}
+	case BTF_KIND_FUNC_PROTO: {
+		const struct btf_param *a = btf_params(ts), *c = btf_params(tb);
+		for (uint32_t i = 0; i < n; i++)
+			if (strcmp(btf__name_by_offset(x->split, a[i].name_off),
+				   btf__name_by_offset(x->base, c[i].name_off)))
+				return 0;
+		/* A prototype is a reference: any part that is ours by
+		 * EQ_HOLDER keeps the whole prototype ours. */
+		int any = 1;
+		if ((r = equiv(x, ts->type, tb->type)) <= 0)
+			return r;
+		any = r > any ? r : any;
+		for (uint32_t i = 0; i < n; i++) {
+			if ((r = equiv(x, a[i].type, c[i].type)) <= 0)
+				return r;
+			any = r > any ? r : any;
+		}
+		return any;
+	}
+	}
+	return 0; /* VAR, DATASEC */
+}
+
+/* Is split-or-base type s the same as base type b? 1 yes, 0 no, <0 -errno,
+ * or EQ_HOLDER: s is our definition of what b only declares, so a type that
+ * holds s is the base's type holding b, but s itself stays ours. */
+static int equiv(struct bd *x, uint32_t s, uint32_t b)
+{
+	if (s < x->start)
+		return s == b;
+	const struct btf_type *ts = btf__type_by_id(x->split, s), *tb = btf__type_by_id(x->base, b);
+	if (!ts || !tb)
+		return 0;
+	/* Our struct where the base has only a declaration of it: the types
+	 * that hold it are still the base's (the base's struct net_device
+	 * points to its opaque struct mpls_dev, a module's to the definition:
+	 * one C type), but ours stays ours, for what only we have. libbpf
+	 * decides the same, after its first encounter with such a pair. */
+	if (btf_is_fwd(tb) && (btf_is_struct(ts) || btf_is_union(ts)) &&
+	    btf_kflag(tb) == btf_is_union(ts) && same_name(x, ts, tb))
+		return EQ_HOLDER;
+	uint32_t f = x->final[s - x->start];
+	if (f)
+		return f == b;
+	if (x->hyp[s - x->start])
+		return x->hyp[s - x->start] == b;
+	uint32_t ks = btf_kind(ts), kb = btf_kind(tb);
+	if ((ks == BTF_KIND_ENUM || ks == BTF_KIND_ENUM64) && (kb == BTF_KIND_ENUM || kb == BTF_KIND_ENUM64) &&
+	    ((ks == BTF_KIND_ENUM && !btf_vlen(ts)) || (kb == BTF_KIND_ENUM && !btf_vlen(tb)))) {
+		/* A declared-only enum is any enum of its name: ours becomes
+		 * the base's; our definition against the base's declaration
+		 * is the same only for what holds it, as for structs. */
+		if (!same_name(x, ts, tb))
+			return 0;
+		if (ks == BTF_KIND_ENUM && !btf_vlen(ts))
+			return set_hyp(x, s, b) ? -ENOMEM : 1;
+		return EQ_HOLDER;
+	}
+	if (ks != kb) {
+		/* Our fwd is the base's struct or union of its name (kflag:
+		 * union). */
+		if (ks != BTF_KIND_FWD || (kb != BTF_KIND_STRUCT && kb != BTF_KIND_UNION) ||
+		    btf_kflag(ts) != (kb == BTF_KIND_UNION) || !same_name(x, ts, tb))
+			return 0;
+		return set_hyp(x, s, b) ? -ENOMEM : 1;
+	}
+	if (btf_vlen(ts) != btf_vlen(tb) || btf_kflag(ts) != btf_kflag(tb) || !same_name(x, ts, tb))
+		return 0;
+	if (ks == BTF_KIND_VAR || ks == BTF_KIND_DATASEC)
+		return 0;
+	/* Each struct is entered once per attempt, so the depth is bounded by
+	 * the number of types; the bound keeps the stack bounded too (a type
+	 * left unmatched is still correct BTF, only not the base's). */
+	if (x->depth >= MAX_DEPTH)
+		return 0;
+	x->depth++;
+	if (x->depth > x->max_depth)
+		x->max_depth = x->depth;
+	int r = set_hyp(x, s, b) ? -ENOMEM : equiv_body(x, ts, tb);
+	x->depth--;
+	return r;
+}
+
+/* Kinds whose match a comparison may settle: what refers to nothing. A
+ * pointer, typedef or prototype is the base's only when its targets are (it
+ * is looked up after them): a pointer to our struct mpls_dev compared equal
+ * to the base's pointer to its declaration stays ours. */
+static int settles(const struct btf_type *t)
+{
+	switch (btf_kind(t)) {
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_FWD: case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64: case BTF_KIND_INT: case BTF_KIND_FLOAT:
+		return 1;
+	}
+	return 0;
+}
+
+/* Try s against base id b: on success keep the hypotheses of the kinds
+ * settles() allows, on failure drop them all. */
+static int attempt(struct bd *x, uint32_t s, uint32_t b)
+{
+	x->nundo = 0;
+	int r = equiv(x, s, b);
+	for (size_t i = 0; i < x->nundo; i++) {
+		uint32_t u = x->undo[i] - x->start;
+		if (r > 0 && !x->final[u] && settles(btf__type_by_id(x->split, x->undo[i])))
+			x->final[u] = x->hyp[u];
+		x->hyp[u] = 0;
+	}
+	return r;
+}
+
+static int resolve(struct bd *x, uint32_t s, int depth);
+
+/* The referenced split types first (a chain of references between split
+ * types ends at a struct, union, enum, fwd, int or float, or is too deep). */
+static int resolve_refs(struct bd *x, const struct btf_type *t, int depth)
+{
+	int err = 0;
+	switch (btf_kind(t)) {
+	case BTF_KIND_PTR: case BTF_KIND_CONST: case BTF_KIND_VOLATILE: case BTF_KIND_RESTRICT:
+	case BTF_KIND_TYPEDEF: case BTF_KIND_TYPE_TAG: case BTF_KIND_FUNC: case BTF_KIND_DECL_TAG:
+		return resolve(x, t->type, depth + 1);
+	case BTF_KIND_ARRAY:
+		err = resolve(x, btf_array(t)->index_type, depth + 1);
+		return err ? err : resolve(x, btf_array(t)->type, depth + 1);
+	case BTF_KIND_FUNC_PROTO:
+		err = resolve(x, t->type, depth + 1);
+		for (uint32_t i = 0; i < btf_vlen(t) && !err; i++)
+			err = resolve(x, btf_params(t)[i].type, depth + 1);
+		return err;
+	}
+	return 0;
+}
+
+static int resolve(struct bd *x, uint32_t s, int depth)
+{
+	if (s < x->start || x->final[s - x->start])
+		return 0;
+	const struct btf_type *t = btf__type_by_id(x->split, s);
+	if (depth > MAX_DEPTH) {
+		x->final[s - x->start] = UNMATCHED;
+		return 0;
+	}
+	int err = resolve_refs(x, t, depth);
+	if (err || x->final[s - x->start]) /* a struct's comparison may have settled it */
+		return err;
+	uint64_t h = shallow_hash(x, x->split, t);
+	for (size_t j = h & (x->nslots - 1); h && x->slots[j]; j = (j + 1) & (x->nslots - 1)) {
+		uint32_t b = x->slots[j];
+		if (shallow_hash(x, x->base, btf__type_by_id(x->base, b)) != h)
+			continue;
+		int r = attempt(x, s, b);
+		if (r < 0)
+			return r;
+		if (r == 1) {
+			x->final[s - x->start] = b;
+			return 0;
+		}
+	}
+	x->final[s - x->start] = UNMATCHED;
+	return 0;
+}
+
+/* Rewrite every type id a type refers to. */
+static void renumber(struct btf_type *t, const uint32_t *newid, uint32_t start)
+{
+#define RE(f) do { if ((f) >= start) (f) = newid[(f) - start]; } while (0)
+	switch (btf_kind(t)) {
+	case BTF_KIND_PTR: case BTF_KIND_CONST: case BTF_KIND_VOLATILE: case BTF_KIND_RESTRICT:
+	case BTF_KIND_TYPEDEF: case BTF_KIND_TYPE_TAG: case BTF_KIND_FUNC: case BTF_KIND_DECL_TAG:
+	case BTF_KIND_VAR:
+		RE(t->type);
+		break;
+	case BTF_KIND_ARRAY:
+		RE(btf_array(t)->type);
+		RE(btf_array(t)->index_type);
+		break;
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION:
+		for (uint32_t i = 0; i < btf_vlen(t); i++)
+			RE(btf_members(t)[i].type);
+		break;
+	case BTF_KIND_FUNC_PROTO:
+		RE(t->type);
+		for (uint32_t i = 0; i < btf_vlen(t); i++)
+			RE(btf_params(t)[i].type);
+		break;
+	case BTF_KIND_DATASEC:
+		for (uint32_t i = 0; i < btf_vlen(t); i++)
+			RE(btf_var_secinfos(t)[i].type);
+		break;
+	}
+#undef RE
+}
+
+int base_dedup(struct btf **split, struct btf *base, uint32_t *removed, struct diag *d)
+{
+	struct bd x = { .split = *split, .base = base };
+	x.start = btf__type_cnt(base);
+	x.end = btf__type_cnt(*split);
+	size_t n = x.end - x.start;
+	uint32_t *newid = NULL;
+	struct btf *out = NULL;
+	int err = -ENOMEM;
+	*removed = 0;
+	x.final = calloc(n + 1, sizeof(*x.final));
+	x.hyp = calloc(n + 1, sizeof(*x.hyp));
+	newid = calloc(n + 1, sizeof(*newid));
+	if (!x.final || !x.hyp || !newid || (err = index_base(&x)))
+		goto out;
+	/* Structs and unions first: comparing them settles the pointers,
+	 * typedefs and fwds they reach, which on their own could only be
+	 * matched by looking their targets up (and a fwd never equals the
+	 * base's definition that way). Then everything else. */
+	for (uint32_t s = x.start; s < x.end && !err; s++) {
+		uint32_t k = btf_kind(btf__type_by_id(*split, s));
+		if (k == BTF_KIND_STRUCT || k == BTF_KIND_UNION)
+			err = resolve(&x, s, 0);
+	}
+	/* A fwd the comparisons left alone is the base's one definition of
+	 * its name, if there is exactly one (libbpf's resolve_fwds). */
+	for (uint32_t s = x.start; s < x.end && !err; s++) {
+		const struct btf_type *t = btf__type_by_id(*split, s);
+		if (btf_is_fwd(t) && !x.final[s - x.start])
+			x.final[s - x.start] = base_definition(&x, t);
+	}
+	for (uint32_t s = x.start; s < x.end && !err; s++)
+		err = resolve(&x, s, 0);
+	if (err)
+		goto out;
+	uint32_t next = x.start;
+	for (uint32_t s = x.start; s < x.end; s++) {
+		uint32_t f = x.final[s - x.start];
+		newid[s - x.start] = f != UNMATCHED ? f : next++;
+	}
+	*removed = (uint32_t)(x.end - next);
+	if (!*removed) {
+		err = 0;
+		goto out;
+	}
+	out = btf__new_empty_split(base);
+	if (!out) {
+		err = -errno;
+		goto out;
+	}
+	for (uint32_t s = x.start; s < x.end; s++) {
+		if (x.final[s - x.start] != UNMATCHED)
+			continue;
+		int id = btf__add_type(out, *split, btf__type_by_id(*split, s));
+		if (id < 0 || (uint32_t)id != newid[s - x.start]) {
+			err = id < 0 ? id : -EPROTO;
+			goto out;
+		}
+		/* libbpf hands out const types; ours are our own to renumber. */
+		renumber((struct btf_type *)btf__type_by_id(out, (uint32_t)id), newid, x.start);
+	}
+	btf__free(*split);
+	*split = out;
+	out = NULL;
+	err = 0;
+out:
+	if (err)
+		diag_fail(d, -err, "matching our types against the base: %s", strerror(-err));
+	btf__free(out);
+	free(x.final);
+	free(x.hyp);
+	free(x.undo);
+	free(x.slots);
+	free(x.named);
+	free(newid);
+	return err;
+}

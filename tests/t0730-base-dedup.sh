@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# t0730-base-dedup: split BTF keeps only what the base lacks, found by our
+# own matcher (stages/btf-emit/base_dedup.c) instead of libbpf's btf__dedup(),
+# which hashes the whole base on every module.
+#  (a) a struct the base has (holder), and everything on the way to it, comes
+#      from the base;
+#  (b) our definition of a struct the base only declares (opaque) stays ours,
+#      while the base's struct that points to it (holder) is still the base's;
+#  (c) our declaration of a struct the base defines (later) is the base's;
+#  (d) our definition of an enum the base only declares (mood, a GCC
+#      extension) stays ours, with its values;
+#  (e) libbpf's own btf__dedup() finds nothing more to take from our output
+#      (btfcheck --dedup), and libbpf parses it over the base;
+#  (f) what it describes equals what --libbpf-dedup gives (btfcmp --funcs),
+#      but for struct holder, which libbpf writes again: where we beat it;
+#  (g) -j1 and -j2 builds of the module give the same bytes.
+. "$(dirname "$0")/lib.sh"
+
+BTFCMP="$T_TOP/tests/tools/btfcmp.py"
+BTFCHECK="$T_BIN/tools/btfcheck"
+[ -x "$BTFCHECK" ] || BTFCHECK="$T_TOP/bin/tools/btfcheck"
+if ! have bpftool || ! have python3 || [ ! -x "$BTFCHECK" ]; then
+	skip "base dedup" "bpftool, python3 or btfcheck missing"
+	exit 0
+fi
+
+D=$T_OUT
+cat >"$D/common.h" <<'EOF'
+struct opaque;
+struct later;
+enum mood;
+struct holder { struct opaque *o; struct later *l; enum mood *m; long n; };
+typedef int (*visit_fn)(struct holder *h, int depth);
+EOF
+cat >"$D/base.c" <<'EOF'
+#include "common.h"
+struct later { int when; };
+struct holder base_holder;
+struct later base_later;
+visit_fn base_visit;
+int main(void) { return base_holder.n + base_later.when > 0; }
+EOF
+cat >"$D/mod.c" <<'EOF'
+#include "common.h"
+struct opaque { int secret; char pad[12]; };
+enum mood { CALM, CROSS = 7 };
+struct mod_state { struct holder *h; struct opaque own; enum mood mood; struct later *l; };
+struct mod_state mod_state;
+int mod_visit(struct holder *h, int depth) { return h->n + depth + mod_state.own.secret; }
+int mod_calm(struct opaque *o) { return o->secret == CALM; }
+EOF
+if ! out=$("$GCC" -g -O1 -o "$D/base" "$D/base.c" 2>&1) || ! out=$("$GCC" -g -O1 -c -o "$D/mod.o" "$D/mod.c" 2>&1); then
+	not_ok "base dedup: fixtures build" "$out"
+	exit 0
+fi
+check "our pipeline encodes the base" "$T_TOP/pipeline.sh" -q -o "$D/base.btf" "$D/base"
+for j in 1 2; do
+	"$T_BIN/dwarf-extract" -q -j$j -o "$D/mod$j.cus" "$D/mod.o" && "$T_BIN/dedup-merge" -q -j$j -o "$D/mod$j.graph" "$D/mod$j.cus" &&
+		"$T_BIN/btf-emit" --btf-base "$D/base.btf" --elf "$D/mod.o" -o "$D/mod$j.btf" "$D/mod$j.graph" ||
+		not_ok "module -j$j: extract, merge, emit over the base" "rc $?"
+done
+check_same "(g) the module's split BTF is the same bytes at -j1 and -j2" "$D/mod1.btf" "$D/mod2.btf"
+"$T_BIN/btf-emit" --libbpf-dedup --btf-base "$D/base.btf" --elf "$D/mod.o" -o "$D/lib.btf" "$D/mod1.graph" ||
+	not_ok "--libbpf-dedup encodes the module" "rc $?"
+
+bpftool -B "$D/base.btf" btf dump file "$D/mod1.btf" >"$D/mod.txt" 2>&1 || not_ok "bpftool reads the split BTF" "$(cat "$D/mod.txt")"
+no_line() { # no_line DESC PATTERN
+	if grep -Eq -- "$2" "$D/mod.txt"; then not_ok "$1" "$(cat "$D/mod.txt")"; else ok "$1"; fi
+}
+no_line "(a) struct holder comes from the base" "STRUCT 'holder'"
+no_line "(a) the typedef visit_fn comes from the base" "TYPEDEF 'visit_fn'"
+check_grep "(b) our struct opaque (which the base only declares) stays ours" "^\[[0-9]+\] STRUCT 'opaque' size=16 vlen=2" "$D/mod.txt"
+no_line "(b) ... and no FWD opaque is written" "FWD 'opaque'"
+no_line "(c) our declaration of struct later is the base's definition" "'later'"
+check_grep "(d) our enum mood (the base only declares it) stays ours, with its values" "^\[[0-9]+\] ENUM 'mood' .*vlen=2" "$D/mod.txt"
+check_grep "(b) struct mod_state is ours, holding our struct opaque" "STRUCT 'mod_state'" "$D/mod.txt"
+check "(e) libbpf parses it over the base and btf__dedup() removes nothing more" \
+	"$BTFCHECK" --base "$D/base.btf" --dedup "$D/mod1.btf"
+# (f) libbpf (and so pahole) writes struct holder again: comparing it with
+# the base's, it meets our struct opaque where the base has a declaration,
+# and takes the pair for different at its first encounter. We take the base's
+# holder, which is the same C type; everything else is the same.
+bpftool -B "$D/base.btf" btf dump file "$D/lib.btf" >"$D/lib.txt" 2>&1
+check_grep "(f) reference: libbpf's dedup writes struct holder again" "STRUCT 'holder'" "$D/lib.txt"
+out=$(python3 "$BTFCMP" --funcs --width 0 --ignore-kind-counts ALL --base-a "$D/base.btf" --base-b "$D/base.btf" \
+	"$D/mod1.btf" "$D/lib.btf" 2>&1 | grep '^  only-in')
+want="  only-in-A *(enum mood)
+  only-in-B struct holder size=32 {o: *(struct opaque) @0; l: *(struct later) @64; m: *(enum mood) @128; n: int 'long int' @192}"
+if [ "$out" = "$want" ]; then
+	ok "(f) otherwise the same types and functions as with --libbpf-dedup"
+else
+	not_ok "(f) otherwise the same types and functions as with --libbpf-dedup" "$out"
+fi
