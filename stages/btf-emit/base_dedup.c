@@ -19,9 +19,8 @@
  *    hypothesis it made is kept; when it fails they are all dropped.
  *  - VARs and DATASECs are never the base's (libbpf does not merge them).
  *
- * The result is a new split BTF with the unmatched types, in their order,
- * every reference renumbered: the same BTF that btf__dedup() gives for a
- * graph with no duplicates of its own (tests/t0720 and the bench compare).
+ * Our types come as standalone BTF; the kept ones, in their order, become
+ * split BTF over the base through split_write.c.
  */
 #include "emit.h"
 #include "../../common/diag.h"
@@ -45,6 +44,7 @@ struct bd {
 	uint32_t *undo;			/* split ids with a hypothesis, in order */
 	size_t nundo, cap_undo;
 	uint32_t *slots;		/* base index: base id, open addressing, 0 empty */
+	uint64_t *slot_hash;		/* the shallow hash of slots[i] */
 	size_t nslots;
 	uint32_t *named;		/* the base's structs and unions by kind and name, same scheme */
 	size_t nnamed;
@@ -78,6 +78,8 @@ static uint64_t str_hash(const char *s)
  * reference that maps nowhere). */
 static uint64_t shallow_hash(const struct bd *x, const struct btf *b, const struct btf_type *t)
 {
+	/* A base type's references are base ids already. */
+#define mapped(x, id) (b == (x)->base ? (id) : mapped(x, id))
 	uint32_t k = btf_kind(t);
 	/* An enum hashes its name only: a declared-only enum (vlen 0) is the
 	 * base's enum of its name, of whatever size or width (libbpf too). */
@@ -89,7 +91,9 @@ static uint64_t shallow_hash(const struct bd *x, const struct btf *b, const stru
 	switch (k) {
 	case BTF_KIND_INT:
 		return hash_mix(hash_mix(h, t->size), *(const uint32_t *)(t + 1)) | 1;
-	case BTF_KIND_FLOAT: case BTF_KIND_STRUCT: case BTF_KIND_UNION:
+	case BTF_KIND_FLOAT:
+		return hash_mix(h, t->size) | 1;
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION:
 		return hash_mix(h, t->size) | 1;
 	case BTF_KIND_FWD:
 		return h | 1;
@@ -123,6 +127,7 @@ static uint64_t shallow_hash(const struct bd *x, const struct btf *b, const stru
 	}
 	}
 	return 0; /* VAR, DATASEC, unknown */
+#undef mapped
 }
 
 static uint64_t named_hash(uint32_t kind, const char *name)
@@ -137,8 +142,9 @@ static int index_base(struct bd *x)
 	while (ns < (size_t)n * 2)
 		ns *= 2;
 	x->slots = calloc(ns, sizeof(*x->slots));
+	x->slot_hash = calloc(ns, sizeof(*x->slot_hash));
 	x->named = calloc(ns, sizeof(*x->named));
-	if (!x->slots || !x->named)
+	if (!x->slots || !x->slot_hash || !x->named)
 		return -ENOMEM;
 	x->nslots = x->nnamed = ns;
 	for (uint32_t id = 1; id < n; id++) {
@@ -150,6 +156,7 @@ static int index_base(struct bd *x)
 		while (x->slots[j])
 			j = (j + 1) & (ns - 1);
 		x->slots[j] = id;
+		x->slot_hash[j] = h;
 		if ((btf_is_struct(t) || btf_is_union(t)) && t->name_off) {
 			j = named_hash(btf_kind(t), name_of(x->base, t)) & (ns - 1);
 			while (x->named[j])
@@ -406,7 +413,7 @@ static int resolve(struct bd *x, uint32_t s, int depth)
 	uint64_t h = shallow_hash(x, x->split, t);
 	for (size_t j = h & (x->nslots - 1); h && x->slots[j]; j = (j + 1) & (x->nslots - 1)) {
 		uint32_t b = x->slots[j];
-		if (shallow_hash(x, x->base, btf__type_by_id(x->base, b)) != h)
+		if (x->slot_hash[j] != h)
 			continue;
 		int r = attempt(x, s, b);
 		if (r < 0)
@@ -420,65 +427,37 @@ static int resolve(struct bd *x, uint32_t s, int depth)
 	return 0;
 }
 
-/* Rewrite every type id a type refers to. */
-static void renumber(struct btf_type *t, const uint32_t *newid, uint32_t start)
+int base_dedup(struct btf **ours, struct btf *base, uint32_t *removed, struct diag *d)
 {
-#define RE(f) do { if ((f) >= start) (f) = newid[(f) - start]; } while (0)
-	switch (btf_kind(t)) {
-	case BTF_KIND_PTR: case BTF_KIND_CONST: case BTF_KIND_VOLATILE: case BTF_KIND_RESTRICT:
-	case BTF_KIND_TYPEDEF: case BTF_KIND_TYPE_TAG: case BTF_KIND_FUNC: case BTF_KIND_DECL_TAG:
-	case BTF_KIND_VAR:
-		RE(t->type);
-		break;
-	case BTF_KIND_ARRAY:
-		RE(btf_array(t)->type);
-		RE(btf_array(t)->index_type);
-		break;
-	case BTF_KIND_STRUCT: case BTF_KIND_UNION:
-		for (uint32_t i = 0; i < btf_vlen(t); i++)
-			RE(btf_members(t)[i].type);
-		break;
-	case BTF_KIND_FUNC_PROTO:
-		RE(t->type);
-		for (uint32_t i = 0; i < btf_vlen(t); i++)
-			RE(btf_params(t)[i].type);
-		break;
-	case BTF_KIND_DATASEC:
-		for (uint32_t i = 0; i < btf_vlen(t); i++)
-			RE(btf_var_secinfos(t)[i].type);
-		break;
-	}
-#undef RE
-}
-
-int base_dedup(struct btf **split, struct btf *base, uint32_t *removed, struct diag *d)
-{
-	struct bd x = { .split = *split, .base = base };
-	x.start = btf__type_cnt(base);
-	x.end = btf__type_cnt(*split);
+	/* Our types are standalone BTF (ids from 1, strings of their own):
+	 * adding them to split BTF directly would cost what split_write.c
+	 * avoids. */
+	struct bd x = { .split = *ours, .base = base, .start = 1 };
+	x.end = btf__type_cnt(*ours);
 	size_t n = x.end - x.start;
 	uint32_t *newid = NULL;
-	struct btf *out = NULL;
+	uint8_t *keep = NULL;
 	int err = -ENOMEM;
 	*removed = 0;
 	x.final = calloc(n + 1, sizeof(*x.final));
 	x.hyp = calloc(n + 1, sizeof(*x.hyp));
 	newid = calloc(n + 1, sizeof(*newid));
-	if (!x.final || !x.hyp || !newid || (err = index_base(&x)))
+	keep = calloc(n + 1, 1);
+	if (!x.final || !x.hyp || !newid || !keep || (err = index_base(&x)))
 		goto out;
 	/* Structs and unions first: comparing them settles the pointers,
 	 * typedefs and fwds they reach, which on their own could only be
 	 * matched by looking their targets up (and a fwd never equals the
 	 * base's definition that way). Then everything else. */
 	for (uint32_t s = x.start; s < x.end && !err; s++) {
-		uint32_t k = btf_kind(btf__type_by_id(*split, s));
+		uint32_t k = btf_kind(btf__type_by_id(*ours, s));
 		if (k == BTF_KIND_STRUCT || k == BTF_KIND_UNION)
 			err = resolve(&x, s, 0);
 	}
 	/* A fwd the comparisons left alone is the base's one definition of
 	 * its name, if there is exactly one (libbpf's resolve_fwds). */
 	for (uint32_t s = x.start; s < x.end && !err; s++) {
-		const struct btf_type *t = btf__type_by_id(*split, s);
+		const struct btf_type *t = btf__type_by_id(*ours, s);
 		if (btf_is_fwd(t) && !x.final[s - x.start])
 			x.final[s - x.start] = base_definition(&x, t);
 	}
@@ -486,45 +465,29 @@ int base_dedup(struct btf **split, struct btf *base, uint32_t *removed, struct d
 		err = resolve(&x, s, 0);
 	if (err)
 		goto out;
-	uint32_t next = x.start;
+	/* Kept types continue the base's ids, in our order. */
+	uint32_t next = btf__type_cnt(base);
 	for (uint32_t s = x.start; s < x.end; s++) {
 		uint32_t f = x.final[s - x.start];
-		newid[s - x.start] = f != UNMATCHED ? f : next++;
+		keep[s] = f == UNMATCHED;
+		newid[s] = keep[s] ? next++ : f;
 	}
-	*removed = (uint32_t)(x.end - next);
-	if (!*removed) {
-		err = 0;
+	*removed = (uint32_t)(n - (next - btf__type_cnt(base)));
+	struct btf *split = NULL;
+	if ((err = split_write(*ours, base, newid, keep, &split, d)))
 		goto out;
-	}
-	out = btf__new_empty_split(base);
-	if (!out) {
-		err = -errno;
-		goto out;
-	}
-	for (uint32_t s = x.start; s < x.end; s++) {
-		if (x.final[s - x.start] != UNMATCHED)
-			continue;
-		int id = btf__add_type(out, *split, btf__type_by_id(*split, s));
-		if (id < 0 || (uint32_t)id != newid[s - x.start]) {
-			err = id < 0 ? id : -EPROTO;
-			goto out;
-		}
-		/* libbpf hands out const types; ours are our own to renumber. */
-		renumber((struct btf_type *)btf__type_by_id(out, (uint32_t)id), newid, x.start);
-	}
-	btf__free(*split);
-	*split = out;
-	out = NULL;
-	err = 0;
+	btf__free(*ours);
+	*ours = split;
 out:
-	if (err)
+	if (err && !(d && d->set))
 		diag_fail(d, -err, "matching our types against the base: %s", strerror(-err));
-	btf__free(out);
 	free(x.final);
 	free(x.hyp);
 	free(x.undo);
 	free(x.slots);
+	free(x.slot_hash);
 	free(x.named);
 	free(newid);
+	free(keep);
 	return err;
 }

@@ -129,9 +129,15 @@ int explain(FILE *o, const struct graph *g, const struct elf_info *ei, const str
 /* Step 4: their FUNCs and decl tags. */
 int emit_funcs(struct btf *btf, const struct graph *g, const struct elf_info *ei, const uint32_t *picks,
 	       size_t npicks, const struct type_map *map, const struct emit_opts *o, struct diag *d);
-/* base_dedup.c: replace *split by the same split BTF without the types the
- * base already has (references renumbered). *removed: how many went. */
-int base_dedup(struct btf **split, struct btf *base, uint32_t *removed, struct diag *d);
+/* base_dedup.c: *ours is standalone BTF (ids from 1); replace it by split
+ * BTF over base with only the types the base lacks, references renumbered.
+ * *removed: how many the base had. */
+int base_dedup(struct btf **ours, struct btf *base, uint32_t *removed, struct diag *d);
+/* split_write.c: split BTF over base of the types of ours with keep[id] set,
+ * in order, references through newid[] (per our id; 0 stays void). *out is
+ * libbpf's parse of the bytes. */
+int split_write(const struct btf *ours, const struct btf *base, const uint32_t *newid, const uint8_t *keep,
+		struct btf **out, struct diag *d);
 
 int emit_vars(struct btf *btf, const struct graph *g, const struct elf_info *ei,
 	      const struct type_map *map, const struct emit_opts *o, struct skip_log *skips,

@@ -133,6 +133,12 @@ static int parse_opts(int argc, char **argv, struct emit_opts *o)
 	return EXIT_OK;
 }
 
+static enum btf_endianness host_endianness(void)
+{
+	const uint16_t one = 1;
+	return *(const uint8_t *)&one ? BTF_LITTLE_ENDIAN : BTF_BIG_ENDIAN;
+}
+
 /* Was the base written by an encoder that flattens multi-dimensional arrays
  * (pahole)? Then it has arrays but none whose element is an array, and a
  * module's types only match the base's when written the same way. */
@@ -229,15 +235,6 @@ static int emit(const struct emit_opts *o, struct diag *d, const char **where)
 		*where = o->output ? o->output : o->elf_out;
 	}
 	map.flat_arrays = o->arrays == ARRAYS_FLAT || (o->arrays == ARRAYS_AUTO && base && base_flattens(base));
-	btf = base ? btf__new_empty_split(base) : btf__new_empty();
-	if (!btf) {
-		err = -ENOMEM;
-		goto out;
-	}
-	if (g.ninputs && g.inputs[0].ei_data == 2 && btf__set_endianness(btf, BTF_BIG_ENDIAN)) {
-		err = -EINVAL;
-		goto out;
-	}
 	const struct elf_info *eip = o->elf ? &ei : NULL;
 	if (o->explain) {
 		err = types_prepare(&g, &map);
@@ -249,22 +246,29 @@ static int emit(const struct emit_opts *o, struct diag *d, const char **where)
 	    (err = select_funcs(&g, eip, map.dropped, o, &skips, &picks, &npicks)))
 		goto out;
 	stats_phase(&st, "select");
-	if ((err = emit_types(btf, &g, o, picks, npicks, &map, &skips, d)) ||
-	    (err = emit_funcs(btf, &g, eip, picks, npicks, &map, o, d)) ||
-	    (err = emit_vars(btf, &g, eip, &map, o, &skips, d)))
-		goto out;
-	stats_phase(&st, "encode");
 	/* Split BTF: what the base already has is replaced by the base's own
 	 * types. base_dedup() finds them (the graph has no duplicates of its
-	 * own). When types were left out (C++), a pointer to a left-out type
-	 * became void *, and such pointers are now alike: then, and with
-	 * --libbpf-dedup, libbpf's btf__dedup() runs until nothing changes
+	 * own), from our types written standalone. When types were left out
+	 * (C++), a pointer to a left-out type became void *, and such pointers
+	 * are now alike: then, and with --libbpf-dedup, the types go straight
+	 * into split BTF and libbpf's btf__dedup() runs until nothing changes
 	 * (a fwd the base defines is resolved only after the structs are
 	 * compared, so two passes in practice, at most four). */
 	int lossy = 0;
 	for (size_t i = 1; i <= g.nnodes && !lossy; i++)
 		lossy = map.dropped[i] == 1;
-	if (base && !lossy && !o->libbpf_dedup) {
+	int own_dedup = base && !lossy && !o->libbpf_dedup && btf__endianness(base) == host_endianness();
+	btf = base && !own_dedup ? btf__new_empty_split(base) : btf__new_empty();
+	if (!btf) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if ((err = emit_types(btf, &g, o, picks, npicks, &map, &skips, d)) ||
+	    (err = emit_funcs(btf, &g, eip, picks, npicks, &map, o, d)) ||
+	    (err = emit_vars(btf, &g, eip, &map, o, &skips, d)))
+		goto out;
+	stats_phase(&st, "encode");
+	if (own_dedup) {
 		uint32_t removed;
 		if ((err = base_dedup(&btf, base, &removed, d)))
 			goto out;
@@ -279,6 +283,10 @@ static int emit(const struct emit_opts *o, struct diag *d, const char **where)
 		}
 		if (btf__type_cnt(btf) == before)
 			break;
+	}
+	if (g.ninputs && g.inputs[0].ei_data == 2 && btf__set_endianness(btf, BTF_BIG_ENDIAN)) {
+		err = -EINVAL;
+		goto out;
 	}
 	uint32_t size;
 	const void *raw = btf__raw_data(btf, &size);
