@@ -133,6 +133,24 @@ static int parse_opts(int argc, char **argv, struct emit_opts *o)
 	return EXIT_OK;
 }
 
+/* Does written node i refer to a left-out one (which made a pointer to it
+ * void *, so that two such pointers are now alike)? A left-out node that
+ * nothing refers to (a DW_TAG_dwarf_procedure) changes nothing. */
+static int refers_to_dropped(const struct graph *g, const struct type_map *map, size_t i)
+{
+	const struct graph_node *n = &g->nodes[i];
+	if (map->dropped[i])
+		return 0;
+	if (n->type && map->dropped[n->type] == 1)
+		return 1;
+	for (uint32_t k = 0; k < n->item_count; k++) {
+		uint32_t t = g->items[n->item_first + k].type;
+		if (t && map->dropped[t] == 1)
+			return 1;
+	}
+	return 0;
+}
+
 static enum btf_endianness host_endianness(void)
 {
 	const uint16_t one = 1;
@@ -256,7 +274,7 @@ static int emit(const struct emit_opts *o, struct diag *d, const char **where)
 	 * compared, so two passes in practice, at most four). */
 	int lossy = 0;
 	for (size_t i = 1; i <= g.nnodes && !lossy; i++)
-		lossy = map.dropped[i] == 1;
+		lossy = refers_to_dropped(&g, &map, i);
 	int own_dedup = base && !lossy && !o->libbpf_dedup && btf__endianness(base) == host_endianness();
 	btf = base && !own_dedup ? btf__new_empty_split(base) : btf__new_empty();
 	if (!btf) {
