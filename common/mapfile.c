@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -16,6 +17,25 @@ void mapfile_done_with(const void *p, size_t n)
 	uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1), hi = ((uintptr_t)p + n) & ~(page - 1);
 	if (hi > lo)
 		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
+int mapfile_is_file_backed(const void *p, size_t n)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return 0;
+	uintptr_t lo = (uintptr_t)p, hi = lo + n;
+	char line[512];
+	int ok = 0;
+	while (!ok && fgets(line, sizeof(line), f)) {
+		unsigned long long a, b, inode;
+		char perms[8];
+		/* start-end perms offset dev inode [path] */
+		if (sscanf(line, "%llx-%llx %7s %*s %*s %llu", &a, &b, perms, &inode) == 4)
+			ok = lo >= a && hi <= b && inode != 0 && perms[1] == '-';
+	}
+	fclose(f);
+	return ok;
 }
 
 int mapfile_open(const char *path, size_t min_size, const char *what, const void **map, size_t *size,

@@ -14,6 +14,12 @@ struct diag;
  * again). Only whole pages inside [p, p + n) are dropped. */
 void mapfile_done_with(const void *p, size_t n);
 
+/* Is [p, p + n) inside one read-only mapping of a file (per /proc/self/maps)?
+ * mapfile_done_with() on anything else (a heap copy a library made when it
+ * could not map, a writable private page) would lose its contents, so
+ * memory another library hands out is checked with this first. */
+int mapfile_is_file_backed(const void *p, size_t n);
+
 /* Returns: 0, or a negative errno with the detail (naming path) in d. */
 int mapfile_open(const char *path, size_t min_size, const char *what, const void **map, size_t *size,
 		 struct diag *d);

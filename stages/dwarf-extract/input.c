@@ -129,6 +129,13 @@ static int identify(struct input *in, uint64_t size, struct diag *d)
 	}
 	XXH3_state_t st;
 	XXH3_128bits_reset(&st);
+	/* The hash reads every .debug_* byte once; in the file's own mapping
+	 * those pages need not stay resident (the page cache gives them back
+	 * when libdw reads them), or the whole DWARF would be in the peak RSS
+	 * before the first unit is extracted. */
+	size_t fsize = 0;
+	const char *raw = elf_rawfile(in->elf, &fsize);
+	int droppable = raw && mapfile_is_file_backed(raw, fsize);
 	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(in->elf, scn));) {
 		GElf_Shdr sh;
 		if (!gelf_getshdr(scn, &sh))
@@ -141,8 +148,15 @@ static int identify(struct input *in, uint64_t size, struct diag *d)
 			return diag_fail(d, EBADMSG, "%s: section %s unreadable: %s", in->path, name,
 					 elf_errmsg(-1));
 		XXH3_128bits_update(&st, name, strlen(name) + 1);
-		if (data->d_buf)
-			XXH3_128bits_update(&st, data->d_buf, data->d_size);
+		int drop = droppable && data->d_buf && (const char *)data->d_buf >= raw &&
+			   (const char *)data->d_buf + data->d_size <= raw + fsize;
+		/* In slices, so that no more than one slice is resident at once. */
+		for (size_t at = 0, slice = 8u << 20; data->d_buf && at < data->d_size; at += slice) {
+			size_t n = data->d_size - at < slice ? data->d_size - at : slice;
+			XXH3_128bits_update(&st, (const char *)data->d_buf + at, n);
+			if (drop)
+				mapfile_done_with((const char *)data->d_buf + at, n);
+		}
 	}
 	XXH128_hash_t h = XXH3_128bits_digest(&st);
 	id->dwarf_hash = (struct key128){ h.low64, h.high64 };
@@ -312,7 +326,8 @@ static void find_info_map(struct input *in)
 			continue;
 		Elf_Data *data = elf_getdata(scn, NULL);
 		if (data && (const char *)data->d_buf >= raw && data->d_size <= fsize &&
-		    (const char *)data->d_buf + data->d_size <= raw + fsize) {
+		    (const char *)data->d_buf + data->d_size <= raw + fsize &&
+		    mapfile_is_file_backed(data->d_buf, data->d_size)) {
 			in->info_map = data->d_buf;
 			in->info_size = data->d_size;
 		}
@@ -374,6 +389,11 @@ int input__open(struct input *in, const char *path, unsigned workers, struct dia
 		err = list_units(in, d);
 	if (!err)
 		find_info_map(in);
+	/* Listing the units touched every unit header, and with the kernel's
+	 * fault-around that maps most of .debug_info: let it go until each
+	 * unit is read. */
+	if (!err && in->info_map)
+		mapfile_done_with(in->info_map, in->info_size);
 	return err;
 }
 
