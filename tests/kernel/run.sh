@@ -4,7 +4,8 @@
 # kernel. Installs linux-image-cloud-amd64-dbg if missing (a 283 MB download),
 # so it is not part of `make test`.
 #
-# Checks: extraction at -j1 and -j2 gives the same bytes and covers every unit;
+# Checks: extraction at -j1, -j2 and -j8 gives the same bytes (and so do the
+# merge and the BTF) and covers every unit;
 # the pipeline's BTF loads into the kernel, libbpf's dedup removes nothing from
 # it, and it describes the same types and functions as serial
 # `pahole -J --btf_gen_floats` (tests/tools/btfcmp.py, arrays flattened since
@@ -65,6 +66,11 @@ cus=$("$T_BIN/dwarf-extract" --dump "$O/v2.cus" | grep -c '^cu ')
 if [ "$units" = "$cus" ]; then ok "extract: the dump shows every unit ($cus)"; else
 	not_ok "extract: the dump shows every unit" "$cus in the dump, $units in .debug_info"; fi
 check_same "pipeline: -j1 and -j2 give the same BTF" "$O/p.btf" "$O/p1.btf"
+# More threads than CPUs: the order of work changes most, the bytes must not.
+"$T_TOP/pipeline.sh" -j8 -q --keep "$O/keep8" -o "$O/p8.btf" "$V" 2>"$O/err.p8" || not_ok "pipeline -j8" "$(cat "$O/err.p8")"
+check_same "extract: -j8 gives the same .cus as -j2" "$O/keep8/$(basename "$V").cus" "$O/keep/$(basename "$V").cus"
+check_same "merge: -j8 gives the same .graph as -j2" "$O/keep8/$(basename "$V").graph" "$O/keep/$(basename "$V").graph"
+check_same "pipeline: -j8 gives the same BTF as -j1" "$O/p8.btf" "$O/p1.btf"
 check_same "pipeline: same BTF as the stages run by hand" "$O/p.btf" "$O/v.btf"
 "$T_BIN/tools/btfcheck" --dedup "$O/v.btf" >"$O/btfcheck" 2>&1
 rc=$?
