@@ -2,6 +2,7 @@
 #include "outfile.h"
 #include "diag.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -59,14 +60,45 @@ static char *dir_of(const char *path)
 	return d;
 }
 
+/* The hidden temp name of a target: .NAME.tmp.PID.XXXXXX in its directory.
+ * The pid says whose it is, so a later run can tell a leftover from a file
+ * another process is still writing (sweep_stale). */
 static char *temp_name(const char *path)
 {
 	char *copy = strdup(path), *dir = dir_of(path), *res = NULL;
-	if (copy && dir && asprintf(&res, "%s/.%s.tmp.XXXXXX", dir, basename(copy)) < 0)
+	if (copy && dir && asprintf(&res, "%s/.%s.tmp.%d.XXXXXX", dir, basename(copy), (int)getpid()) < 0)
 		res = NULL;
 	free(copy);
 	free(dir);
 	return res;
+}
+
+/* A SIGKILL between naming the finished file and renaming it over the
+ * target (commit) leaves its temp name behind: nothing runs after SIGKILL.
+ * The next write of the same target removes such leftovers, those whose
+ * writer no longer exists. Names not of our exact form are never touched. */
+static void sweep_stale(const char *path)
+{
+	char *copy = strdup(path), *dir = dir_of(path);
+	DIR *dh = dir ? opendir(dir) : NULL;
+	if (copy && dh) {
+		char prefix[512];
+		int plen = snprintf(prefix, sizeof(prefix), ".%s.tmp.", basename(copy));
+		for (struct dirent *e; plen > 0 && (size_t)plen < sizeof(prefix) && (e = readdir(dh));) {
+			if (strncmp(e->d_name, prefix, (size_t)plen))
+				continue;
+			char *end;
+			long pid = strtol(e->d_name + plen, &end, 10);
+			if (pid <= 0 || end == e->d_name + plen || *end != '.' || strlen(end + 1) != 6)
+				continue;
+			if (pid != getpid() && kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+				unlinkat(dirfd(dh), e->d_name, 0);
+		}
+	}
+	if (dh)
+		closedir(dh);
+	free(copy);
+	free(dir);
 }
 
 int outfile__open(struct outfile *o, const char *path, struct diag *d)
@@ -86,6 +118,7 @@ int outfile__open(struct outfile *o, const char *path, struct diag *d)
 		outfile__abort(o);
 		return diag_fail(d, EISDIR, "%s: output is a directory", path);
 	}
+	sweep_stale(path);
 	o->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
 	int err = errno;
 	free(dir);

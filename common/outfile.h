@@ -7,6 +7,9 @@
  * SIGKILL) leaves the previous target intact and no partial file behind.
  * Where the file system has no O_TMPFILE, a named temp file is used instead
  * and removed on error and on SIGINT/SIGTERM/SIGHUP.
+ * A SIGKILL between the link and the rename (or during a named temp's write)
+ * leaves .NAME.tmp.PID.XXXXXX behind; the next outfile__open() of the same
+ * target removes those whose process is gone.
  */
 #ifndef BTFPIPE_OUTFILE_H
 #define BTFPIPE_OUTFILE_H
