@@ -210,7 +210,26 @@ while IFS=$'\t' read -r label name old ref cmd; do
 		"$windows of them in the linkat-rename window"
 done <<<"$STAGES"
 
-# --- 2. kills at exact points, by strace fault injection ---------------------------
+# --- 2. the sweep leaves alone what is not a dead writer's leftover --------------
+# A temp of a live process (this shell: another writer of the same target,
+# mid-write) and names not of the exact form stay.
+dir="$T_OUT/sweep"
+fresh "$dir" many.graph "$OLD/many.graph"
+live=".many.graph.tmp.$$.abc123"
+for f in "$live" ".many.graph.tmp.XXXXXX" ".many.graph.tmp.12.abc" "other.tmp.1.abc123"; do
+	echo partial >"$dir/$f"
+done
+if "$MERGE" -j2 -o "$dir/many.graph" "$REF/many.cus" 2>"$dir.err"; then
+	check_same "sweep: the merge writes its output" "$REF/many.graph" "$dir/many.graph"
+	got=$(ls -A "$dir" | sort | tr '\n' ' ')
+	want=$(printf '%s\n' "$live" ".many.graph.tmp.XXXXXX" ".many.graph.tmp.12.abc" "other.tmp.1.abc123" many.graph | sort | tr '\n' ' ')
+	if [ "$got" = "$want" ]; then ok "sweep: a live writer's temp and other names are left alone"; else
+		not_ok "sweep: a live writer's temp and other names are left alone" "got: $got; want: $want"; fi
+else
+	not_ok "sweep: the merge writes its output" "$(cat "$dir.err")"
+fi
+
+# --- 3. kills at exact points, by strace fault injection ---------------------------
 # LSan cannot work under ptrace; nothing here is about leaks.
 if ! have strace; then
 	skip "kills at exact syscalls" "strace is not installed"
@@ -269,21 +288,3 @@ while IFS=$'\t' read -r label name old ref cmd; do
 	done <<<"$POINTS"
 done <<<"$STAGES"
 
-# --- 3. the sweep leaves alone what is not a dead writer's leftover --------------
-# A temp of a live process (this shell: another writer of the same target,
-# mid-write) and names not of the exact form stay.
-dir="$T_OUT/sweep"
-fresh "$dir" many.graph "$OLD/many.graph"
-live=".many.graph.tmp.$$.abc123"
-for f in "$live" ".many.graph.tmp.XXXXXX" ".many.graph.tmp.12.abc" "other.tmp.1.abc123"; do
-	echo partial >"$dir/$f"
-done
-if "$MERGE" -j2 -o "$dir/many.graph" "$REF/many.cus" 2>"$dir.err"; then
-	check_same "sweep: the merge writes its output" "$REF/many.graph" "$dir/many.graph"
-	got=$(ls -A "$dir" | sort | tr '\n' ' ')
-	want=$(printf '%s\n' "$live" ".many.graph.tmp.XXXXXX" ".many.graph.tmp.12.abc" "other.tmp.1.abc123" many.graph | sort | tr '\n' ' ')
-	if [ "$got" = "$want" ]; then ok "sweep: a live writer's temp and other names are left alone"; else
-		not_ok "sweep: a live writer's temp and other names are left alone" "got: $got; want: $want"; fi
-else
-	not_ok "sweep: the merge writes its output" "$(cat "$dir.err")"
-fi
