@@ -13,7 +13,8 @@
 #      (btfcheck --dedup), and libbpf parses it over the base;
 #  (f) what it describes equals what --libbpf-dedup gives (btfcmp --funcs),
 #      but for struct holder, which libbpf writes again: where we beat it;
-#  (g) -j1 and -j2 builds of the module give the same bytes.
+#  (g) -j1 and -j2 builds of the module give the same bytes;
+#  (h) a hostile base (name offsets outside its strings) is survived.
 . "$(dirname "$0")/lib.sh"
 
 BTFCMP="$T_TOP/tests/tools/btfcmp.py"
@@ -90,4 +91,16 @@ if [ "$out" = "$want" ]; then
 	ok "(f) otherwise the same types and functions as with --libbpf-dedup"
 else
 	not_ok "(f) otherwise the same types and functions as with --libbpf-dedup" "$out"
+fi
+
+# (h) A base BTF that libbpf parses although some of its name offsets point
+# outside its strings (found by fuzzing base_dedup.c; a NULL name crashed it):
+# the module is still encoded, and libbpf parses the result over that base.
+HOSTILE="$T_TOP/tests/fuzz/crashes/fuzz_btf_base-764161fffc2ed174feaa573ce7e94203ccf99859"
+"$T_BIN/btf-emit" --btf-base "$HOSTILE" -o "$D/hostile.btf" "$D/mod1.graph" >"$D/hostile.err" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && "$BTFCHECK" --base "$HOSTILE" "$D/hostile.btf" >>"$D/hostile.err" 2>&1; then
+	ok "(h) a base with name offsets outside its strings: encoded, and libbpf parses it"
+else
+	not_ok "(h) a base with name offsets outside its strings: encoded, and libbpf parses it" "exit $rc: $(cat "$D/hostile.err")"
 fi

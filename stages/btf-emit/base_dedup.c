@@ -51,9 +51,17 @@ struct bd {
 	int depth, max_depth;
 };
 
+/* A string of b, "" for an offset outside its strings: libbpf's parse does
+ * not check every name offset of a base it is given (found by fuzzing). */
+static const char *str_at(const struct btf *b, uint32_t off)
+{
+	const char *s = btf__name_by_offset(b, off);
+	return s ? s : "";
+}
+
 static const char *name_of(const struct btf *b, const struct btf_type *t)
 {
-	return btf__name_by_offset(b, t->name_off);
+	return str_at(b, t->name_off);
 }
 
 /* The base id a reference maps to: base ids are themselves, split ids their
@@ -62,6 +70,8 @@ static uint32_t mapped(const struct bd *x, uint32_t id)
 {
 	if (id < x->start)
 		return id;
+	if (id >= x->end)
+		return UNMATCHED; /* no such type of ours: never the base's */
 	uint32_t f = x->final[id - x->start];
 	return f && f != UNMATCHED ? f : UNMATCHED;
 }
@@ -121,7 +131,7 @@ static uint64_t shallow_hash(const struct bd *x, const struct btf *b, const stru
 		for (uint32_t i = 0; i < btf_vlen(t); i++) {
 			if ((r = mapped(x, p[i].type)) == UNMATCHED)
 				return 0;
-			h = hash_mix(hash_mix(h, r), str_hash(btf__name_by_offset(b, p[i].name_off)));
+			h = hash_mix(hash_mix(h, r), str_hash(str_at(b, p[i].name_off)));
 		}
 		return h | 1;
 	}
@@ -216,8 +226,8 @@ static int equiv_body(struct bd *x, const struct btf_type *ts, const struct btf_
 		if (ts->size != tb->size)
 			return 0;
 		for (uint32_t i = 0; i < n; i++)
-			if (a[i].val != c[i].val || strcmp(btf__name_by_offset(x->split, a[i].name_off),
-							   btf__name_by_offset(x->base, c[i].name_off)))
+			if (a[i].val != c[i].val || strcmp(str_at(x->split, a[i].name_off),
+							   str_at(x->base, c[i].name_off)))
 				return 0;
 		return 1;
 	}
@@ -228,7 +238,7 @@ static int equiv_body(struct bd *x, const struct btf_type *ts, const struct btf_
 			return 0;
 		for (uint32_t i = 0; i < n; i++)
 			if (a[3 * i + 1] != c[3 * i + 1] || a[3 * i + 2] != c[3 * i + 2] ||
-			    strcmp(btf__name_by_offset(x->split, a[3 * i]), btf__name_by_offset(x->base, c[3 * i])))
+			    strcmp(str_at(x->split, a[3 * i]), str_at(x->base, c[3 * i])))
 				return 0;
 		return 1;
 	}
@@ -237,8 +247,8 @@ static int equiv_body(struct bd *x, const struct btf_type *ts, const struct btf_
 		if (ts->size != tb->size)
 			return 0;
 		for (uint32_t i = 0; i < n; i++) {
-			if (a[i].offset != c[i].offset || strcmp(btf__name_by_offset(x->split, a[i].name_off),
-								 btf__name_by_offset(x->base, c[i].name_off)))
+			if (a[i].offset != c[i].offset || strcmp(str_at(x->split, a[i].name_off),
+								 str_at(x->base, c[i].name_off)))
 				return 0;
 		}
 		/* Members that are ours by EQ_HOLDER still make this the
@@ -266,8 +276,8 @@ static int equiv_body(struct bd *x, const struct btf_type *ts, const struct btf_
 	case BTF_KIND_FUNC_PROTO: {
 		const struct btf_param *a = btf_params(ts), *c = btf_params(tb);
 		for (uint32_t i = 0; i < n; i++)
-			if (strcmp(btf__name_by_offset(x->split, a[i].name_off),
-				   btf__name_by_offset(x->base, c[i].name_off)))
+			if (strcmp(str_at(x->split, a[i].name_off),
+				   str_at(x->base, c[i].name_off)))
 				return 0;
 		/* A prototype is a reference: any part that is ours by
 		 * EQ_HOLDER keeps the whole prototype ours. */
@@ -293,6 +303,8 @@ static int equiv(struct bd *x, uint32_t s, uint32_t b)
 {
 	if (s < x->start)
 		return s == b;
+	if (s >= x->end)
+		return 0;
 	const struct btf_type *ts = btf__type_by_id(x->split, s), *tb = btf__type_by_id(x->base, b);
 	if (!ts || !tb)
 		return 0;
@@ -400,7 +412,7 @@ static int resolve_refs(struct bd *x, const struct btf_type *t, int depth)
 
 static int resolve(struct bd *x, uint32_t s, int depth)
 {
-	if (s < x->start || x->final[s - x->start])
+	if (s < x->start || s >= x->end || x->final[s - x->start])
 		return 0;
 	const struct btf_type *t = btf__type_by_id(x->split, s);
 	if (depth > MAX_DEPTH) {

@@ -78,6 +78,8 @@ static int64_t base_str(const struct base_strs *bs, const char *s)
 
 struct sw {
 	const struct btf *ours;
+	const uint32_t *newid;	/* per id of ours: its id in the split BTF */
+	uint32_t nids;
 	struct base_strs bs;
 	struct strtab *own;	/* our section; its leading "" is not written */
 	int err;
@@ -126,13 +128,16 @@ static size_t type_size(const struct btf_type *t)
 	return sizeof(*t);
 }
 
-static uint32_t re(const uint32_t *newid, uint32_t id)
+/* newid has an entry per type of ours; ours never refers past them, but a
+ * reference that did stays as it is, and libbpf's parse of the result
+ * refuses it. */
+static uint32_t re(const struct sw *w, uint32_t id)
 {
-	return id ? newid[id] : 0;
+	return id && id < w->nids ? w->newid[id] : id;
 }
 
 /* Copy our type t, renumbered, its strings rewritten, to the end of types. */
-static void put_type(struct sw *w, struct buf *types, const struct btf_type *src, const uint32_t *newid)
+static void put_type(struct sw *w, struct buf *types, const struct btf_type *src)
 {
 	size_t at = types->len, sz = type_size(src);
 	buf_put(types, src, sz);
@@ -145,16 +150,16 @@ static void put_type(struct sw *w, struct buf *types, const struct btf_type *src
 	case BTF_KIND_PTR: case BTF_KIND_CONST: case BTF_KIND_VOLATILE: case BTF_KIND_RESTRICT:
 	case BTF_KIND_TYPEDEF: case BTF_KIND_TYPE_TAG: case BTF_KIND_FUNC: case BTF_KIND_DECL_TAG:
 	case BTF_KIND_VAR:
-		t->type = re(newid, t->type);
+		t->type = re(w, t->type);
 		break;
 	case BTF_KIND_ARRAY:
-		btf_array(t)->type = re(newid, btf_array(t)->type);
-		btf_array(t)->index_type = re(newid, btf_array(t)->index_type);
+		btf_array(t)->type = re(w, btf_array(t)->type);
+		btf_array(t)->index_type = re(w, btf_array(t)->index_type);
 		break;
 	case BTF_KIND_STRUCT: case BTF_KIND_UNION:
 		for (uint32_t i = 0; i < n; i++) {
 			put_str(w, &btf_members(t)[i].name_off);
-			btf_members(t)[i].type = re(newid, btf_members(t)[i].type);
+			btf_members(t)[i].type = re(w, btf_members(t)[i].type);
 		}
 		break;
 	case BTF_KIND_ENUM:
@@ -166,15 +171,15 @@ static void put_type(struct sw *w, struct buf *types, const struct btf_type *src
 			put_str(w, (uint32_t *)(t + 1) + 3 * i);
 		break;
 	case BTF_KIND_FUNC_PROTO:
-		t->type = re(newid, t->type);
+		t->type = re(w, t->type);
 		for (uint32_t i = 0; i < n; i++) {
 			put_str(w, &btf_params(t)[i].name_off);
-			btf_params(t)[i].type = re(newid, btf_params(t)[i].type);
+			btf_params(t)[i].type = re(w, btf_params(t)[i].type);
 		}
 		break;
 	case BTF_KIND_DATASEC:
 		for (uint32_t i = 0; i < n; i++)
-			btf_var_secinfos(t)[i].type = re(newid, btf_var_secinfos(t)[i].type);
+			btf_var_secinfos(t)[i].type = re(w, btf_var_secinfos(t)[i].type);
 		break;
 	}
 }
@@ -210,7 +215,7 @@ static int parse_split(const void *data, size_t len, const struct btf *base, str
 int split_write(const struct btf *ours, const struct btf *base, const uint32_t *newid, const uint8_t *keep,
 		struct btf **out, struct diag *d)
 {
-	struct sw w = { .ours = ours };
+	struct sw w = { .ours = ours, .newid = newid, .nids = btf__type_cnt(ours) };
 	struct buf types = { 0 }, raw = { 0 };
 	int err = index_strs(&w.bs, base);
 	if (err == -EINVAL)
@@ -219,7 +224,7 @@ int split_write(const struct btf *ours, const struct btf *base, const uint32_t *
 		err = -ENOMEM;
 	for (uint32_t id = 1; !err && id < btf__type_cnt(ours); id++) {
 		if (keep[id])
-			put_type(&w, &types, btf__type_by_id(ours, id), newid);
+			put_type(&w, &types, btf__type_by_id(ours, id));
 		err = types.err ? types.err : w.err;
 	}
 	if (!err) {

@@ -5,8 +5,14 @@
  * type 1 when the base has one), btf__dedup() against the base, the raw
  * bytes taken, both freed.
  *
- * This fuzzes libbpf's parser and dedup as btfpipe uses them: a crash here is
- * libbpf's (upstream), unless the stack says otherwise. libbpf is the
+ * Then what btf-emit does over a base itself: a standalone copy of the base
+ * is matched against the base
+ * (stages/btf-emit/base_dedup.c) and written as split BTF (split_write.c),
+ * which libbpf parses again.
+ *
+ * This fuzzes libbpf's parser and dedup as btfpipe uses them, and our base
+ * matcher and split writer: a crash inside libbpf is libbpf's (upstream),
+ * unless the stack says otherwise. libbpf is the
  * distribution's shared library, not instrumented: libFuzzer gets no coverage
  * from inside it and ASan sees only what its interceptors see (bad frees,
  * wild reads that fault, leaks), so this is closer to blind mutation of the
@@ -25,6 +31,8 @@
 #include <unistd.h>
 
 #include "fuzz_tmp.h" /* tmp_write, lowest_free_fd, devnull */
+#include "../../common/diag.h"
+#include "../../stages/btf-emit/emit.h"
 
 /* libbpf's warnings would flood the fuzzer's output (btf-emit silences them too). */
 static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -33,12 +41,38 @@ static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 	return 0;
 }
 
+/* btf-emit's own path over a base: ours is a standalone parse of the base's
+ * own bytes (every type is the base's, by the same id, but VARs and DATASECs,
+ * which are never matched and so are written); match it against the base,
+ * write split BTF. Nothing is added to ours: libbpf's editing of a BTF parsed
+ * from hostile bytes can ask for gigabytes (its header's sizes), a path
+ * btf-emit never takes with the base. */
+static void ours_over(struct btf *base)
+{
+	uint32_t size;
+	const void *raw = btf__raw_data(base, &size);
+	struct btf *ours = raw ? btf__new(raw, size) : NULL;
+	if (!ours)
+		return;
+	uint32_t removed;
+	struct diag d = { 0 };
+	base_dedup(&ours, base, &removed, &d); /* replaces ours on success */
+	btf__free(ours);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	libbpf_set_print(quiet);
 	tmp_write(NULL, 0); /* the file is opened once, before counting */
 	int fd0 = lowest_free_fd();
 	struct btf *base = btf__parse(tmp_write(data, size), NULL);
+	/* Ours first, over the base as btf-emit has it: read, never edited.
+	 * (libbpf's split adds below make the base editable, after which
+	 * btf__raw_data() rebuilds the bytes from its header, and on some
+	 * inputs asks for gigabytes: a libbpf path btf-emit never takes
+	 * before reading the base's strings.) */
+	if (base)
+		ours_over(base);
 	if (base) {
 		struct btf *btf = btf__new_empty_split(base);
 		if (btf) {

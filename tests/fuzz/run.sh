@@ -7,7 +7,8 @@
 #
 #   fuzz_cus       the .cus reader: open, decode every CU, dump
 #   fuzz_graph     the .graph reader: read, dump
-#   fuzz_btf_base  libbpf reading a base BTF as `btf-emit --btf-base` does
+#   fuzz_btf_base  a base BTF read as `btf-emit --btf-base` does: libbpf,
+#                  then our base matcher and split writer
 #   fuzz_extract   dwarf-extract's library code on an ELF
 #
 # A crash (also a leak, a timeout of 10 s or going over 2 GB) stops libFuzzer;
@@ -73,6 +74,9 @@ sources_of() {
 	if [ "$t" = fuzz_extract ]; then
 		for f in stages/dwarf-extract/*.c; do [ "$f" = stages/dwarf-extract/main.c ] || echo "$f"; done
 	fi
+	if [ "$t" = fuzz_btf_base ]; then
+		echo stages/btf-emit/base_dedup.c stages/btf-emit/split_write.c
+	fi
 }
 
 # Everything a target's build reads: its sources and the headers beside them.
@@ -80,6 +84,7 @@ inputs_of() {
 	sources_of "$1"
 	ls common/*.h format/*.h tests/fuzz/*.h
 	[ "$1" = fuzz_extract ] && ls stages/dwarf-extract/*.h
+	[ "$1" = fuzz_btf_base ] && ls stages/btf-emit/*.h
 }
 
 # up_to_date TARGET CMD: the binary exists, was built by CMD, and is newer
