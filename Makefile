@@ -8,6 +8,7 @@
 #   make SANITIZE=thread  ThreadSanitizer build in bin-tsan/ (t1330 runs -j4 on it)
 #   make check-kernel     tests on Debian's cloud vmlinux (installs the dbg package)
 #   make bench            btfpipe vs pahole -J: wall, CPU, RSS medians (bench/README.md)
+#   make fuzz             each libFuzzer target for FUZZ_SECONDS (default 60; tests/fuzz/run.sh)
 
 CC ?= gcc
 PKGS := libdw libelf libbpf libxxhash
@@ -94,6 +95,11 @@ install: all
 check-kernel: deps all
 	@./tests/kernel/run.sh
 
+# Fuzzes each reader for FUZZ_SECONDS; new crash inputs land in tests/fuzz/crashes/.
+FUZZ_SECONDS ?= 60
+fuzz: all
+	@./tests/fuzz/run.sh $(FUZZ_SECONDS)
+
 # Benchmarks the stages it just built (BENCH_* knobs: bench/README.md).
 bench: all
 	@BENCH_BIN="$(CURDIR)/$(BIN)" ./bench/run.sh
@@ -101,4 +107,4 @@ bench: all
 clean:
 	rm -rf build build-asan build-collide build-tsan bin bin-asan bin-collide bin-tsan tests/out
 
-.PHONY: all deps run test install check-kernel bench clean
+.PHONY: all deps run test install check-kernel bench fuzz clean
