@@ -140,7 +140,7 @@ fi
 case "$from" in ""|cus|graph) ;; *) die_usage "--from takes cus or graph" ;; esac
 [ -z "$from" ] || [ -n "$keep" ] || die_usage "--from needs --keep DIR (where the checkpoints are)"
 case "$jobs" in ""|[1-9]|[1-9][0-9]|[1-9][0-9][0-9]) ;; *) die_usage "-j wants a number" ;; esac
-name=$(basename "$elf")
+name=${elf##*/} # (basename without a fork: this runs once per module in a kernel build)
 jflag=()
 [ -n "$jobs" ] && jflag=(-j "$jobs")
 
