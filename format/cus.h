@@ -120,6 +120,8 @@ struct cus_cu {
 	size_t nitems, cap_items;
 	struct cus_annot *annots;
 	size_t nannots, cap_annots;
+	uint32_t *rec_off;	/* cus_cu__decode(): each record's offset in the blob */
+	size_t cap_rec_off;
 };
 
 /* Frees the arrays (not str) and zeroes the counts; the struct stays usable. */
@@ -134,6 +136,16 @@ int cus_cu__encode(const struct cus_cu *cu, struct buf *out);
  * Returns: 0, -EBADMSG with the detail in d, or -ENOMEM. */
 int cus_cu__decode(struct cus_cu *cu, const uint8_t *blob, size_t size,
 		   const char *what, struct diag *d);
+
+/* Decode the head and only records idx[0..n) (ascending), which start at
+ * blob offsets off[0..n) (rec_off of an earlier full decode of the same
+ * bytes), into recs[idx[j]]; the other records of the nrecs are zeroed.
+ * Each decoded record and its references are checked again; the order of
+ * records and the blob's end are not. The die field is not restored
+ * (deltas need the record before). For a reader that needs a few records of
+ * a blob it decoded before. */
+int cus_cu__decode_some(struct cus_cu *cu, const uint8_t *blob, size_t size, const uint32_t *idx,
+			const uint32_t *off, size_t n, uint32_t nrecs, const char *what, struct diag *d);
 
 /* Decode only the head (CU fields, strings, externs), not the records. */
 int cus_cu__decode_head(struct cus_cu *cu, const uint8_t *blob, size_t size,
@@ -201,6 +213,9 @@ int cus_file__open(struct cus_file *f, const char *path, struct diag *d);
 void cus_file__close(struct cus_file *f);
 /* Decode CU i of an open file. */
 int cus_file__decode(const struct cus_file *f, size_t i, struct cus_cu *cu, struct diag *d);
+/* cus_cu__decode_some() on CU i of an open file. */
+int cus_file__decode_some(const struct cus_file *f, size_t i, struct cus_cu *cu, const uint32_t *idx,
+			  const uint32_t *off, size_t n, uint32_t nrecs, struct diag *d);
 
 /* Print the canonical text dump (spec: "Text dump"). */
 int cus_file__dump(const struct cus_file *f, FILE *out, struct diag *d);

@@ -23,6 +23,7 @@ void cus_cu__free(struct cus_cu *cu)
 	free(cu->recs);
 	free(cu->items);
 	free(cu->annots);
+	free(cu->rec_off);
 	memset(cu, 0, sizeof(*cu));
 }
 
@@ -512,11 +513,12 @@ int cus_cu__decode(struct cus_cu *cu, const uint8_t *blob, size_t size,
 		return err;
 	if ((err = dec_count(&x, &n, 3)))
 		return err;
-	if (vec_grow(&cu->recs, &cu->cap_recs, n))
+	if (vec_grow(&cu->recs, &cu->cap_recs, n) || vec_grow(&cu->rec_off, &cu->cap_rec_off, n))
 		return -ENOMEM;
 	uint64_t prev = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		x.rec = i;
+		cu->rec_off[i] = (uint32_t)cursor_off(&x.c);
 		if ((err = dec_rec(&x, &cu->recs[i], prev)))
 			return err == -EBADMSG && !(d && d->set) ? dec_fail(&x, "truncated or malformed record") : err;
 		prev = cu->recs[i].die;
@@ -531,4 +533,37 @@ int cus_cu__decode(struct cus_cu *cu, const uint8_t *blob, size_t size,
 trunc:
 	return diag_fail(d, EBADMSG, "%s: blob truncated or malformed at blob offset %zu", what,
 			 cursor_off(&x.c));
+}
+
+int cus_cu__decode_some(struct cus_cu *cu, const uint8_t *blob, size_t size, const uint32_t *idx,
+			const uint32_t *off, size_t n, uint32_t nrecs, const char *what, struct diag *d)
+{
+	struct dec x = { .cu = cu, .what = what, .d = d };
+	int err = dec_head(&x, blob, size);
+	if (err)
+		return err;
+	if (vec_grow(&cu->recs, &cu->cap_recs, nrecs))
+		return -ENOMEM;
+	if (nrecs)
+		memset(cu->recs, 0, nrecs * sizeof(*cu->recs));
+	cu->nrecs = nrecs;
+	for (size_t j = 0; j < n; j++) {
+		x.rec = idx[j];
+		if (idx[j] >= nrecs || (j && idx[j] <= idx[j - 1]) || off[j] >= size)
+			return diag_fail(d, EBADMSG, "%s: record %u at blob offset %u: not a record of the blob (a bug)",
+					 what, idx[j], off[j]);
+		cursor_init(&x.c, blob, size);
+		x.c.p += off[j];
+		struct cus_rec *r = &cu->recs[idx[j]];
+		if ((err = dec_rec(&x, r, 0)))
+			return err == -EBADMSG && !(d && d->set) ? dec_fail(&x, "truncated or malformed record") : err;
+		if (!ref_ok(cu, r->type) || !ref_ok(cu, r->origin) || !ref_ok(cu, r->spec))
+			return diag_fail(d, EBADMSG, "%s: record %u: reference out of range", what, idx[j]);
+		if (r->kind == CUS_STRUCT || r->kind == CUS_UNION || r->kind == CUS_SUBROUTINE)
+			for (uint32_t k = 0; k < r->item_count; k++)
+				if (!ref_ok(cu, cu->items[r->item_first + k].type))
+					return diag_fail(d, EBADMSG, "%s: record %u item %u: reference out of range",
+							 what, idx[j], k);
+	}
+	return 0;
 }

@@ -288,3 +288,12 @@ int cus_file__decode(const struct cus_file *f, size_t i, struct cus_cu *cu, stru
 		err = diag_fail(d, EBADMSG, "%s: the blob's unit fields disagree with its index entry", what);
 	return err;
 }
+
+int cus_file__decode_some(const struct cus_file *f, size_t i, struct cus_cu *cu, const uint32_t *idx,
+			  const uint32_t *off, size_t n, uint32_t nrecs, struct diag *d)
+{
+	const struct cus_index_entry *e = &f->index[i];
+	char what[600];
+	snprintf(what, sizeof(what), "%s: CU %zu (0x%llx)", f->path, i, (unsigned long long)e->cu_offset);
+	return cus_cu__decode_some(cu, f->map + e->blob_off, e->blob_size, idx, off, n, nrecs, what, d);
+}

@@ -630,6 +630,7 @@ struct rep_run {
 	struct cus_cu *cus;	/* window slots */
 	struct diag *ds;	/* window slots */
 	uint8_t *has_rep;	/* window slots: the CU holds a representative */
+	struct { uint32_t *idx, *off; size_t cap; } *sel; /* window slots: which records */
 };
 
 static int is_rep(const struct merge *m, const uint32_t *rep, uint32_t gid)
@@ -645,11 +646,23 @@ static int rep_decode(void *ctx, unsigned worker, size_t ci)
 	(void)worker;
 	r->has_rep[slot] = 0;
 	r->ds[slot].set = 0;
-	for (uint32_t k = 0; k < m->scans[ci].nrecs && !r->has_rep[slot]; k++)
-		r->has_rep[slot] = (uint8_t)is_rep(m, r->rep, (uint32_t)(m->cu_base[ci] + k));
-	if (!r->has_rep[slot])
+	/* Only the representatives are decoded, from the offsets the scan
+	 * kept: most of a CU's records are copies of types an earlier CU has. */
+	size_t n = 0;
+	for (uint32_t k = 0; k < m->scans[ci].nrecs; k++) {
+		if (!is_rep(m, r->rep, (uint32_t)(m->cu_base[ci] + k)))
+			continue;
+		if (vec_grow(&r->sel[slot].idx, &r->sel[slot].cap, n + 1) ||
+		    !(r->sel[slot].off = realloc(r->sel[slot].off, r->sel[slot].cap * sizeof(uint32_t))))
+			return -ENOMEM;
+		r->sel[slot].idx[n] = k;
+		r->sel[slot].off[n++] = m->scans[ci].rec_off[k];
+	}
+	if (!n)
 		return 0;
-	return cus_file__decode(&m->files[m->cu_input[ci]], m->cu_index[ci], &r->cus[slot], &r->ds[slot]);
+	r->has_rep[slot] = 1;
+	return cus_file__decode_some(&m->files[m->cu_input[ci]], m->cu_index[ci], &r->cus[slot], r->sel[slot].idx,
+				     r->sel[slot].off, n, m->scans[ci].nrecs, &r->ds[slot]);
 }
 
 static int rep_make(void *ctx, size_t ci)
@@ -700,7 +713,8 @@ static int build_nodes(struct builder *b)
 	r.cus = calloc(r.window, sizeof(*r.cus));
 	r.ds = calloc(r.window, sizeof(*r.ds));
 	r.has_rep = calloc(r.window, 1);
-	if (!r.cus || !r.ds || !r.has_rep)
+	r.sel = calloc(r.window, sizeof(*r.sel));
+	if (!r.cus || !r.ds || !r.has_rep || !r.sel)
 		err = -ENOMEM;
 	if (!err)
 		err = pool_ordered(jobs, m->ncus, r.window, rep_decode, rep_make, &r);
@@ -711,6 +725,11 @@ static int build_nodes(struct builder *b)
 			*m->d = r.ds[i];
 	for (size_t i = 0; r.cus && i < r.window; i++)
 		cus_cu__free(&r.cus[i]);
+	for (size_t i = 0; r.sel && i < r.window; i++) {
+		free(r.sel[i].idx);
+		free(r.sel[i].off);
+	}
+	free(r.sel);
 	free(r.cus);
 	free(r.ds);
 	free(r.has_rep);

@@ -128,6 +128,8 @@ struct cu_scan {
 	size_t nannots;
 	struct export *exports;
 	size_t nexports;
+	uint32_t *rec_off;		/* per record: its offset in the blob (build.c decodes
+					 * only the representatives, from there) */
 	const char *name, *producer;
 	uint32_t language;
 	uint64_t cu_offset;

@@ -41,6 +41,7 @@ void cu_scan__free(struct cu_scan *s)
 	free(s->vars);
 	free(s->annots);
 	free(s->exports);
+	free(s->rec_off);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -505,11 +506,14 @@ int scan_cu(const struct cus_file *f, size_t cu_index, uint32_t input,
 	out->stop_off = calloc(n + 1, sizeof(uint32_t));
 	out->stop_len = calloc(n + 1, sizeof(uint32_t));
 	out->xrefs = malloc((x.cu.nexterns + 1) * sizeof(uint64_t));
+	out->rec_off = malloc((n + 1) * sizeof(uint32_t));
 	x.state = calloc(n + 1, 1);
 	err = -ENOMEM;
 	if (!out->is_type || !out->key_off || !out->key_len || !out->stop_off || !out->stop_len ||
-	    !out->xrefs || !x.state)
+	    !out->xrefs || !out->rec_off || !x.state)
 		goto out;
+	if (n)
+		memcpy(out->rec_off, x.cu.rec_off, n * sizeof(uint32_t));
 	if (x.cu.nexterns)
 		memcpy(out->xrefs, x.cu.externs, x.cu.nexterns * sizeof(uint64_t));
 	out->nxrefs = x.cu.nexterns;
