@@ -630,7 +630,7 @@ struct rep_run {
 	struct cus_cu *cus;	/* window slots */
 	struct diag *ds;	/* window slots */
 	uint8_t *has_rep;	/* window slots: the CU holds a representative */
-	struct { uint32_t *idx, *off; size_t cap; } *sel; /* window slots: which records */
+	struct { uint32_t *idx, *off; size_t cap_idx, cap_off; } *sel; /* window slots: which records */
 };
 
 static int is_rep(const struct merge *m, const uint32_t *rep, uint32_t gid)
@@ -652,8 +652,8 @@ static int rep_decode(void *ctx, unsigned worker, size_t ci)
 	for (uint32_t k = 0; k < m->scans[ci].nrecs; k++) {
 		if (!is_rep(m, r->rep, (uint32_t)(m->cu_base[ci] + k)))
 			continue;
-		if (vec_grow(&r->sel[slot].idx, &r->sel[slot].cap, n + 1) ||
-		    !(r->sel[slot].off = realloc(r->sel[slot].off, r->sel[slot].cap * sizeof(uint32_t))))
+		if (vec_grow(&r->sel[slot].idx, &r->sel[slot].cap_idx, n + 1) ||
+		    vec_grow(&r->sel[slot].off, &r->sel[slot].cap_off, n + 1))
 			return -ENOMEM;
 		r->sel[slot].idx[n] = k;
 		r->sel[slot].off[n++] = m->scans[ci].rec_off[k];
