@@ -209,9 +209,9 @@ void elf_info__free(struct elf_info *ei)
 	memset(ei, 0, sizeof(*ei));
 }
 
-const struct elf_sym *elf_info__find(const struct elf_info *ei, const char *name, size_t *count)
+size_t elf_info__lower_bound(const struct elf_info *ei, const char *name)
 {
-	size_t lo = 0, hi = ei->nsyms;
+	size_t lo = 0, hi = ei ? ei->nsyms : 0;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 		if (strcmp(ei->syms[mid].name, name) < 0)
@@ -219,7 +219,12 @@ const struct elf_sym *elf_info__find(const struct elf_info *ei, const char *name
 		else
 			hi = mid;
 	}
-	size_t n = 0;
+	return lo;
+}
+
+const struct elf_sym *elf_info__find(const struct elf_info *ei, const char *name, size_t *count)
+{
+	size_t lo = elf_info__lower_bound(ei, name), n = 0;
 	while (lo + n < ei->nsyms && !strcmp(ei->syms[lo + n].name, name))
 		n++;
 	if (count)

@@ -86,6 +86,9 @@ int elf_info__read(struct elf_info *ei, const char *path, struct diag *d);
 void elf_info__free(struct elf_info *ei);
 /* The first symbol named `name` (exactly), or NULL; *count gets how many. */
 const struct elf_sym *elf_info__find(const struct elf_info *ei, const char *name, size_t *count);
+/* The index of the first symbol whose name sorts at or after name: where the
+ * names that start with it begin (they are contiguous). ei may be NULL (0). */
+size_t elf_info__lower_bound(const struct elf_info *ei, const char *name);
 
 /* Why a candidate was left out; one line each in --skip-report. */
 struct skip_log {

@@ -78,17 +78,9 @@ static int is_piece(const char *name)
  * addresses they have, and whether a clone's name sits at the address. */
 static void symbol_group(const struct elf_info *ei, const char *base, struct sym_group *grp)
 {
-	size_t len = strlen(base), lo = 0, hi = ei->nsyms;
+	size_t len = strlen(base);
 	memset(grp, 0, sizeof(*grp));
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (strcmp(ei->syms[mid].name, base) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	/* Names with the prefix base are contiguous in sorted order. */
-	for (size_t i = lo; i < ei->nsyms && !strncmp(ei->syms[i].name, base, len); i++) {
+	for (size_t i = elf_info__lower_bound(ei, base); i < ei->nsyms && !strncmp(ei->syms[i].name, base, len); i++) {
 		const struct elf_sym *s = &ei->syms[i];
 		char next = s->name[len];
 		/* A function of a .o/.ko can sit at offset 0 of its own section;
@@ -420,15 +412,8 @@ static int add_true_signature(struct btf *btf, const struct graph *g, const stru
 			      const struct graph_func *f, const struct type_map *map, const char **name)
 {
 	const char *base = *name;
-	size_t len = strlen(base), lo = 0, hi = ei ? ei->nsyms : 0;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (strcmp(ei->syms[mid].name, base) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo; ei && i < ei->nsyms && !strncmp(ei->syms[i].name, base, len); i++)
+	size_t len = strlen(base);
+	for (size_t i = elf_info__lower_bound(ei, base); ei && i < ei->nsyms && !strncmp(ei->syms[i].name, base, len); i++)
 		if (ei->syms[i].name[len] == '.' && ei->syms[i].type == STT_FUNC && ei->syms[i].value == f->pc &&
 		    (!ei->is_rel || ei->syms[i].shndx == f->shndx)) {
 			*name = ei->syms[i].name;
