@@ -629,8 +629,7 @@ struct rep_run {
 	size_t window;
 	struct cus_cu *cus;	/* window slots */
 	struct diag *ds;	/* window slots */
-	uint8_t *has_rep;	/* window slots: the CU holds a representative */
-	struct { uint32_t *idx, *off; size_t cap_idx, cap_off; } *sel; /* window slots: which records */
+	struct { uint32_t *idx, *off; size_t n, cap_idx, cap_off; } *sel; /* window slots: which records */
 };
 
 static int is_rep(const struct merge *m, const uint32_t *rep, uint32_t gid)
@@ -644,7 +643,7 @@ static int rep_decode(void *ctx, unsigned worker, size_t ci)
 	const struct merge *m = r->b->m;
 	size_t slot = ci % r->window;
 	(void)worker;
-	r->has_rep[slot] = 0;
+	r->sel[slot].n = 0;
 	r->ds[slot].set = 0;
 	/* Only the representatives are decoded, from the offsets the scan
 	 * kept: most of a CU's records are copies of types an earlier CU has. */
@@ -660,7 +659,7 @@ static int rep_decode(void *ctx, unsigned worker, size_t ci)
 	}
 	if (!n)
 		return 0;
-	r->has_rep[slot] = 1;
+	r->sel[slot].n = n;
 	return cus_file__decode_some(&m->files[m->cu_input[ci]], m->cu_index[ci], &r->cus[slot], r->sel[slot].idx,
 				     r->sel[slot].off, n, m->scans[ci].nrecs, &r->ds[slot]);
 }
@@ -672,10 +671,10 @@ static int rep_make(void *ctx, size_t ci)
 	struct merge *m = b->m;
 	size_t slot = ci % r->window;
 	int err = 0;
-	for (uint32_t k = 0; r->has_rep[slot] && k < m->scans[ci].nrecs && !err; k++) {
-		uint32_t gid = (uint32_t)(m->cu_base[ci] + k);
-		if (is_rep(m, r->rep, gid))
-			err = make_node(b, ci, &r->cus[slot], k, b->node_of_class[m->cls[gid]]);
+	/* The representatives rep_decode() selected, in record order. */
+	for (size_t j = 0; j < r->sel[slot].n && !err; j++) {
+		uint32_t k = r->sel[slot].idx[j], gid = (uint32_t)(m->cu_base[ci] + k);
+		err = make_node(b, ci, &r->cus[slot], k, b->node_of_class[m->cls[gid]]);
 	}
 	merge_done_with_blob(m, ci); /* its records and names are read */
 	return err;
@@ -712,9 +711,8 @@ static int build_nodes(struct builder *b)
 	struct rep_run r = { .b = b, .rep = rep, .window = 4 * (size_t)jobs };
 	r.cus = calloc(r.window, sizeof(*r.cus));
 	r.ds = calloc(r.window, sizeof(*r.ds));
-	r.has_rep = calloc(r.window, 1);
 	r.sel = calloc(r.window, sizeof(*r.sel));
-	if (!r.cus || !r.ds || !r.has_rep || !r.sel)
+	if (!r.cus || !r.ds || !r.sel)
 		err = -ENOMEM;
 	if (!err)
 		err = pool_ordered(jobs, m->ncus, r.window, rep_decode, rep_make, &r);
@@ -732,7 +730,6 @@ static int build_nodes(struct builder *b)
 	free(r.sel);
 	free(r.cus);
 	free(r.ds);
-	free(r.has_rep);
 	free(rep);
 	for (uint32_t id = 1; id <= count && !err; id++)
 		if (g->nodes[id].kind == G_FUNC_PROTO)
