@@ -425,19 +425,30 @@ static int ref_ok(const struct cus_cu *cu, cus_ref r)
 				    : cus_ref_index(r) < cu->nrecs;
 }
 
+/* Record i's own references and its items' name records or externs. */
+static int dec_check_rec_refs(struct dec *x, size_t i)
+{
+	const struct cus_cu *cu = x->cu;
+	const struct cus_rec *r = &cu->recs[i];
+	if (!ref_ok(cu, r->type) || !ref_ok(cu, r->origin) || !ref_ok(cu, r->spec))
+		return diag_fail(x->d, EBADMSG, "%s: record %zu: reference out of range", x->what, i);
+	if (r->kind == CUS_STRUCT || r->kind == CUS_UNION || r->kind == CUS_SUBROUTINE)
+		for (uint32_t k = 0; k < r->item_count; k++)
+			if (!ref_ok(cu, cu->items[r->item_first + k].type))
+				return diag_fail(x->d, EBADMSG, "%s: record %zu item %u: reference out of range",
+						 x->what, i, k);
+	return 0;
+}
+
 static int dec_check_refs(struct dec *x)
 {
 	struct cus_cu *cu = x->cu;
 	for (size_t i = 0; i < cu->nrecs; i++) {
 		const struct cus_rec *r = &cu->recs[i];
 		x->rec = i;
-		if (!ref_ok(cu, r->type) || !ref_ok(cu, r->origin) || !ref_ok(cu, r->spec))
-			return diag_fail(x->d, EBADMSG, "%s: record %zu: reference out of range", x->what, i);
-		if (r->kind == CUS_STRUCT || r->kind == CUS_UNION || r->kind == CUS_SUBROUTINE)
-			for (uint32_t k = 0; k < r->item_count; k++)
-				if (!ref_ok(cu, cu->items[r->item_first + k].type))
-					return diag_fail(x->d, EBADMSG, "%s: record %zu item %u: reference out of range",
-							 x->what, i, k);
+		int err = dec_check_rec_refs(x, i);
+		if (err)
+			return err;
 		if (r->kind == CUS_FUNC) {
 			if (r->item_count > cu->nrecs - i - 1)
 				return diag_fail(x->d, EBADMSG, "%s: record %zu: more parameters than records", x->what, i);
@@ -557,13 +568,8 @@ int cus_cu__decode_some(struct cus_cu *cu, const uint8_t *blob, size_t size, con
 		struct cus_rec *r = &cu->recs[idx[j]];
 		if ((err = dec_rec(&x, r, 0)))
 			return err == -EBADMSG && !(d && d->set) ? dec_fail(&x, "truncated or malformed record") : err;
-		if (!ref_ok(cu, r->type) || !ref_ok(cu, r->origin) || !ref_ok(cu, r->spec))
-			return diag_fail(d, EBADMSG, "%s: record %u: reference out of range", what, idx[j]);
-		if (r->kind == CUS_STRUCT || r->kind == CUS_UNION || r->kind == CUS_SUBROUTINE)
-			for (uint32_t k = 0; k < r->item_count; k++)
-				if (!ref_ok(cu, cu->items[r->item_first + k].type))
-					return diag_fail(d, EBADMSG, "%s: record %u item %u: reference out of range",
-							 what, idx[j], k);
+		if ((err = dec_check_rec_refs(&x, idx[j])))
+			return err;
 	}
 	return 0;
 }
