@@ -564,6 +564,12 @@ out:
 	free(next);
 	free(split_next);
 	free(first_next);
+	/* The stop edges were for the refinement only; kept through the build
+	 * they would make the merge's peak RSS. */
+	free(m->stops);
+	free(m->stop_off);
+	m->stops = m->stop_off = NULL;
+	m->nstops = m->cap_stops = 0;
 	return err;
 }
 

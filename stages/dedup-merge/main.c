@@ -266,15 +266,8 @@ static int merge_run(struct merge *m)
 	free(r.ds);
 	if (!err && !(err = classes_resolve_xrefs(m)))
 		stats_phase(m->st, "resolve");
-	if (!err && !(err = classes_refine(m))) {
-		/* The stop edges were for the refinement only, and with the
-		 * build's arrays they would make the merge's peak. */
-		free(m->stops);
-		free(m->stop_off);
-		m->stops = m->stop_off = NULL;
-		m->nstops = m->cap_stops = 0;
+	if (!err && !(err = classes_refine(m)))
 		stats_phase(m->st, "refine");
-	}
 	if (!err && !(err = build_graph(m)))
 		stats_phase(m->st, "build");
 	if (!err && !(err = graph__write(&m->g, m->o->output, m->d)))

@@ -220,7 +220,7 @@ struct weak_table *classes_new_table(void);
 struct export_map *classes_new_exports(size_t ninputs);
 int classes_insert_cu(struct merge *m, size_t cu);	/* step 2, in CU order */
 int classes_resolve_xrefs(struct merge *m);		/* step 3 */
-int classes_refine(struct merge *m);			/* step 4 */
+int classes_refine(struct merge *m);			/* step 4; frees the stop edges */
 uint32_t classes_final(const struct merge *m, uint32_t gid); /* a node's class, fwds aliased */
 uint8_t classes_rec_kind(const struct merge *m, uint32_t gid); /* the record kind (key's first byte) */
 const struct export *classes_export(const struct merge *m, uint32_t input, uint64_t off);
