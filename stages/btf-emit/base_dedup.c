@@ -7,13 +7,13 @@
  * deduplicated, so only the split-to-base question is left, and it is asked
  * here, of the types we wrote:
  *
- *  - A split type of a kind that refers to others (pointer, qualifier,
+ *  - A type of ours of a kind that refers to others (pointer, qualifier,
  *    typedef, array, prototype, function, tags) equals a base type when its
  *    referenced types all map into the base and the base has the same type
  *    over those ids: an index of the base by a shallow hash finds it.
  *  - A struct, union, enum, fwd, int or float is compared with the base
  *    types of its kind, name, size and length, member by member, following
- *    references under hypotheses (split id -> base id) so that cycles
+ *    references under hypotheses (our id -> base id) so that cycles
  *    through pointers are compared once. A fwd equals a struct or union of
  *    its name and kind, as in libbpf. When a comparison succeeds every
  *    hypothesis it made is kept; when it fails they are all dropped.
@@ -37,18 +37,18 @@
 #define EQ_HOLDER 2
 
 struct bd {
-	const struct btf *split, *base;
-	uint32_t start, end;		/* split ids are start .. end - 1 */
-	uint32_t *final;		/* per split id - start: base id, UNMATCHED, or 0 (not yet) */
-	uint32_t *hyp;			/* per split id - start: hypothesis, or 0 */
-	uint32_t *undo;			/* split ids with a hypothesis, in order */
+	const struct btf *ours, *base;
+	uint32_t end;			/* our ids are 1 .. end - 1 (0 is void) */
+	uint32_t *final;		/* per our id: base id, UNMATCHED, or 0 (not yet) */
+	uint32_t *hyp;			/* per our id: hypothesis, or 0 */
+	uint32_t *undo;			/* our ids with a hypothesis, in order */
 	size_t nundo, cap_undo;
 	uint32_t *slots;		/* base index: base id, open addressing, 0 empty */
 	uint64_t *slot_hash;		/* the shallow hash of slots[i] */
 	size_t nslots;
 	uint32_t *named;		/* the base's structs and unions by kind and name, same scheme */
 	size_t nnamed;
-	int depth, max_depth;
+	int depth;
 };
 
 /* A string of b, "" for an offset outside its strings: libbpf's parse does
@@ -64,21 +64,28 @@ static const char *name_of(const struct btf *b, const struct btf_type *t)
 	return str_at(b, t->name_off);
 }
 
-/* The base id a reference maps to: base ids are themselves, split ids their
- * final match; UNMATCHED when the split type has none (or none yet). */
+/* The base id a reference of ours maps to: its final match; UNMATCHED when
+ * our type has none (or none yet). Void stays void. */
 static uint32_t mapped(const struct bd *x, uint32_t id)
 {
-	if (id < x->start)
-		return id;
+	if (!id)
+		return 0;
 	if (id >= x->end)
 		return UNMATCHED; /* no such type of ours: never the base's */
-	uint32_t f = x->final[id - x->start];
+	uint32_t f = x->final[id];
 	return f && f != UNMATCHED ? f : UNMATCHED;
 }
 
 static uint64_t str_hash(const char *s)
 {
 	return hash64(s, strlen(s));
+}
+
+/* A reference of a type of b as a base id: a base type's references are
+ * base ids already, ours map through their matches. */
+static uint32_t ref_in_base(const struct bd *x, const struct btf *b, uint32_t id)
+{
+	return b == x->base ? id : mapped(x, id);
 }
 
 /* A hash of what a type is without following references (their ids, mapped
@@ -88,8 +95,6 @@ static uint64_t str_hash(const char *s)
  * reference that maps nowhere). */
 static uint64_t shallow_hash(const struct bd *x, const struct btf *b, const struct btf_type *t)
 {
-	/* A base type's references are base ids already. */
-#define mapped(x, id) (b == (x)->base ? (id) : mapped(x, id))
 	uint32_t k = btf_kind(t);
 	/* An enum hashes its name only: a declared-only enum (vlen 0) is the
 	 * base's enum of its name, of whatever size or width (libbpf too). */
@@ -109,27 +114,27 @@ static uint64_t shallow_hash(const struct bd *x, const struct btf *b, const stru
 		return h | 1;
 	case BTF_KIND_PTR: case BTF_KIND_CONST: case BTF_KIND_VOLATILE: case BTF_KIND_RESTRICT:
 	case BTF_KIND_TYPEDEF: case BTF_KIND_TYPE_TAG: case BTF_KIND_FUNC:
-		if ((r = mapped(x, t->type)) == UNMATCHED)
+		if ((r = ref_in_base(x, b, t->type)) == UNMATCHED)
 			return 0;
 		return hash_mix(h, r) | 1;
 	case BTF_KIND_DECL_TAG:
-		if ((r = mapped(x, t->type)) == UNMATCHED)
+		if ((r = ref_in_base(x, b, t->type)) == UNMATCHED)
 			return 0;
 		return hash_mix(hash_mix(h, r), (uint32_t)btf_decl_tag(t)->component_idx) | 1;
 	case BTF_KIND_ARRAY: {
 		const struct btf_array *a = btf_array(t);
-		uint32_t e = mapped(x, a->type), i = mapped(x, a->index_type);
+		uint32_t e = ref_in_base(x, b, a->type), i = ref_in_base(x, b, a->index_type);
 		if (e == UNMATCHED || i == UNMATCHED)
 			return 0;
 		return hash_mix(hash_mix(hash_mix(h, e), i), a->nelems) | 1;
 	}
 	case BTF_KIND_FUNC_PROTO: {
-		if ((r = mapped(x, t->type)) == UNMATCHED)
+		if ((r = ref_in_base(x, b, t->type)) == UNMATCHED)
 			return 0;
 		h = hash_mix(h, r);
 		const struct btf_param *p = btf_params(t);
 		for (uint32_t i = 0; i < btf_vlen(t); i++) {
-			if ((r = mapped(x, p[i].type)) == UNMATCHED)
+			if ((r = ref_in_base(x, b, p[i].type)) == UNMATCHED)
 				return 0;
 			h = hash_mix(hash_mix(h, r), str_hash(str_at(b, p[i].name_off)));
 		}
@@ -137,7 +142,6 @@ static uint64_t shallow_hash(const struct bd *x, const struct btf *b, const stru
 	}
 	}
 	return 0; /* VAR, DATASEC, unknown */
-#undef mapped
 }
 
 static uint64_t named_hash(uint32_t kind, const char *name)
@@ -181,7 +185,7 @@ static int index_base(struct bd *x)
 static uint32_t base_definition(const struct bd *x, const struct btf_type *t)
 {
 	uint32_t kind = btf_kflag(t) ? BTF_KIND_UNION : BTF_KIND_STRUCT, found = 0;
-	const char *name = name_of(x->split, t);
+	const char *name = name_of(x->ours, t);
 	for (size_t j = named_hash(kind, name) & (x->nnamed - 1); x->named[j]; j = (j + 1) & (x->nnamed - 1)) {
 		const struct btf_type *c = btf__type_by_id(x->base, x->named[j]);
 		if (btf_kind(c) != kind || strcmp(name_of(x->base, c), name))
@@ -197,7 +201,7 @@ static int set_hyp(struct bd *x, uint32_t s, uint32_t b)
 {
 	if (vec_grow(&x->undo, &x->cap_undo, x->nundo + 1))
 		return -ENOMEM;
-	x->hyp[s - x->start] = b;
+	x->hyp[s] = b;
 	x->undo[x->nundo++] = s;
 	return 0;
 }
@@ -206,7 +210,7 @@ static int equiv(struct bd *x, uint32_t s, uint32_t b);
 
 static int same_name(const struct bd *x, const struct btf_type *ts, const struct btf_type *tb)
 {
-	return !strcmp(name_of(x->split, ts), name_of(x->base, tb));
+	return !strcmp(name_of(x->ours, ts), name_of(x->base, tb));
 }
 
 /* Members, enumerators, params, array: the parts after the common header. */
@@ -226,7 +230,7 @@ static int equiv_body(struct bd *x, const struct btf_type *ts, const struct btf_
 		if (ts->size != tb->size)
 			return 0;
 		for (uint32_t i = 0; i < n; i++)
-			if (a[i].val != c[i].val || strcmp(str_at(x->split, a[i].name_off),
+			if (a[i].val != c[i].val || strcmp(str_at(x->ours, a[i].name_off),
 							   str_at(x->base, c[i].name_off)))
 				return 0;
 		return 1;
@@ -238,7 +242,7 @@ static int equiv_body(struct bd *x, const struct btf_type *ts, const struct btf_
 			return 0;
 		for (uint32_t i = 0; i < n; i++)
 			if (a[3 * i + 1] != c[3 * i + 1] || a[3 * i + 2] != c[3 * i + 2] ||
-			    strcmp(str_at(x->split, a[3 * i]), str_at(x->base, c[3 * i])))
+			    strcmp(str_at(x->ours, a[3 * i]), str_at(x->base, c[3 * i])))
 				return 0;
 		return 1;
 	}
@@ -247,7 +251,7 @@ static int equiv_body(struct bd *x, const struct btf_type *ts, const struct btf_
 		if (ts->size != tb->size)
 			return 0;
 		for (uint32_t i = 0; i < n; i++) {
-			if (a[i].offset != c[i].offset || strcmp(str_at(x->split, a[i].name_off),
+			if (a[i].offset != c[i].offset || strcmp(str_at(x->ours, a[i].name_off),
 								 str_at(x->base, c[i].name_off)))
 				return 0;
 		}
@@ -276,7 +280,7 @@ static int equiv_body(struct bd *x, const struct btf_type *ts, const struct btf_
 	case BTF_KIND_FUNC_PROTO: {
 		const struct btf_param *a = btf_params(ts), *c = btf_params(tb);
 		for (uint32_t i = 0; i < n; i++)
-			if (strcmp(str_at(x->split, a[i].name_off),
+			if (strcmp(str_at(x->ours, a[i].name_off),
 				   str_at(x->base, c[i].name_off)))
 				return 0;
 		/* A prototype is a reference: any part that is ours by
@@ -296,16 +300,16 @@ static int equiv_body(struct bd *x, const struct btf_type *ts, const struct btf_
 	return 0; /* VAR, DATASEC */
 }
 
-/* Is split-or-base type s the same as base type b? 1 yes, 0 no, <0 -errno,
+/* Is our type s the same as base type b? 1 yes, 0 no, <0 -errno,
  * or EQ_HOLDER: s is our definition of what b only declares, so a type that
  * holds s is the base's type holding b, but s itself stays ours. */
 static int equiv(struct bd *x, uint32_t s, uint32_t b)
 {
-	if (s < x->start)
-		return s == b;
+	if (!s)
+		return !b; /* void */
 	if (s >= x->end)
 		return 0;
-	const struct btf_type *ts = btf__type_by_id(x->split, s), *tb = btf__type_by_id(x->base, b);
+	const struct btf_type *ts = btf__type_by_id(x->ours, s), *tb = btf__type_by_id(x->base, b);
 	if (!ts || !tb)
 		return 0;
 	/* Our struct where the base has only a declaration of it: the types
@@ -316,11 +320,11 @@ static int equiv(struct bd *x, uint32_t s, uint32_t b)
 	if (btf_is_fwd(tb) && (btf_is_struct(ts) || btf_is_union(ts)) &&
 	    btf_kflag(tb) == btf_is_union(ts) && same_name(x, ts, tb))
 		return EQ_HOLDER;
-	uint32_t f = x->final[s - x->start];
+	uint32_t f = x->final[s];
 	if (f)
 		return f == b;
-	if (x->hyp[s - x->start])
-		return x->hyp[s - x->start] == b;
+	if (x->hyp[s])
+		return x->hyp[s] == b;
 	uint32_t ks = btf_kind(ts), kb = btf_kind(tb);
 	if ((ks == BTF_KIND_ENUM || ks == BTF_KIND_ENUM64) && (kb == BTF_KIND_ENUM || kb == BTF_KIND_ENUM64) &&
 	    ((ks == BTF_KIND_ENUM && !btf_vlen(ts)) || (kb == BTF_KIND_ENUM && !btf_vlen(tb)))) {
@@ -351,8 +355,6 @@ static int equiv(struct bd *x, uint32_t s, uint32_t b)
 	if (x->depth >= MAX_DEPTH)
 		return 0;
 	x->depth++;
-	if (x->depth > x->max_depth)
-		x->max_depth = x->depth;
 	int r = set_hyp(x, s, b) ? -ENOMEM : equiv_body(x, ts, tb);
 	x->depth--;
 	return r;
@@ -379,8 +381,8 @@ static int attempt(struct bd *x, uint32_t s, uint32_t b)
 	x->nundo = 0;
 	int r = equiv(x, s, b);
 	for (size_t i = 0; i < x->nundo; i++) {
-		uint32_t u = x->undo[i] - x->start;
-		if (r > 0 && !x->final[u] && settles(btf__type_by_id(x->split, x->undo[i])))
+		uint32_t u = x->undo[i];
+		if (r > 0 && !x->final[u] && settles(btf__type_by_id(x->ours, x->undo[i])))
 			x->final[u] = x->hyp[u];
 		x->hyp[u] = 0;
 	}
@@ -389,7 +391,7 @@ static int attempt(struct bd *x, uint32_t s, uint32_t b)
 
 static int resolve(struct bd *x, uint32_t s, int depth);
 
-/* The referenced split types first (a chain of references between split
+/* The referenced types of ours first (a chain of references between our
  * types ends at a struct, union, enum, fwd, int or float, or is too deep). */
 static int resolve_refs(struct bd *x, const struct btf_type *t, int depth)
 {
@@ -412,17 +414,17 @@ static int resolve_refs(struct bd *x, const struct btf_type *t, int depth)
 
 static int resolve(struct bd *x, uint32_t s, int depth)
 {
-	if (s < x->start || s >= x->end || x->final[s - x->start])
+	if (!s || s >= x->end || x->final[s])
 		return 0;
-	const struct btf_type *t = btf__type_by_id(x->split, s);
+	const struct btf_type *t = btf__type_by_id(x->ours, s);
 	if (depth > MAX_DEPTH) {
-		x->final[s - x->start] = UNMATCHED;
+		x->final[s] = UNMATCHED;
 		return 0;
 	}
 	int err = resolve_refs(x, t, depth);
-	if (err || x->final[s - x->start]) /* a struct's comparison may have settled it */
+	if (err || x->final[s]) /* a struct's comparison may have settled it */
 		return err;
-	uint64_t h = shallow_hash(x, x->split, t);
+	uint64_t h = shallow_hash(x, x->ours, t);
 	for (size_t j = h & (x->nslots - 1); h && x->slots[j]; j = (j + 1) & (x->nslots - 1)) {
 		uint32_t b = x->slots[j];
 		if (x->slot_hash[j] != h)
@@ -431,11 +433,11 @@ static int resolve(struct bd *x, uint32_t s, int depth)
 		if (r < 0)
 			return r;
 		if (r == 1) {
-			x->final[s - x->start] = b;
+			x->final[s] = b;
 			return 0;
 		}
 	}
-	x->final[s - x->start] = UNMATCHED;
+	x->final[s] = UNMATCHED;
 	return 0;
 }
 
@@ -444,9 +446,9 @@ int base_dedup(struct btf **ours, struct btf *base, uint32_t *removed, struct di
 	/* Our types are standalone BTF (ids from 1, strings of their own):
 	 * adding them to split BTF directly would cost what split_write.c
 	 * avoids. */
-	struct bd x = { .split = *ours, .base = base, .start = 1 };
+	struct bd x = { .ours = *ours, .base = base };
 	x.end = btf__type_cnt(*ours);
-	size_t n = x.end - x.start;
+	size_t n = x.end - 1;
 	uint32_t *newid = NULL;
 	uint8_t *keep = NULL;
 	int err = -ENOMEM;
@@ -461,26 +463,26 @@ int base_dedup(struct btf **ours, struct btf *base, uint32_t *removed, struct di
 	 * typedefs and fwds they reach, which on their own could only be
 	 * matched by looking their targets up (and a fwd never equals the
 	 * base's definition that way). Then everything else. */
-	for (uint32_t s = x.start; s < x.end && !err; s++) {
+	for (uint32_t s = 1; s < x.end && !err; s++) {
 		uint32_t k = btf_kind(btf__type_by_id(*ours, s));
 		if (k == BTF_KIND_STRUCT || k == BTF_KIND_UNION)
 			err = resolve(&x, s, 0);
 	}
 	/* A fwd the comparisons left alone is the base's one definition of
 	 * its name, if there is exactly one (libbpf's resolve_fwds). */
-	for (uint32_t s = x.start; s < x.end && !err; s++) {
+	for (uint32_t s = 1; s < x.end && !err; s++) {
 		const struct btf_type *t = btf__type_by_id(*ours, s);
-		if (btf_is_fwd(t) && !x.final[s - x.start])
-			x.final[s - x.start] = base_definition(&x, t);
+		if (btf_is_fwd(t) && !x.final[s])
+			x.final[s] = base_definition(&x, t);
 	}
-	for (uint32_t s = x.start; s < x.end && !err; s++)
+	for (uint32_t s = 1; s < x.end && !err; s++)
 		err = resolve(&x, s, 0);
 	if (err)
 		goto out;
 	/* Kept types continue the base's ids, in our order. */
 	uint32_t next = btf__type_cnt(base);
-	for (uint32_t s = x.start; s < x.end; s++) {
-		uint32_t f = x.final[s - x.start];
+	for (uint32_t s = 1; s < x.end; s++) {
+		uint32_t f = x.final[s];
 		keep[s] = f == UNMATCHED;
 		newid[s] = keep[s] ? next++ : f;
 	}
