@@ -65,6 +65,9 @@ struct input {
 	 * dropped from RSS there, since the page cache gives them back. */
 	const uint8_t *info_map;
 	size_t info_size;
+	/* elf_rawfile() of the file is a read-only mapping of it (checked once,
+	 * in identify()): only then may its pages be dropped. */
+	int raw_is_file_map;
 };
 
 /* Unit u is written: let its .debug_info pages go (see info_map). */

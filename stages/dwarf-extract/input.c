@@ -135,7 +135,8 @@ static int identify(struct input *in, uint64_t size, struct diag *d)
 	 * before the first unit is extracted. */
 	size_t fsize = 0;
 	const char *raw = elf_rawfile(in->elf, &fsize);
-	int droppable = raw && mapfile_is_file_backed(raw, fsize);
+	in->raw_is_file_map = raw && mapfile_is_file_backed(raw, fsize);
+	int droppable = in->raw_is_file_map;
 	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(in->elf, scn));) {
 		GElf_Shdr sh;
 		if (!gelf_getshdr(scn, &sh))
@@ -327,7 +328,7 @@ static void find_info_map(struct input *in)
 		Elf_Data *data = elf_getdata(scn, NULL);
 		if (data && (const char *)data->d_buf >= raw && data->d_size <= fsize &&
 		    (const char *)data->d_buf + data->d_size <= raw + fsize &&
-		    mapfile_is_file_backed(data->d_buf, data->d_size)) {
+		    in->raw_is_file_map) {
 			in->info_map = data->d_buf;
 			in->info_size = data->d_size;
 		}
