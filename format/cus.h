@@ -130,6 +130,10 @@ void cus_cu__free(struct cus_cu *cu);
 
 /* Append the CU's blob to out. Returns: 0 or -ENOMEM. */
 int cus_cu__encode(const struct cus_cu *cu, struct buf *out);
+/* The same, and for each record i with an address (HAS_PC, HAS_ADDR)
+ * addr_pos[i] (nrecs entries) = the offset of its addr field in the blob;
+ * other entries are left as they were. */
+int cus_cu__encode_at(const struct cus_cu *cu, struct buf *out, uint32_t *addr_pos);
 
 /* Decode and validate a blob (every ref, string and count is checked).
  * `what` names the blob in messages ("FILE: CU 3 (0x1a2b)").

@@ -85,7 +85,8 @@ static void put_items(struct buf *b, const struct cus_cu *cu, const struct cus_r
 	}
 }
 
-static void put_rec(struct buf *b, const struct cus_cu *cu, const struct cus_rec *r, uint64_t prev_die)
+static void put_rec(struct buf *b, const struct cus_cu *cu, const struct cus_rec *r, uint64_t prev_die,
+		    size_t start, uint32_t *addr_at)
 {
 	buf_u8(b, r->kind);
 	buf_sleb(b, (int64_t)(r->die - prev_die));
@@ -140,6 +141,8 @@ static void put_rec(struct buf *b, const struct cus_cu *cu, const struct cus_rec
 		buf_uleb(b, r->spec);
 		buf_uleb(b, r->item_count);
 		if (r->flags & CUS_F_HAS_PC) {
+			if (addr_at)
+				*addr_at = (uint32_t)(b->len - start);
 			buf_uleb(b, r->addr);
 			buf_uleb(b, r->shndx);
 		}
@@ -157,6 +160,8 @@ static void put_rec(struct buf *b, const struct cus_cu *cu, const struct cus_rec
 		buf_uleb(b, r->type);
 		buf_uleb(b, r->spec);
 		if (r->flags & CUS_F_HAS_ADDR) {
+			if (addr_at)
+				*addr_at = (uint32_t)(b->len - start);
 			buf_uleb(b, r->addr);
 			buf_uleb(b, r->shndx);
 		}
@@ -176,6 +181,12 @@ static void put_rec(struct buf *b, const struct cus_cu *cu, const struct cus_rec
 
 int cus_cu__encode(const struct cus_cu *cu, struct buf *b)
 {
+	return cus_cu__encode_at(cu, b, NULL);
+}
+
+int cus_cu__encode_at(const struct cus_cu *cu, struct buf *b, uint32_t *addr_pos)
+{
+	size_t start = b->len;
 	buf_put(b, CUS_BLOB_MAGIC, 4);
 	buf_uleb(b, cu->cu_offset);
 	buf_uleb(b, cu->unit_type);
@@ -193,7 +204,7 @@ int cus_cu__encode(const struct cus_cu *cu, struct buf *b)
 	buf_uleb(b, cu->nrecs);
 	uint64_t prev = 0;
 	for (size_t i = 0; i < cu->nrecs; i++) {
-		put_rec(b, cu, &cu->recs[i], prev);
+		put_rec(b, cu, &cu->recs[i], prev, start, addr_pos ? &addr_pos[i] : NULL);
 		prev = cu->recs[i].die;
 	}
 	return b->err;

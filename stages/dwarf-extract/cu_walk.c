@@ -46,6 +46,7 @@ void cu_walk__free(struct cu_walk *w)
 	free(w->ext_keys);
 	free(w->ext_vals);
 	free(w->pend_annots);
+	free(w->patch_recs);
 	buf_free(&w->blob);
 	memset(w, 0, sizeof(*w));
 }
@@ -162,6 +163,14 @@ int cu_walk__new_item(struct cu_walk *w, uint32_t *idx)
 		return -ENOMEM;
 	*idx = (uint32_t)cu->nitems++;
 	memset(&cu->items[*idx], 0, sizeof(cu->items[*idx]));
+	return 0;
+}
+
+int cu_walk__patch(struct cu_walk *w, uint32_t idx)
+{
+	if (vec_grow(&w->patch_recs, &w->cap_patch_recs, w->npatch_recs + 1))
+		return -ENOMEM;
+	w->patch_recs[w->npatch_recs++] = idx;
 	return 0;
 }
 
@@ -346,6 +355,7 @@ int cu_walk__extract(struct cu_walk *w, const struct unit *u)
 	strtab__reset(w->strs);
 	w->nslots = 0;
 	w->npend_annots = 0;
+	w->npatch_recs = 0;
 	buf_reset(&w->blob);
 
 	int err = unit_header(w, u, &cudie);

@@ -503,6 +503,8 @@ static int rec_func(struct cu_walk *w, Dwarf_Die *die, const struct die_attrs *a
 		return err;
 	Dwarf_Addr pc = 0;
 	uint32_t shndx = 0;
+	if ((HAS(a, LOW_PC) || HAS(a, ENTRY_PC) || HAS(a, RANGES)) && (err = cu_walk__patch(w, idx)))
+		return err;
 	if (func_pc(die, a, &pc)) {
 		flags |= CUS_F_HAS_PC;
 		shndx = input__section_of(w->in, &pc);
@@ -558,6 +560,9 @@ static int rec_var(struct cu_walk *w, Dwarf_Die *die, const struct die_attrs *a,
 		r->flags |= CUS_F_CONST_VALUE;
 	Dwarf_Addr addr;
 	if (HAS(a, LOCATION) && var_addr(a, &addr)) {
+		if ((err = cu_walk__patch(w, idx)))
+			return err;
+		r = rec_at(w, idx);
 		r->flags |= CUS_F_HAS_ADDR;
 		r->shndx = input__section_of(w->in, &addr);
 		r->addr = addr;
@@ -572,6 +577,25 @@ static int rec_unsupported(struct cu_walk *w, Dwarf_Die *die, const struct die_a
 	if (!err)
 		rec_at(w, idx)->tag = (uint32_t)tag;
 	return err;
+}
+
+int die_record__addr(struct cu_walk *w, uint64_t die_off, uint8_t kind, uint64_t *addr,
+		     uint32_t *shndx)
+{
+	Dwarf_Die die;
+	struct die_attrs a;
+	int err = cu_walk__offdie(w, die_off, &die);
+	if (!err)
+		err = die_attrs__read(&die, w->dw, &a, w->d);
+	if (err)
+		return err;
+	Dwarf_Addr at;
+	int has = kind == CUS_FUNC ? func_pc(&die, &a, &at)
+				   : kind == CUS_VAR && HAS(&a, LOCATION) && var_addr(&a, &at);
+	if (has)
+		*shndx = input__section_of(w->in, &at);
+	*addr = at;
+	return has;
 }
 
 int die_record__add(struct cu_walk *w, Dwarf_Die *die, int toplevel)

@@ -29,6 +29,9 @@ struct extract_opts {
 	unsigned jobs;
 	int stats;		/* --stats: 0 off, 1 text, 2 json */
 	int quiet;		/* -q: no progress line */
+	const char *cache_dir;	/* --cache DIR or $BTFPIPE_CACHE_DIR; NULL: no cache */
+	uint64_t cache_max;	/* bytes, 0: no limit */
+	int cache_readonly, cache_stats, cache_verify;
 };
 
 struct section {
@@ -41,6 +44,14 @@ struct unit {
 	uint64_t end;		/* the next unit's offset */
 	uint8_t unit_type, version;
 };
+
+/* A DWARF section's bytes as libdw reads them (relocated for ET_REL,
+ * decompressed), for the readers that do not go through libdw (cu_key.c). */
+struct dwsec {
+	const uint8_t *p;
+	size_t n;
+};
+enum { DWS_INFO, DWS_ABBREV, DWS_STR, DWS_LINE_STR, DWS_STR_OFF, DWS_LOCLISTS, DWS_LOC, DWS_N };
 
 struct input {
 	const char *path;
@@ -68,6 +79,10 @@ struct input {
 	/* elf_rawfile() of the file is a read-only mapping of it (checked once,
 	 * in identify()): only then may its pages be dropped. */
 	int raw_is_file_map;
+	/* The DWARF sections by kind; dws_ok is 0 when one could not be read
+	 * plainly (still compressed, big-endian input): no CU is then cached. */
+	struct dwsec dws[DWS_N];
+	int dws_ok;
 };
 
 /* Unit u is written: let its .debug_info pages go (see info_map). */
@@ -108,6 +123,17 @@ int die_attrs__read(Dwarf_Die *die, Dwarf *main_dw, struct die_attrs *a, struct 
 /* A DIE's global offset, CUS_ALT_BIT set when it lives in the alternate file. */
 uint64_t die_gid(Dwarf *main_dw, Dwarf_Die *die);
 
+/* cu_key.c: a CU's relink-stable content key (format/CU-CACHE.md). */
+enum cu_key_kind {
+	KEY_NONE,	/* not cacheable: extract it as always */
+	KEY_OK,		/* the key depends on this CU alone */
+	KEY_WHOLE,	/* its records may read other units: the caller adds the input's hash */
+};
+struct cu_key;
+struct cu_key *cu_key__new(const struct dwsec *s);
+void cu_key__free(struct cu_key *k);
+enum cu_key_kind cu_key__compute(struct cu_key *k, const struct unit *u, struct key128 *out);
+
 /* Per-worker state for walking a CU; reused from CU to CU. */
 struct cu_walk {
 	const struct input *in;
@@ -135,6 +161,10 @@ struct cu_walk {
 	struct cus_annot *pend_annots;
 	size_t npend_annots, cap_pend_annots;
 	struct buf blob;
+	/* Records whose address fields were read (funcs with a pc attribute,
+	 * vars with a static address): the cache re-reads these on a hit. */
+	uint32_t *patch_recs;
+	size_t npatch_recs, cap_patch_recs;
 };
 
 int cu_walk__init(struct cu_walk *w, const struct input *in, Dwarf *dw, struct diag *d);
@@ -145,13 +175,47 @@ int cu_walk__extract(struct cu_walk *w, const struct unit *u);
 /* die_record.c: the records for one DIE (and, for a func, its params).
  * `toplevel` says the DIE is a child of the CU. Returns: 0 or -errno. */
 int die_record__add(struct cu_walk *w, Dwarf_Die *die, int toplevel);
+/* The address a func (its pc) or var (its static address) record of the DIE
+ * at die_off has, read again as die_record__add() read it, with its section.
+ * Returns 1 with *addr and *shndx set, 0 when it has none, or -errno. */
+int die_record__addr(struct cu_walk *w, uint64_t die_off, uint8_t kind, uint64_t *addr,
+		     uint32_t *shndx);
 
 /* cu_walk.c services for die_record.c */
 int cu_walk__ref(struct cu_walk *w, uint64_t die_off, cus_ref *out); /* 0 -> 0 */
 int cu_walk__str(struct cu_walk *w, const char *s, uint32_t *out);
 int cu_walk__new_rec(struct cu_walk *w, Dwarf_Die *die, uint8_t kind, uint32_t *idx);
 int cu_walk__new_item(struct cu_walk *w, uint32_t *idx);
+/* Note that record idx read address fields (see patch_recs). */
+int cu_walk__patch(struct cu_walk *w, uint32_t idx);
 /* Resolve a DIE offset to its DWARF tag and attributes in this walk's handle. */
 int cu_walk__offdie(struct cu_walk *w, uint64_t off, Dwarf_Die *out);
+
+/* cached.c: one unit through the extracted-CU cache (cache.h). */
+struct cache;
+struct cache_patch;
+struct cached {
+	struct cache *cache;
+	const struct input *in;
+	struct key128 salt;	/* this binary and the input's ELF facts */
+	int verify;		/* --cache-verify: extract hits too and compare */
+};
+/* A worker's scratch for cached__unit(), reused from unit to unit. */
+struct cached_worker {
+	struct cu_key *key;
+	struct buf norm, check;
+	uint32_t *pos;
+	size_t cap_pos;
+	struct cache_patch *patches;
+	size_t cap_patches;
+	struct { uint64_t addr; uint32_t shndx; } *saved;
+	size_t cap_saved;
+};
+int cached__init(struct cached *c, struct cache *cache, const struct input *in, int verify);
+void cached_worker__free(struct cached_worker *cw);
+/* Unit u into w->blob, from the cache or extracted (and then stored).
+ * Returns: 0 or -errno (detail in w->d). */
+int cached__unit(const struct cached *c, struct cached_worker *cw, struct cu_walk *w,
+		 const struct unit *u, uint16_t *language, size_t *nrecs);
 
 #endif

@@ -61,6 +61,39 @@ static int collect_sections(struct input *in, struct diag *d)
 	return 0;
 }
 
+/* The DWARF sections cu_key.c reads, as libdw reads them: after the Dwarf
+ * handles are open, so that libdw has decompressed them in place, and from
+ * in->elf, which for ET_REL holds libdwfl's relocated data. Any doubt (a
+ * section still compressed, a big-endian input) leaves dws_ok 0: nothing is
+ * cached, nothing is wrong. */
+static void collect_dwarf_sections(struct input *in)
+{
+	static const char *const names[DWS_N] = {
+		[DWS_INFO] = ".debug_info", [DWS_ABBREV] = ".debug_abbrev", [DWS_STR] = ".debug_str",
+		[DWS_LINE_STR] = ".debug_line_str", [DWS_STR_OFF] = ".debug_str_offsets",
+		[DWS_LOCLISTS] = ".debug_loclists", [DWS_LOC] = ".debug_loc",
+	};
+	size_t shstrndx;
+	in->dws_ok = 0;
+	if (in->ident.ei_data != ELFDATA2LSB || elf_getshdrstrndx(in->elf, &shstrndx))
+		return;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(in->elf, scn));) {
+		GElf_Shdr sh;
+		const char *name;
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(in->elf, shstrndx, sh.sh_name)))
+			continue;
+		for (int k = 0; k < DWS_N; k++) {
+			if (strcmp(name, names[k]))
+				continue;
+			Elf_Data *data = sh.sh_type == SHT_NOBITS ? NULL : elf_getdata(scn, NULL);
+			if ((sh.sh_flags & SHF_COMPRESSED) || !data || (!data->d_buf && data->d_size))
+				return;
+			in->dws[k] = (struct dwsec){ data->d_buf, data->d_size };
+		}
+	}
+	in->dws_ok = in->dws[DWS_INFO].n && in->dws[DWS_ABBREV].n;
+}
+
 uint32_t input__section_of(const struct input *in, uint64_t *addr)
 {
 	size_t lo = 0, hi = in->nsecs;
@@ -386,6 +419,8 @@ int input__open(struct input *in, const char *path, unsigned workers, struct dia
 	if ((err = open_alt(in, workers, d)))
 		return err;
 	err = collect_sections(in, d);
+	if (!err)
+		collect_dwarf_sections(in);
 	if (!err)
 		err = list_units(in, d);
 	if (!err)

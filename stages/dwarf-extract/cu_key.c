@@ -1,0 +1,505 @@
+/* cu_key.c: a CU's relink-stable content key, read from its raw DIE bytes.
+ *
+ * The extracted-CU cache (cache.c) reuses a CU's blob when the CU *means*
+ * what it meant before. Its bytes in a linked file do not say that: after a
+ * relink every .debug_str offset, address and section offset moves. So the
+ * key is an xxh3-128 over a normalized copy of the CU (spec:
+ * format/CU-CACHE.md, "The key"):
+ *  - the unit header's version, unit type and address size;
+ *  - the abbreviation table's bytes, and each DIE's abbreviation code;
+ *  - every attribute value, with strings replaced by their text's hash,
+ *    addresses and section offsets left out, location lists replaced by
+ *    their entries' kinds and expressions (not their ranges), and a single
+ *    DW_OP_addr location kept as the opcode alone.
+ * Everything left out is something dwarf-extract either never reads (line
+ * tables, ranges' bounds) or reads again on a hit (function and variable
+ * addresses: the patch list of cache.c).
+ *
+ * A CU whose records may depend on another unit's DIEs (DW_FORM_ref_addr,
+ * a type signature, DWARF 2/3's location-list constants) gets KEY_WHOLE: the
+ * caller folds the whole input's DWARF hash into its key, so it hits only
+ * when nothing changed. What this reader does not understand (64-bit DWARF,
+ * big-endian, dwz forms, a malformed unit) is KEY_NONE: not cached, and
+ * extracted as always, so the normal path reports any real error.
+ *
+ * No libdw here: libdw's per-attribute cost is what the cache saves, and
+ * this walk must stay a small fraction of an extraction.
+ */
+#include "extract.h"
+#include "../../common/hash.h"
+#include "../../common/vec.h"
+
+#include <dwarf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef DW_LLE_GNU_view_pair
+#define DW_LLE_GNU_view_pair 0x09
+#endif
+
+#define MAX_ABBREV_CODE (1u << 20)
+#define STR_MEMO 65536	/* direct-mapped string-hash memo, a power of two */
+
+struct abbrev_attr {
+	uint32_t attr, form;
+	int64_t implicit;
+};
+
+struct abbrev_decl {
+	uint32_t first, n;	/* into cu_key.attrs */
+	uint8_t defined;
+};
+
+struct cu_key {
+	const struct dwsec *s;
+	uint8_t addr_size, version;
+	uint64_t str_off_base, loclists_base;
+	int whole;		/* depends on other units: KEY_WHOLE */
+	struct abbrev_decl *decls;
+	size_t cap_decls, ndecls;
+	struct abbrev_attr *attrs;
+	size_t cap_attrs, nattrs;
+	uint64_t abbrev_off;	/* the table decls describes, or UINT64_MAX */
+	struct buf norm;	/* the normalized stream being hashed */
+	struct { uint64_t tag, h; } memo[STR_MEMO];
+};
+
+struct cu_key *cu_key__new(const struct dwsec *s)
+{
+	struct cu_key *k = calloc(1, sizeof(*k));
+	if (k) {
+		k->s = s;
+		k->abbrev_off = UINT64_MAX;
+	}
+	return k;
+}
+
+void cu_key__free(struct cu_key *k)
+{
+	if (!k)
+		return;
+	free(k->decls);
+	free(k->attrs);
+	buf_free(&k->norm);
+	free(k);
+}
+
+/* ---- the abbreviation table ---- */
+
+static int read_abbrevs(struct cu_key *k, uint64_t off)
+{
+	const struct dwsec *ab = &k->s[DWS_ABBREV];
+	if (off >= ab->n)
+		return -EBADMSG;
+	struct cursor c;
+	cursor_init(&c, ab->p + off, ab->n - off);
+	k->abbrev_off = UINT64_MAX;
+	memset(k->decls, 0, k->ndecls * sizeof(*k->decls));
+	k->ndecls = 0;
+	k->nattrs = 0;
+	for (;;) {
+		uint64_t code = cur_uleb(&c);
+		if (c.err)
+			return -EBADMSG;
+		if (!code)
+			break;
+		if (code >= MAX_ABBREV_CODE)
+			return -ENOTSUP;
+		cur_uleb(&c); /* tag */
+		cur_u8(&c);   /* children */
+		if (code >= k->ndecls) {
+			size_t old = k->ndecls;
+			if (vec_grow(&k->decls, &k->cap_decls, code + 1))
+				return -ENOMEM;
+			memset(k->decls + old, 0, (code + 1 - old) * sizeof(*k->decls));
+			k->ndecls = code + 1;
+		}
+		struct abbrev_decl *d = &k->decls[code];
+		if (d->defined)
+			return -EBADMSG;
+		d->defined = 1;
+		d->first = (uint32_t)k->nattrs;
+		for (;;) {
+			uint64_t at = cur_uleb(&c), form = cur_uleb(&c);
+			if (c.err || at > UINT32_MAX || form > UINT32_MAX)
+				return -EBADMSG;
+			if (!at && !form)
+				break;
+			if (vec_grow(&k->attrs, &k->cap_attrs, k->nattrs + 1))
+				return -ENOMEM;
+			struct abbrev_attr *a = &k->attrs[k->nattrs++];
+			a->attr = (uint32_t)at;
+			a->form = (uint32_t)form;
+			a->implicit = form == DW_FORM_implicit_const ? cur_sleb(&c) : 0;
+		}
+		d->n = (uint32_t)(k->nattrs - d->first);
+	}
+	/* The table's bytes are part of the key: tags, children and forms. */
+	buf_put(&k->norm, ab->p + off, cursor_off(&c));
+	k->abbrev_off = off;
+	return 0;
+}
+
+/* ---- values ---- */
+
+/* A string, as the 8-byte hash of its text (memoized by section offset). */
+static int put_str(struct cu_key *k, int sec, uint64_t off)
+{
+	const struct dwsec *s = &k->s[sec];
+	if (off >= s->n)
+		return -EBADMSG;
+	uint64_t tag = (off << 3 | (uint64_t)sec) + 1;
+	size_t slot = (size_t)((tag * 0x9e3779b97f4a7c15ull) >> 48) & (STR_MEMO - 1);
+	if (k->memo[slot].tag != tag) {
+		const char *p = (const char *)s->p + off;
+		const char *nul = memchr(p, 0, s->n - off);
+		if (!nul)
+			return -EBADMSG;
+		k->memo[slot].tag = tag;
+		k->memo[slot].h = XXH3_64bits(p, (size_t)(nul - p));
+	}
+	uint8_t b[8];
+	le64_put(b, k->memo[slot].h);
+	buf_put(&k->norm, b, 8);
+	return 0;
+}
+
+static int put_strx(struct cu_key *k, uint64_t idx)
+{
+	const struct dwsec *so = &k->s[DWS_STR_OFF];
+	uint64_t at = k->str_off_base + idx * 4;
+	if (at < k->str_off_base || at + 4 > so->n)
+		return -EBADMSG;
+	return put_str(k, DWS_STR, le32_get(so->p + at));
+}
+
+/* A location expression: a lone DW_OP_addr keeps only the opcode (its
+ * operand is an address, read again on a hit); anything else as it is. */
+static void put_expr(struct cu_key *k, const uint8_t *p, uint64_t len)
+{
+	buf_uleb(&k->norm, len);
+	if (len == 1u + k->addr_size && p[0] == DW_OP_addr)
+		buf_u8(&k->norm, DW_OP_addr);
+	else
+		buf_put(&k->norm, p, len);
+}
+
+/* A location list: its entries' kinds and expressions, not their ranges
+ * (libdw's first entry, which a parameter's location is read from, does not
+ * depend on the bounds: it skips base-address entries only). */
+static int put_loclist(struct cu_key *k, uint64_t off)
+{
+	int v5 = k->version >= 5;
+	const struct dwsec *s = &k->s[v5 ? DWS_LOCLISTS : DWS_LOC];
+	if (off >= s->n)
+		return -EBADMSG;
+	struct cursor c;
+	cursor_init(&c, s->p + off, s->n - off);
+	for (unsigned n = 0; n < (1u << 20) && !c.err; n++) {
+		if (!v5) {
+			uint64_t b = k->addr_size == 8 ? cur_le64(&c) : cur_le32(&c);
+			uint64_t e = k->addr_size == 8 ? cur_le64(&c) : cur_le32(&c);
+			uint64_t all = k->addr_size == 8 ? UINT64_MAX : UINT32_MAX;
+			if (!b && !e) {
+				buf_u8(&k->norm, 0);
+				return c.err ? -EBADMSG : 0;
+			}
+			if (b == all) {
+				buf_u8(&k->norm, 'B');
+				continue;
+			}
+			uint16_t len = cur_le16(&c);
+			const uint8_t *p = cur_bytes(&c, len);
+			if (!p)
+				return -EBADMSG;
+			buf_u8(&k->norm, 'E');
+			put_expr(k, p, len);
+			continue;
+		}
+		uint8_t kind = cur_u8(&c);
+		buf_u8(&k->norm, kind);
+		switch (kind) {
+		case DW_LLE_end_of_list:
+			return c.err ? -EBADMSG : 0;
+		case DW_LLE_base_addressx:
+			cur_uleb(&c);
+			continue;
+		case DW_LLE_GNU_view_pair:
+			cur_uleb(&c);
+			cur_uleb(&c);
+			continue;
+		case DW_LLE_base_address:
+			cur_bytes(&c, k->addr_size);
+			continue;
+		case DW_LLE_startx_endx: case DW_LLE_startx_length: case DW_LLE_offset_pair:
+			cur_uleb(&c);
+			cur_uleb(&c);
+			break;
+		case DW_LLE_start_end:
+			cur_bytes(&c, 2u * k->addr_size);
+			break;
+		case DW_LLE_start_length:
+			cur_bytes(&c, k->addr_size);
+			cur_uleb(&c);
+			break;
+		case DW_LLE_default_location:
+			break;
+		default:
+			return -ENOTSUP;
+		}
+		uint64_t len = cur_uleb(&c);
+		const uint8_t *p = c.err || len > cursor_left(&c) ? NULL : cur_bytes(&c, len);
+		if (!p)
+			return -EBADMSG;
+		put_expr(k, p, len);
+	}
+	return -EBADMSG;
+}
+
+static int put_loclistx(struct cu_key *k, uint64_t idx)
+{
+	const struct dwsec *s = &k->s[DWS_LOCLISTS];
+	uint64_t at = k->loclists_base + idx * 4;
+	if (at < k->loclists_base || at + 4 > s->n)
+		return -EBADMSG;
+	return put_loclist(k, k->loclists_base + le32_get(s->p + at));
+}
+
+static int is_location(uint32_t attr)
+{
+	return attr == DW_AT_location || attr == DW_AT_data_member_location;
+}
+
+/* One attribute value at c. Appends its normalized form to k->norm. */
+static int put_value(struct cu_key *k, struct cursor *c, uint32_t attr, uint32_t form, int depth)
+{
+	const uint8_t *p0 = c->p;
+	size_t raw = 0;	/* bytes to append as they are */
+	uint64_t v, len;
+	/* The form itself is in the abbreviation table's bytes, already hashed. */
+	switch (form) {
+	case DW_FORM_flag_present: case DW_FORM_implicit_const:
+		return 0; /* the value is in the abbreviation table */
+	case DW_FORM_addr:
+		cur_bytes(c, k->addr_size);
+		break;
+	case DW_FORM_addrx1: case DW_FORM_data1: case DW_FORM_ref1: case DW_FORM_flag:
+		raw = 1;
+		break;
+	case DW_FORM_addrx2: case DW_FORM_data2: case DW_FORM_ref2:
+		raw = 2;
+		break;
+	case DW_FORM_addrx3:
+		raw = 3;
+		break;
+	case DW_FORM_addrx4: case DW_FORM_ref4: case DW_FORM_ref_sup4:
+		raw = 4;
+		break;
+	case DW_FORM_data4: case DW_FORM_data8:
+		/* DWARF 2/3: a location or member offset in a data form is a
+		 * location-list offset (the caller made this CU KEY_WHOLE). */
+		raw = form == DW_FORM_data4 ? 4 : 8;
+		break;
+	case DW_FORM_ref8: case DW_FORM_ref_sup8:
+		raw = 8;
+		break;
+	case DW_FORM_data16:
+		raw = 16;
+		break;
+	case DW_FORM_ref_sig8:
+		k->whole = 1;
+		raw = 8;
+		break;
+	case DW_FORM_ref_addr:
+		/* Another unit's DIE: what this CU's records say may depend on it. */
+		k->whole = 1;
+		raw = k->version <= 2 ? k->addr_size : 4;
+		break;
+	case DW_FORM_sdata:
+		cur_sleb(c);
+		raw = (size_t)(c->p - p0);
+		c->p = p0;
+		break;
+	case DW_FORM_udata: case DW_FORM_ref_udata: case DW_FORM_addrx:
+	case DW_FORM_rnglistx:
+		cur_uleb(c);
+		raw = (size_t)(c->p - p0);
+		c->p = p0;
+		break;
+	case DW_FORM_string: {
+		const uint8_t *nul = memchr(c->p, 0, cursor_left(c));
+		if (!nul)
+			return -EBADMSG;
+		raw = (size_t)(nul - c->p) + 1;
+		break;
+	}
+	case DW_FORM_strp:
+		return put_str(k, DWS_STR, cur_le32(c));
+	case DW_FORM_line_strp:
+		return put_str(k, DWS_LINE_STR, cur_le32(c));
+	case DW_FORM_strx1:
+		return put_strx(k, cur_u8(c));
+	case DW_FORM_strx2:
+		return put_strx(k, cur_le16(c));
+	case DW_FORM_strx3: {
+		const uint8_t *b = cur_bytes(c, 3);
+		return b ? put_strx(k, (uint64_t)b[0] | (uint64_t)b[1] << 8 | (uint64_t)b[2] << 16) : -EBADMSG;
+	}
+	case DW_FORM_strx4:
+		return put_strx(k, cur_le32(c));
+	case DW_FORM_strx:
+		return put_strx(k, cur_uleb(c));
+	case DW_FORM_sec_offset:
+		v = cur_le32(c);
+		return c->err ? -EBADMSG : is_location(attr) ? put_loclist(k, v) : 0;
+	case DW_FORM_loclistx:
+		v = cur_uleb(c);
+		return c->err ? -EBADMSG : put_loclistx(k, v);
+	case DW_FORM_exprloc: case DW_FORM_block:
+		len = cur_uleb(c);
+		goto block;
+	case DW_FORM_block1:
+		len = cur_u8(c);
+		goto block;
+	case DW_FORM_block2:
+		len = cur_le16(c);
+		goto block;
+	case DW_FORM_block4:
+		len = cur_le32(c);
+	block:
+		if (c->err || len > cursor_left(c))
+			return -EBADMSG;
+		if (is_location(attr))
+			put_expr(k, cur_bytes(c, len), len);
+		else {
+			buf_uleb(&k->norm, len);
+			buf_put(&k->norm, cur_bytes(c, len), len);
+		}
+		return 0;
+	case DW_FORM_indirect:
+		v = cur_uleb(c);
+		if (c->err || v > UINT32_MAX || depth > 4)
+			return -EBADMSG;
+		buf_uleb(&k->norm, v); /* the actual form is in the DIE, not the table */
+		return put_value(k, c, attr, (uint32_t)v, depth + 1);
+	default:
+		/* dwz's alternate-file forms, GNU split-DWARF forms, anything new. */
+		return -ENOTSUP;
+	}
+	if (raw) {
+		const uint8_t *b = cur_bytes(c, raw);
+		if (!b)
+			return -EBADMSG;
+		buf_put(&k->norm, b, raw);
+	}
+	return c->err ? -EBADMSG : 0;
+}
+
+/* The bases strx and loclistx forms are relative to: attributes of the CU
+ * DIE, which may come after a string that needs them. */
+static int read_bases(struct cu_key *k, struct cursor c)
+{
+	uint64_t code = cur_uleb(&c);
+	if (c.err || !code || code >= k->ndecls || !k->decls[code].defined)
+		return -EBADMSG;
+	const struct abbrev_decl *d = &k->decls[code];
+	k->str_off_base = 8;	/* DWARF 5's default: just past the table header */
+	k->loclists_base = 0;
+	size_t mark = k->norm.len;
+	for (uint32_t i = 0; i < d->n; i++) {
+		const struct abbrev_attr *a = &k->attrs[d->first + i];
+		if (a->form == DW_FORM_sec_offset &&
+		    (a->attr == DW_AT_str_offsets_base || a->attr == DW_AT_loclists_base)) {
+			uint64_t v = cur_le32(&c);
+			if (a->attr == DW_AT_str_offsets_base)
+				k->str_off_base = v;
+			else
+				k->loclists_base = v;
+			continue;
+		}
+		/* Skip the others by normalizing them into a scratch tail. */
+		if (a->form == DW_FORM_strx || a->form == DW_FORM_strx1 || a->form == DW_FORM_strx2 ||
+		    a->form == DW_FORM_strx3 || a->form == DW_FORM_strx4 || a->form == DW_FORM_loclistx) {
+			/* Skipped by size alone: its base may not be known yet. */
+			if (a->form == DW_FORM_strx || a->form == DW_FORM_loclistx)
+				cur_uleb(&c);
+			else
+				cur_bytes(&c, a->form == DW_FORM_strx1 ? 1 : a->form == DW_FORM_strx2 ? 2
+								: a->form == DW_FORM_strx3 ? 3 : 4);
+			continue;
+		}
+		int err = put_value(k, &c, a->attr, a->form, 0);
+		if (err)
+			return err;
+	}
+	k->norm.len = mark;
+	return c.err ? -EBADMSG : 0;
+}
+
+/* ---- the unit ---- */
+
+static int walk(struct cu_key *k, const struct unit *u)
+{
+	const struct dwsec *info = &k->s[DWS_INFO];
+	if (u->end > info->n || u->offset >= u->end)
+		return -EBADMSG;
+	struct cursor c;
+	cursor_init(&c, info->p + u->offset, u->end - u->offset);
+	uint32_t len = cur_le32(&c);
+	if (len >= 0xfffffff0u)
+		return -ENOTSUP; /* 64-bit DWARF */
+	uint16_t ver = cur_le16(&c);
+	uint8_t ut = DW_UT_compile;
+	uint64_t aoff;
+	if (ver < 2 || ver > 5)
+		return -ENOTSUP;
+	if (ver >= 5) {
+		ut = cur_u8(&c);
+		k->addr_size = cur_u8(&c);
+		aoff = cur_le32(&c);
+	} else {
+		aoff = cur_le32(&c);
+		k->addr_size = cur_u8(&c);
+	}
+	if (c.err || (ut != DW_UT_compile && ut != DW_UT_partial) ||
+	    (k->addr_size != 4 && k->addr_size != 8) || (uint64_t)len + 4 != u->end - u->offset)
+		return c.err ? -EBADMSG : -ENOTSUP;
+	k->version = (uint8_t)ver;
+	k->whole = ver < 4;
+	buf_u8(&k->norm, (uint8_t)ver);
+	buf_u8(&k->norm, ut);
+	buf_u8(&k->norm, k->addr_size);
+	int err = read_abbrevs(k, aoff);
+	if (!err)
+		err = read_bases(k, c);
+	while (!err && cursor_left(&c)) {
+		const uint8_t *p0 = c.p;
+		uint64_t code = cur_uleb(&c);
+		if (c.err)
+			return -EBADMSG;
+		buf_put(&k->norm, p0, (size_t)(c.p - p0));
+		if (!code)
+			continue;
+		if (code >= k->ndecls || !k->decls[code].defined)
+			return -EBADMSG;
+		const struct abbrev_decl *d = &k->decls[code];
+		for (uint32_t i = 0; i < d->n && !err; i++) {
+			const struct abbrev_attr *a = &k->attrs[d->first + i];
+			err = put_value(k, &c, a->attr, a->form, 0);
+		}
+	}
+	return err;
+}
+
+enum cu_key_kind cu_key__compute(struct cu_key *k, const struct unit *u, struct key128 *out)
+{
+	if (u->offset & CUS_ALT_BIT)
+		return KEY_NONE; /* a dwz alternate file's unit */
+	buf_reset(&k->norm);
+	int err = walk(k, u);
+	if (err || k->norm.err)
+		return KEY_NONE;
+	*out = key128_of(k->norm.data, k->norm.len);
+	return k->whole ? KEY_WHOLE : KEY_OK;
+}
