@@ -2,7 +2,7 @@
 # pipeline.sh: DWARF to BTF the way a kernel build chains the stages.
 #
 #   ./pipeline.sh [-j N] [--keep DIR] [--from cus|graph] [-v] [-q] [--stats[=json]] [--features LIST]
-#                 [--btf-base BASE] [--lang-exclude rust] (-o OUT.btf | --elf-out FILE) ELF
+#                 [--btf-base BASE] [--lang-exclude rust] [--cache DIR] (-o OUT.btf | --elf-out FILE) ELF
 #   ./pipeline.sh PAHOLE-OPTIONS...   (a stand-in for pahole -J in kernel builds;
 #                                      see README "In a kernel build")
 #
@@ -14,11 +14,13 @@
 # removed); --from cus|graph reruns from a kept checkpoint. The first stage
 # that fails stops the pipeline: its message is printed and its exit code
 # returned (see README "Exit codes"); nothing of the failed stage is left.
+# --cache DIR (or BTFPIPE_CACHE_DIR in the environment, which also reaches a
+# pipeline.sh run as PAHOLE) reuses extracted CUs (format/CU-CACHE.md).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # Installed, the stages sit beside this script; in a checkout, in bin/.
 if [ -x "$here/dwarf-extract" ]; then bin=${BTFPIPE_BIN:-$here}; else bin=${BTFPIPE_BIN:-$here/bin}; fi
-jobs="" keep="" from="" out="" verbose=0 features="" base="" elfout="" langx="" stats="" quiet=0
+jobs="" keep="" from="" out="" cache="" verbose=0 features="" base="" elfout="" langx="" stats="" quiet=0
 
 # The version this front answers to pahole --version. The kernel's
 # scripts/pahole-version.sh turns "v1.27" into 127 and passes the flags of
@@ -92,7 +94,7 @@ pahole_front() {
 }
 
 usage() {
-	sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
 }
 die_usage() {
 	echo "btfpipe: pipeline.sh: error: $1 (see --help)" >&2
@@ -122,6 +124,7 @@ while [ $# -gt 0 ]; do
 	--features) [ $# -ge 2 ] || die_usage "--features needs a list"; features=$2; shift 2 ;;
 	--btf-base) [ $# -ge 2 ] || die_usage "--btf-base needs a file"; base=$2; shift 2 ;;
 	--lang-exclude) [ $# -ge 2 ] || die_usage "--lang-exclude needs a list"; langx=$2; shift 2 ;;
+	--cache) [ $# -ge 2 ] || die_usage "--cache needs a directory"; cache=$2; shift 2 ;;
 	-v) verbose=1; shift ;;
 	-q|--quiet) quiet=1; shift ;;
 	--stats) stats=text; shift ;;
@@ -141,8 +144,9 @@ case "$from" in ""|cus|graph) ;; *) die_usage "--from takes cus or graph" ;; esa
 [ -z "$from" ] || [ -n "$keep" ] || die_usage "--from needs --keep DIR (where the checkpoints are)"
 case "$jobs" in ""|[1-9]|[1-9][0-9]|[1-9][0-9][0-9]) ;; *) die_usage "-j wants a number" ;; esac
 name=${elf##*/} # (basename without a fork: this runs once per module in a kernel build)
-jflag=()
+jflag=() xflags=()
 [ -n "$jobs" ] && jflag=(-j "$jobs")
+[ -n "$cache" ] && xflags=(--cache "$cache")
 
 if [ -n "$keep" ]; then
 	mkdir -p "$keep" || exit 3
@@ -180,7 +184,7 @@ run() {
 }
 
 if [ -z "$from" ]; then
-	run "$bin/dwarf-extract" "${jflag[@]}" -o "$cus" "$elf"
+	run "$bin/dwarf-extract" "${jflag[@]}" "${xflags[@]}" -o "$cus" "$elf"
 fi
 mflags=() eflags=()
 [ -n "$langx" ] && mflags+=(--lang-exclude "$langx")
