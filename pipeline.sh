@@ -94,7 +94,7 @@ pahole_front() {
 }
 
 usage() {
-	sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
 }
 die_usage() {
 	echo "btfpipe: pipeline.sh: error: $1 (see --help)" >&2
