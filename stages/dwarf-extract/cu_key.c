@@ -60,7 +60,6 @@ struct cu_key {
 	size_t cap_decls, ndecls;
 	struct abbrev_attr *attrs;
 	size_t cap_attrs, nattrs;
-	uint64_t abbrev_off;	/* the table decls describes, or UINT64_MAX */
 	struct buf norm;	/* the normalized stream being hashed */
 	struct { uint64_t tag, h; } memo[STR_MEMO];
 };
@@ -68,10 +67,8 @@ struct cu_key {
 struct cu_key *cu_key__new(const struct dwsec *s)
 {
 	struct cu_key *k = calloc(1, sizeof(*k));
-	if (k) {
+	if (k)
 		k->s = s;
-		k->abbrev_off = UINT64_MAX;
-	}
 	return k;
 }
 
@@ -94,8 +91,8 @@ static int read_abbrevs(struct cu_key *k, uint64_t off)
 		return -EBADMSG;
 	struct cursor c;
 	cursor_init(&c, ab->p + off, ab->n - off);
-	k->abbrev_off = UINT64_MAX;
-	memset(k->decls, 0, k->ndecls * sizeof(*k->decls));
+	if (k->ndecls)
+		memset(k->decls, 0, k->ndecls * sizeof(*k->decls));
 	k->ndecls = 0;
 	k->nattrs = 0;
 	for (;;) {
@@ -137,7 +134,6 @@ static int read_abbrevs(struct cu_key *k, uint64_t off)
 	}
 	/* The table's bytes are part of the key: tags, children and forms. */
 	buf_put(&k->norm, ab->p + off, cursor_off(&c));
-	k->abbrev_off = off;
 	return 0;
 }
 
