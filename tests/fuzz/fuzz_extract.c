@@ -8,6 +8,9 @@
  * resets all its state per unit), input__done_with_unit() after each written
  * unit, cu_walk__free(), input__close().
  *
+ * Each unit's cache key (cu_key.c, a raw reader of the same untrusted
+ * bytes) is computed too, twice: the same unit must give the same key.
+ *
  * One oracle beyond "no crash, no leak": every blob the walk produces must be
  * accepted by the .cus reader's cus_cu__decode(), since dedup-merge reads
  * exactly those bytes. A refused blob aborts with the reader's message.
@@ -42,6 +45,17 @@ static void extract(const char *path)
 		goto out;
 	walking = 1;
 	struct cus_cu cu = { 0 };
+	struct cu_key *key = cu_key__new(in.dws);
+	for (size_t i = 0; key && in.dws_ok && i < in.nunits; i++) {
+		struct key128 k1 = { 0 }, k2 = { 0 };
+		enum cu_key_kind a = cu_key__compute(key, &in.units[i], &k1);
+		enum cu_key_kind b = cu_key__compute(key, &in.units[i], &k2);
+		if (a != b || (a != KEY_NONE && !key128_eq(k1, k2))) {
+			fprintf(stderr, "fuzz_extract: unit %zu: two keys of the same unit differ\n", i);
+			abort();
+		}
+	}
+	cu_key__free(key);
 	for (size_t i = 0; i < in.nunits; i++) {
 		struct diag ud = { 0 };
 		w.d = &ud;
