@@ -15,7 +15,8 @@
 # that fails stops the pipeline: its message is printed and its exit code
 # returned (see README "Exit codes"); nothing of the failed stage is left.
 # --cache DIR (or BTFPIPE_CACHE_DIR in the environment, which also reaches a
-# pipeline.sh run as PAHOLE) reuses extracted CUs (format/CU-CACHE.md).
+# pipeline.sh run as PAHOLE) reuses extracted CUs, and each stage's whole
+# output when its inputs did not change (format/CU-CACHE.md).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # Installed, the stages sit beside this script; in a checkout, in bin/.
@@ -94,7 +95,7 @@ pahole_front() {
 }
 
 usage() {
-	sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
 }
 die_usage() {
 	echo "btfpipe: pipeline.sh: error: $1 (see --help)" >&2
@@ -194,9 +195,9 @@ mflags=() eflags=()
 [ -n "$out" ] && eflags+=(-o "$out")
 [ -n "$elfout" ] && eflags+=(--elf-out "$elfout")
 if [ -z "$from" ] || [ "$from" = cus ]; then
-	run "$bin/dedup-merge" "${jflag[@]}" "${mflags[@]}" -o "$graph" "$cus"
+	run "$bin/dedup-merge" "${jflag[@]}" "${xflags[@]}" "${mflags[@]}" -o "$graph" "$cus"
 fi
-run "$bin/btf-emit" --elf "$elf" "${eflags[@]}" "$graph"
+run "$bin/btf-emit" --elf "$elf" "${xflags[@]}" "${eflags[@]}" "$graph"
 if [ "$stats" = json ]; then
 	# {"tool":"X",...} lines -> {"X": {...}, ...}
 	sed 's/^{"tool":"\([^"]*\)",/"\1":{/' "$dir/.stats.jsonl" | paste -sd, | sed 's/^/{/; s/$/}/'

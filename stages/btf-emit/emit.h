@@ -9,6 +9,7 @@
 #ifndef BTFPIPE_EMIT_H
 #define BTFPIPE_EMIT_H
 
+#include "../../common/cachedir.h"
 #include <stdint.h>
 #include <stdio.h>
 
@@ -44,6 +45,7 @@ struct emit_opts {
 	int stats;		/* --stats: 0 off, 1 text, 2 json */
 	enum { ARRAYS_AUTO, ARRAYS_NESTED, ARRAYS_FLAT } arrays; /* --arrays */
 	int libbpf_dedup;	/* --libbpf-dedup: btf__dedup() over a base, not base_dedup() */
+	struct cachedir_cli cache; /* --cache and friends: the whole BTF memoized */
 };
 
 struct elf_section {

@@ -7,8 +7,10 @@
  * raw BTF atomically. Messages and exit codes are made here only.
  */
 #include "emit.h"
+#include "../../common/cachedir.h"
 #include "../../common/cli.h"
 #include "../../common/diag.h"
+#include "../../common/memo.h"
 #include "../../common/outfile.h"
 #include "../../common/version.h"
 
@@ -56,6 +58,10 @@ static void usage(FILE *o)
 		"  -h, --help             this text\n"
 		"      --version          print the version\n"
 		"\n"
+		"With a cache, the BTF is reused when the graph, the ELF, the base and the\n"
+		"options are those of a cached run (not with --skip-report or --explain):\n"
+		CACHEDIR_HELP
+		"\n"
 		"Exit codes: 0 ok, 1 bad input, 2 usage, 3 I/O error, 4 internal error.\n");
 }
 
@@ -79,11 +85,14 @@ static int parse_opts(int argc, char **argv, struct emit_opts *o)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		CACHEDIR_LONG_OPTIONS,
 		{ 0 },
 	};
 	const char *features = "default";
 	int c, strict = 0, no_floats = 0;
 	while ((c = getopt_long(argc, argv, "o:hqv", longs, NULL)) != -1) {
+		if (cachedir_cli_opt(&o->cache, c, optarg))
+			continue;
 		switch (c) {
 		case 'o': o->output = optarg; break;
 		case 'E': o->elf = optarg; break;
@@ -124,6 +133,8 @@ static int parse_opts(int argc, char **argv, struct emit_opts *o)
 		diag_error(TOOL, "--elf-out needs --elf (the file to copy)");
 		return EXIT_USAGE;
 	}
+	if (cachedir_cli_finish(&o->cache, TOOL))
+		return EXIT_USAGE;
 	struct diag d = { 0 };
 	if (features_parse(features, strict, &o->features, &d))
 		return diag_report(&d, TOOL, -EINVAL) ? EXIT_USAGE : EXIT_USAGE;
@@ -214,7 +225,46 @@ static void count_kinds(struct stats *st, const struct btf *btf)
 			stats_count(st, names[k], n[k]);
 }
 
-static int emit(const struct emit_opts *o, struct diag *d, const char **where)
+/* The BTF to where the options say: -o, --elf-out, or both. */
+static int write_outputs(const struct emit_opts *o, const void *raw, uint32_t size, struct diag *d,
+			 const char **where)
+{
+	int err = 0;
+	if (o->output && (err = outfile__write_all(o->output, raw, size, d)))
+		return err;
+	if (o->elf_out) {
+		*where = o->elf_out;
+		err = elf_write_btf(o->elf, o->elf_out, raw, size, d);
+	}
+	return err;
+}
+
+/* memo: the key of this run (its graph, ELF and base bytes, and the options
+ * that change the BTF), and where a miss stores its BTF. */
+struct emit_memo {
+	struct cachedir *cache;
+	struct key128 key;
+};
+
+static int memo_key_of(const struct emit_opts *o, struct key128 *out)
+{
+	struct memo_key k;
+	memo_key_begin(&k, "btf-emit: raw BTF");
+	memo_key_u64(&k, o->features);
+	memo_key_u64(&k, (uint64_t)o->arrays);
+	memo_key_u64(&k, (uint64_t)o->libbpf_dedup);
+	memo_key_file(&k, o->input);
+	memo_key_str(&k, o->elf ? "elf" : NULL);
+	if (o->elf)
+		memo_key_file(&k, o->elf);
+	memo_key_str(&k, o->base ? "base" : NULL);
+	if (o->base)
+		memo_key_file(&k, o->base);
+	return memo_key_end(&k, out);
+}
+
+static int emit(const struct emit_opts *o, const struct emit_memo *memo, struct diag *d,
+		const char **where)
 {
 	struct stats st;
 	stats_init(&st, TOOL);
@@ -318,12 +368,10 @@ static int emit(const struct emit_opts *o, struct diag *d, const char **where)
 		if ((err = outfile__write_all(o->skip_report, report, report_len, d)))
 			goto out;
 	}
-	if (o->output && (err = outfile__write_all(o->output, raw, size, d)))
+	if ((err = write_outputs(o, raw, size, d, where)))
 		goto out;
-	if (o->elf_out) {
-		*where = o->elf_out;
-		err = elf_write_btf(o->elf, o->elf_out, raw, size, d);
-	}
+	if (memo)
+		cachedir__put(memo->cache, memo->key, raw, size, NULL, 0);
 	stats_phase(&st, "write");
 	if (!err && o->stats) {
 		stats_count(&st, "graph_nodes", g.nnodes);
@@ -353,6 +401,32 @@ int main(int argc, char **argv)
 	libbpf_set_print(quiet);
 	struct diag d = { 0 };
 	const char *where = o.input;
-	int err = emit(&o, &d, &where);
+	struct emit_memo memo = { 0 };
+	int err = 0, hit = 0;
+	/* Not with side outputs (--skip-report, --explain): the memo holds the BTF only. */
+	if (o.cache.dir && !o.skip_report && !o.explain &&
+	    !(err = cachedir__open(&memo.cache, &o.cache.opts, "out-v1", &d))) {
+		uint8_t *raw;
+		size_t size;
+		if (memo_key_of(&o, &memo.key)) {
+			cachedir__close(memo.cache); /* an input it cannot hash: emit says why */
+			memo.cache = NULL;
+		} else if ((hit = memo_fetch(memo.cache, memo.key, &raw, &size))) {
+			err = size > UINT32_MAX ? -EFBIG : write_outputs(&o, raw, (uint32_t)size, &d, &where);
+			free(raw);
+		}
+	}
+	if (!err && !hit)
+		err = emit(&o, memo.cache ? &memo : NULL, &d, &where);
+	if (memo.cache) {
+		if (!err)
+			cachedir__finish(memo.cache);
+		if (cachedir__warning(memo.cache))
+			diag_warn(TOOL, "cache %s: %s (the output is not affected)", o.cache.dir,
+				  cachedir__warning(memo.cache));
+		if (!err && o.cache.stats)
+			cachedir__print_stats(memo.cache, stderr, 1, "stage outputs");
+		cachedir__close(memo.cache);
+	}
 	return err ? diag_report(&d, where, err) : EXIT_OK;
 }

@@ -8,9 +8,11 @@
  * refine, build, write. Messages and exit codes are made here only.
  */
 #include "merge.h"
+#include "../../common/cachedir.h"
 #include "../../common/cli.h"
 #include "../../common/diag.h"
 #include "../../common/mapfile.h"
+#include "../../common/memo.h"
 #include "../../common/pool.h"
 #include "../../common/strtab.h"
 #include "../../common/version.h"
@@ -38,6 +40,10 @@ static void usage(FILE *o)
 		"  -j, --jobs N     worker threads (default: the number of CPUs)\n"
 		"  -o, --output     the .graph file to write (atomically)\n"
 		"      --dump       print a .graph file as canonical text and exit\n"
+		"\n"
+		"With a cache, a .graph is reused when the inputs' bytes and the options\n"
+		"are those of a cached run (a module unchanged since the last build):\n"
+		CACHEDIR_HELP
 		"      --provenance with --dump: list every CU each node came from\n"
 		"      --stats[=json]  counts and phase times on stderr at the end\n"
 		"  -q, --quiet      no progress line (shown only on a terminal anyway)\n"
@@ -96,11 +102,14 @@ static int parse_opts(int argc, char **argv, struct merge_opts *o)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		CACHEDIR_LONG_OPTIONS,
 		{ 0 },
 	};
 	int c;
 	o->jobs = pool_ncpus();
 	while ((c = getopt_long(argc, argv, "j:o:hqv", longs, NULL)) != -1) {
+		if (cachedir_cli_opt(&o->cache, c, optarg))
+			continue;
 		switch (c) {
 		case 'j':
 			if (cli_parse_jobs(TOOL, optarg, &o->jobs))
@@ -124,6 +133,8 @@ static int parse_opts(int argc, char **argv, struct merge_opts *o)
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
+	if (cachedir_cli_finish(&o->cache, TOOL))
+		return EXIT_USAGE;
 	if (o->dump) {
 		if (optind != argc || o->output) {
 			diag_error(TOOL, "--dump takes one .graph file and nothing else");
@@ -314,6 +325,21 @@ static void merge_free(struct merge *m)
 	free(m->cu_base);
 }
 
+/* The memo key of this run: every input's bytes and the options that change
+ * the .graph (not -j: the bytes are the same for every N). */
+static int memo_key(const struct merge_opts *o, struct key128 *out)
+{
+	struct memo_key k;
+	memo_key_begin(&k, "dedup-merge: a .graph");
+	memo_key_u64(&k, o->nexclude);
+	for (size_t i = 0; i < o->nexclude; i++)
+		memo_key_u64(&k, o->exclude_langs[i]);
+	memo_key_u64(&k, o->ninputs);
+	for (size_t i = 0; i < o->ninputs; i++)
+		memo_key_file(&k, o->inputs[i]);
+	return memo_key_end(&k, out);
+}
+
 int main(int argc, char **argv)
 {
 	struct merge_opts o = { 0 };
@@ -326,10 +352,36 @@ int main(int argc, char **argv)
 	struct stats st;
 	stats_init(&st, TOOL);
 	struct merge m = { .o = &o, .d = &d, .st = &st };
-	int err = merge_run(&m);
+	struct cachedir *cache = NULL;
+	struct key128 key;
+	int err = 0, hit = 0;
+	if (o.cache.dir && !(err = cachedir__open(&cache, &o.cache.opts, "out-v1", &d))) {
+		if (!memo_key(&o, &key)) {
+			hit = memo_fetch_to_file(cache, key, o.output, &d);
+			err = hit < 0 ? hit : 0;
+		} else {
+			cachedir__close(cache); /* an input it cannot hash: the merge says why */
+			cache = NULL;
+		}
+	}
+	if (!err && hit != 1) {
+		err = merge_run(&m);
+		if (!err && cache)
+			memo_store_file(cache, key, o.output);
+	}
 	rc = err ? diag_report(&d, o.output, err) : EXIT_OK;
-	if (!err && o.stats)
+	if (!err && o.stats && hit != 1)
 		stats_print(&st, stderr, o.stats == 2);
+	if (cache) {
+		if (!err)
+			cachedir__finish(cache);
+		if (cachedir__warning(cache))
+			diag_warn(TOOL, "cache %s: %s (the output is not affected)", o.cache.dir,
+				  cachedir__warning(cache));
+		if (!err && o.cache.stats)
+			cachedir__print_stats(cache, stderr, 1, "stage outputs");
+		cachedir__close(cache);
+	}
 	merge_free(&m);
 	return rc;
 }

@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "../../common/buf.h"
+#include "../../common/cachedir.h"
 #include "../../common/stats.h"
 #include "../../format/cus.h"
 #include "../../format/graph.h"
@@ -53,6 +54,7 @@ struct merge_opts {
 	size_t nexclude;
 	int stats;		/* --stats: 0 off, 1 text, 2 json */
 	int quiet;		/* -q: no progress line */
+	struct cachedir_cli cache; /* --cache and friends: the whole .graph memoized */
 };
 
 /* In a cu_scan, references are *lrefs*: 0 void, k + 1 for the CU's record k,

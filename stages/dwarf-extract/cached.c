@@ -10,45 +10,129 @@
  * more), the hit is dropped for a miss.
  */
 #include "extract.h"
-#include "cache.h"
+#include "../../common/cachedir.h"
 #include "../../common/diag.h"
+#include "../../common/memo.h"
 #include "../../common/vec.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-/* Which build of dwarf-extract made an entry is part of its key: any change
- * to the code may change the records, and no version number is bumped as
- * reliably as the binary changes. */
-static int self_hash(struct key128 *out)
+/* ---- the CU entry's payload (format/CU-CACHE.md, "CU entries") ---- */
+
+#define CU_HEAD 16
+#define PATCH_SIZE 16
+
+/* A record whose address fields are re-read on a hit. */
+struct cache_patch {
+	uint32_t pos;		/* the zero byte pair (addr, shndx) in the normal blob, if hole */
+	uint8_t kind;		/* CUS_FUNC or CUS_VAR */
+	uint8_t hole;		/* 1: the record has an address (HAS_PC/HAS_ADDR) */
+	uint64_t die;		/* the DIE, relative to the CU start */
+};
+
+struct cu_entry {
+	const uint8_t *blob;	/* the normal-form blob, inside the payload */
+	size_t blob_size;
+	struct cache_patch *patches; /* owned */
+	uint32_t npatches;
+	uint16_t language;
+	uint32_t nrecs;
+};
+
+/* Every check of the spec: a payload that fails one is a miss. */
+static int cu_entry_parse(struct cu_entry *e, const uint8_t *m, size_t size)
 {
-	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	XXH3_state_t st;
-	XXH3_128bits_reset(&st);
-	uint8_t b[1 << 16];
-	ssize_t n;
-	while ((n = read(fd, b, sizeof(b))) > 0)
-		XXH3_128bits_update(&st, b, (size_t)n);
-	int err = n < 0 ? -errno : 0;
-	close(fd);
-	XXH128_hash_t h = XXH3_128bits_digest(&st);
-	*out = (struct key128){ h.low64, h.high64 };
+	memset(e, 0, sizeof(*e));
+	if (size < CU_HEAD || le16_get(m + 2))
+		return -EBADMSG;
+	e->language = le16_get(m);
+	e->nrecs = le32_get(m + 4);
+	uint32_t np = le32_get(m + 8), blob_size = le32_get(m + 12);
+	if ((uint64_t)CU_HEAD + (uint64_t)np * PATCH_SIZE + blob_size != size)
+		return -EBADMSG;
+	e->npatches = np;
+	e->blob = m + CU_HEAD + (size_t)np * PATCH_SIZE;
+	e->blob_size = blob_size;
+	/* The normal form: "CU1\0", then cu_offset 0 as one byte. */
+	if (blob_size < 5 || memcmp(e->blob, CUS_BLOB_MAGIC, 4) || e->blob[4] != 0)
+		return -EBADMSG;
+	e->patches = np ? calloc(np, sizeof(*e->patches)) : NULL;
+	if (np && !e->patches)
+		return -ENOMEM;
+	uint32_t prev = 4;
+	for (uint32_t i = 0; i < np; i++) {
+		const uint8_t *p = m + CU_HEAD + (size_t)i * PATCH_SIZE;
+		struct cache_patch *t = &e->patches[i];
+		t->pos = le32_get(p);
+		t->kind = p[4];
+		t->hole = p[5];
+		t->die = le64_get(p + 8);
+		if (t->hole > 1 || p[6] || p[7] || (t->kind != CUS_FUNC && t->kind != CUS_VAR))
+			return -EBADMSG;
+		/* Holes ascend, lie inside the blob and are zero byte pairs. */
+		if (t->hole && (t->pos <= prev || (uint64_t)t->pos + 2 > blob_size || e->blob[t->pos] ||
+				e->blob[t->pos + 1]))
+			return -EBADMSG;
+		if (t->hole)
+			prev = t->pos + 1;
+	}
+	return 0;
+}
+
+static int cu_entry_put(struct cachedir *c, struct key128 key, const uint8_t *blob, size_t blob_size,
+			const struct cache_patch *p, uint32_t np, uint16_t language, uint32_t nrecs)
+{
+	if (blob_size > UINT32_MAX)
+		return -EFBIG;
+	struct buf b = { 0 };
+	buf_le16(&b, language);
+	buf_le16(&b, 0);
+	buf_le32(&b, nrecs);
+	buf_le32(&b, np);
+	buf_le32(&b, (uint32_t)blob_size);
+	for (uint32_t i = 0; i < np; i++) {
+		buf_le32(&b, p[i].pos);
+		buf_u8(&b, p[i].kind);
+		buf_u8(&b, p[i].hole);
+		buf_le16(&b, 0);
+		buf_le64(&b, p[i].die);
+	}
+	int err = b.err ? -ENOMEM : cachedir__put(c, key, b.data, b.len, blob, blob_size);
+	buf_free(&b);
 	return err;
 }
 
-int cached__init(struct cached *c, struct cache *cache, const struct input *in, int verify)
+/* A hit: the entry, or 0 when absent or refused (a refused one counted). */
+static int cu_entry_get(struct cachedir *c, struct key128 key, struct cu_entry *e, uint8_t **mem)
+{
+	size_t size;
+	if (!cachedir__get(c, key, mem, &size))
+		return 0;
+	int err = cu_entry_parse(e, *mem, size);
+	if (err) {
+		free(e->patches);
+		free(*mem);
+		*mem = NULL;
+		if (err == -EBADMSG)
+			cachedir__count(c, CD_CORRUPT, 1);
+		return 0;
+	}
+	return 1;
+}
+
+int cached__init(struct cached *c, struct cachedir *cache, const struct input *in, int verify)
 {
 	memset(c, 0, sizeof(*c));
 	c->cache = cache;
 	c->in = in;
 	c->verify = verify;
+	/* Which build of dwarf-extract made an entry is part of its key: any
+	 * change to the code may change the records, and no version number is
+	 * bumped as reliably as the binary changes. */
 	struct key128 exe;
-	int err = self_hash(&exe);
+	int err = memo_self_hash(&exe);
 	if (err)
 		return err;
 	struct buf b = { 0 };
@@ -90,7 +174,7 @@ static struct key128 entry_key(const struct cached *c, const struct unit *u, str
 /* The entry's blob with this unit's cu_offset and addresses. Returns 0,
  * 1 when an address re-read disagrees with the entry (then: a miss), or
  * -errno. */
-static int splice_entry(struct cu_walk *w, const struct unit *u, const struct cache_entry *e)
+static int splice_entry(struct cu_walk *w, const struct unit *u, const struct cu_entry *e)
 {
 	struct buf *b = &w->blob;
 	buf_reset(b);
@@ -160,11 +244,11 @@ static int store(const struct cached *c, struct cached_worker *cw, struct cu_wal
 	if (err)
 		return err;
 	if (!ordered) { /* records are made in order, so never; but never store a lie */
-		cache__count(c->cache, CC_UNCACHEABLE, 1);
+		cachedir__count(c->cache, CD_UNCACHEABLE, 1);
 		return 0;
 	}
-	cache__put(c->cache, key, cw->norm.data, cw->norm.len, cw->patches, (uint32_t)np,
-		   (uint16_t)cu->language, (uint32_t)cu->nrecs);
+	cu_entry_put(c->cache, key, cw->norm.data, cw->norm.len, cw->patches, (uint32_t)np,
+		     (uint16_t)cu->language, (uint32_t)cu->nrecs);
 	return 0; /* a failed store is counted and warned about, never fatal */
 }
 
@@ -180,23 +264,25 @@ int cached__unit(const struct cached *c, struct cached_worker *cw, struct cu_wal
 		kind = KEY_NONE;
 	int err;
 	if (kind == KEY_NONE) {
-		cache__count(c->cache, CC_UNCACHEABLE, 1);
+		cachedir__count(c->cache, CD_UNCACHEABLE, 1);
 		err = cu_walk__extract(w, u);
 		*language = (uint16_t)w->cu.language;
 		*nrecs = w->cu.nrecs;
 		return err;
 	}
 	struct key128 key = entry_key(c, u, ck, kind == KEY_WHOLE);
-	struct cache_entry e;
-	if (cache__get(c->cache, key, &e)) {
+	struct cu_entry e;
+	uint8_t *mem = NULL;
+	if (cu_entry_get(c->cache, key, &e, &mem)) {
 		err = splice_entry(w, u, &e);
 		*language = e.language;
 		*nrecs = e.nrecs;
-		cache_entry__free(&e);
+		free(e.patches);
+		free(mem);
 		if (err < 0)
 			return err;
 		if (!err && !c->verify) {
-			cache__count(c->cache, CC_HITS, 1);
+			cachedir__count(c->cache, CD_HITS, 1);
 			return 0;
 		}
 		if (!err) {
@@ -210,12 +296,12 @@ int cached__unit(const struct cached *c, struct cached_worker *cw, struct cu_wal
 				return diag_fail(w->d, EPROTO, "CU at 0x%llx: the cache entry's blob differs "
 						 "from a fresh extraction (a cache key bug)",
 						 (unsigned long long)u->offset);
-			cache__count(c->cache, CC_HITS, 1);
+			cachedir__count(c->cache, CD_HITS, 1);
 			return 0;
 		}
 		/* An address re-read disagreed: a miss, and the store replaces it. */
 	}
-	cache__count(c->cache, CC_MISSES, 1);
+	cachedir__count(c->cache, CD_MISSES, 1);
 	if ((err = cu_walk__extract(w, u)))
 		return err;
 	*language = (uint16_t)w->cu.language;

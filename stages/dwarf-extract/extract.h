@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "../../common/buf.h"
+#include "../../common/cachedir.h"
 #include "../../format/cus.h"
 
 struct diag;
@@ -29,9 +30,8 @@ struct extract_opts {
 	unsigned jobs;
 	int stats;		/* --stats: 0 off, 1 text, 2 json */
 	int quiet;		/* -q: no progress line */
-	const char *cache_dir;	/* --cache DIR or $BTFPIPE_CACHE_DIR; NULL: no cache */
-	uint64_t cache_max;	/* bytes, 0: no limit */
-	int cache_readonly, cache_stats, cache_verify;
+	struct cachedir_cli cache; /* --cache and friends (common/cachedir.h) */
+	int cache_verify;	/* --cache-verify or $BTFPIPE_CACHE_VERIFY */
 };
 
 struct section {
@@ -191,11 +191,11 @@ int cu_walk__patch(struct cu_walk *w, uint32_t idx);
 /* Resolve a DIE offset to its DWARF tag and attributes in this walk's handle. */
 int cu_walk__offdie(struct cu_walk *w, uint64_t off, Dwarf_Die *out);
 
-/* cached.c: one unit through the extracted-CU cache (cache.h). */
-struct cache;
+/* cached.c: one unit through the extracted-CU cache (format/CU-CACHE.md). */
+struct cachedir;
 struct cache_patch;
 struct cached {
-	struct cache *cache;
+	struct cachedir *cache;	/* kind "cu-v1" */
 	const struct input *in;
 	struct key128 salt;	/* this binary and the input's ELF facts */
 	int verify;		/* --cache-verify: extract hits too and compare */
@@ -211,7 +211,7 @@ struct cached_worker {
 	struct { uint64_t addr; uint32_t shndx; } *saved;
 	size_t cap_saved;
 };
-int cached__init(struct cached *c, struct cache *cache, const struct input *in, int verify);
+int cached__init(struct cached *c, struct cachedir *cache, const struct input *in, int verify);
 void cached_worker__free(struct cached_worker *cw);
 /* Unit u into w->blob, from the cache or extracted (and then stored).
  * Returns: 0 or -errno (detail in w->d). */

@@ -8,7 +8,9 @@
  * and exit codes are made here and nowhere below.
  */
 #include "extract.h"
-#include "cache.h"
+#include "../../common/mapfile.h"
+#include "../../common/memo.h"
+#include "../../common/outfile.h"
 #include "../../common/cli.h"
 #include "../../common/diag.h"
 #include "../../common/pool.h"
@@ -16,7 +18,10 @@
 #include "../../common/version.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,16 +45,10 @@ static void usage(FILE *o)
 		"  -v, --verbose  the --stats text too\n"
 		"  -o, --output   the .cus file to write (atomically)\n"
 		"      --dump     print a .cus file as canonical text and exit\n"
-		"      --cache DIR     reuse extracted CUs from DIR and store new ones there\n"
-		"                      (default: $BTFPIPE_CACHE_DIR; format/CU-CACHE.md)\n"
-		"      --no-cache      ignore $BTFPIPE_CACHE_DIR\n"
-		"      --cache-max-size SIZE  evict the least recently used entries past\n"
-		"                      SIZE (like 500M, 2G; 0 no limit; default $BTFPIPE_CACHE_MAX_SIZE\n"
-		"                      or 2G)\n"
-		"      --cache-readonly  look up only: never store, touch or evict\n"
-		"                      (or $BTFPIPE_CACHE_READONLY=1)\n"
-		"      --cache-stats   print the cache's counters on stderr at the end; alone\n"
-		"                      with --cache DIR, print them and exit\n"
+		"\n"
+		"The cache reuses extracted CUs (and the whole .cus of an unchanged .o/.ko);\n"
+		"--cache DIR --cache-stats alone prints its totals:\n"
+		CACHEDIR_HELP
 		"      --cache-verify  extract cache hits too and fail if they differ\n"
 		"                      (or $BTFPIPE_CACHE_VERIFY=1; for testing)\n"
 		"  -h, --help     this text\n"
@@ -69,18 +68,15 @@ static int parse_opts(int argc, char **argv, struct extract_opts *o)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
-		{ "cache", required_argument, NULL, 'C' },
-		{ "no-cache", no_argument, NULL, 'N' },
-		{ "cache-max-size", required_argument, NULL, 'M' },
-		{ "cache-readonly", no_argument, NULL, 'R' },
-		{ "cache-stats", no_argument, NULL, 'T' },
+		CACHEDIR_LONG_OPTIONS,
 		{ "cache-verify", no_argument, NULL, 'Y' },
 		{ 0 },
 	};
-	int c, no_cache = 0;
-	const char *size = NULL;
+	int c;
 	o->jobs = pool_ncpus();
 	while ((c = getopt_long(argc, argv, "j:o:hqv", longs, NULL)) != -1) {
+		if (cachedir_cli_opt(&o->cache, c, optarg))
+			continue;
 		switch (c) {
 		case 'j':
 			if (cli_parse_jobs(TOOL, optarg, &o->jobs))
@@ -94,40 +90,18 @@ static int parse_opts(int argc, char **argv, struct extract_opts *o)
 			break;
 		case 'q': o->quiet = 1; break;
 		case 'v': o->stats = o->stats ? o->stats : 1; break;
-		case 'C': o->cache_dir = optarg; break;
-		case 'N': no_cache = 1; break;
-		case 'M': size = optarg; break;
-		case 'R': o->cache_readonly = 1; break;
-		case 'T': o->cache_stats = 1; break;
 		case 'Y': o->cache_verify = 1; break;
 		case 'h': usage(stdout); exit(EXIT_OK);
 		case 'V': printf(TOOL " (btfpipe) " BTFPIPE_VERSION "\n"); exit(EXIT_OK);
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
-	/* The environment is how a Makefile that only calls pipeline.sh (or
-	 * pipeline.sh as PAHOLE) turns the cache on. */
-	const char *env;
-	if (!o->cache_dir && !no_cache && (env = getenv("BTFPIPE_CACHE_DIR")) && *env)
-		o->cache_dir = env;
-	if (no_cache)
-		o->cache_dir = NULL;
-	if (!size && (env = getenv("BTFPIPE_CACHE_MAX_SIZE")) && *env)
-		size = env;
-	o->cache_max = 2ull << 30;
-	if (size && cache_parse_size(size, &o->cache_max)) {
-		diag_error(TOOL, "cache size '%s' is not a size (like 500M, 2G, or 0 for no limit)", size);
+	if (cachedir_cli_finish(&o->cache, TOOL))
 		return EXIT_USAGE;
-	}
-	if ((env = getenv("BTFPIPE_CACHE_READONLY")) && *env && strcmp(env, "0"))
-		o->cache_readonly = 1;
-	if ((env = getenv("BTFPIPE_CACHE_VERIFY")) && *env && strcmp(env, "0"))
+	const char *env = getenv("BTFPIPE_CACHE_VERIFY");
+	if (env && *env && strcmp(env, "0"))
 		o->cache_verify = 1;
-	if (o->cache_stats && !o->cache_dir) {
-		diag_error(TOOL, "--cache-stats needs --cache DIR (or $BTFPIPE_CACHE_DIR)");
-		return EXIT_USAGE;
-	}
-	if (o->cache_stats && optind == argc && !o->output && !o->dump)
+	if (o->cache.stats && optind == argc && !o->output && !o->dump)
 		return EXIT_OK; /* print the cache's totals only */
 	if (o->dump) {
 		if (optind != argc || o->output) {
@@ -171,7 +145,9 @@ struct run {
 	struct progress pr;
 	uint64_t records, bytes;
 	struct cu_walk *walkers; /* one per worker */
-	struct cache *cache;	/* NULL without --cache */
+	struct cachedir *cache;	/* NULL without --cache; kind "cu-v1" */
+	struct cachedir *whole;	/* ET_REL inputs: the whole .cus (kind "out-v1") */
+	struct key128 whole_key;
 	struct cached cached;
 	struct cached_worker *cws; /* one per worker */
 	struct slot *slots;
@@ -223,7 +199,94 @@ static int emit_unit(void *ctx, size_t i)
 	return err;
 }
 
+static int extract_units(const struct extract_opts *o, struct run *r);
+
+/* Is path an ELF relocatable file (.o, .ko)? Read from its header alone. */
+static int is_relocatable(const char *path)
+{
+	unsigned char h[18];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	ssize_t n = fd >= 0 ? pread(fd, h, sizeof(h), 0) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n != (ssize_t)sizeof(h) || memcmp(h, ELFMAG, SELFMAG))
+		return 0;
+	unsigned type = h[EI_DATA] == ELFDATA2MSB ? (unsigned)(h[16] << 8 | h[17]) : (unsigned)(h[16] | h[17] << 8);
+	return type == ET_REL;
+}
+
+/* A relocatable input (a module) unchanged since a cached run: its whole
+ * .cus is in the cache, and nothing is opened, relocated or walked. The key
+ * is the file's bytes and its base name (the .cus names its input); under
+ * --cache-verify the hit's bytes are kept in *verify and compared with a
+ * real extraction instead. Returns 1 when the output is written. */
+static int whole_hit(const struct extract_opts *o, struct run *r, uint8_t **verify, size_t *vsize)
+{
+	struct diag quiet = { 0 }; /* a cache that cannot open fails below, with the CU cache */
+	if (!is_relocatable(o->input) || cachedir__open(&r->whole, &o->cache.opts, "out-v1", &quiet))
+		return 0;
+	struct memo_key k;
+	const char *base = strrchr(o->input, '/');
+	memo_key_begin(&k, "dwarf-extract: the .cus of a relocatable file");
+	memo_key_str(&k, base ? base + 1 : o->input);
+	memo_key_file(&k, o->input);
+	if (memo_key_end(&k, &r->whole_key)) {
+		cachedir__close(r->whole);
+		r->whole = NULL;
+		return 0;
+	}
+	uint8_t *data;
+	size_t size;
+	if (!memo_fetch(r->whole, r->whole_key, &data, &size))
+		return 0;
+	if (o->cache_verify) {
+		*verify = data;
+		*vsize = size;
+		return 0;
+	}
+	int err = outfile__write_all(o->output, data, size, &r->d);
+	free(data);
+	return err ? err : 1;
+}
+
+/* --cache-verify of a whole-file hit: the extraction just written must
+ * have the same bytes. */
+static int whole_verify(const char *out, const uint8_t *want, size_t n, struct diag *d)
+{
+	const void *got;
+	size_t size;
+	int err = mapfile_open(out, 1, ".cus", &got, &size, d);
+	if (err)
+		return err;
+	int same = size == n && !memcmp(got, want, n);
+	munmap((void *)got, size);
+	return same ? 0 : diag_fail(d, EPROTO, "%s: the cached .cus of this file differs from a fresh "
+				    "extraction (a cache key bug)", out);
+}
+
 static int extract(const struct extract_opts *o, struct run *r)
+{
+	uint8_t *verify = NULL;
+	size_t vsize = 0;
+	int err = o->cache.dir ? whole_hit(o, r, &verify, &vsize) : 0;
+	if (err) {
+		stats_phase(&r->st, "cache");
+		if (err > 0 && r->whole)
+			cachedir__finish(r->whole);
+		return err < 0 ? err : 0;
+	}
+	err = extract_units(o, r);
+	if (!err && verify)
+		err = whole_verify(o->output, verify, vsize, &r->d);
+	else if (!err && r->whole)
+		memo_store_file(r->whole, r->whole_key, o->output);
+	free(verify);
+	if (!err && r->whole)
+		cachedir__finish(r->whole);
+	return err;
+}
+
+static int extract_units(const struct extract_opts *o, struct run *r)
 {
 	int err = input__open(&r->in, o->input, o->jobs, &r->d);
 	if (err)
@@ -236,10 +299,8 @@ static int extract(const struct extract_opts *o, struct run *r)
 	for (unsigned i = 0; i < o->jobs; i++)
 		if ((err = cu_walk__init(&r->walkers[i], &r->in, r->in.dw[i], &r->d)))
 			return err;
-	if (o->cache_dir) {
-		struct cache_opts co = { .dir = o->cache_dir, .max_size = o->cache_max,
-					 .readonly = o->cache_readonly };
-		if ((err = cache__open(&r->cache, &co, &r->d)))
+	if (o->cache.dir) {
+		if ((err = cachedir__open(&r->cache, &o->cache.opts, "cu-v1", &r->d)))
 			return err;
 		if ((err = cached__init(&r->cached, r->cache, &r->in, o->cache_verify)))
 			return diag_fail(&r->d, -err, "cannot hash this program for the cache key: %s",
@@ -266,7 +327,7 @@ static int extract(const struct extract_opts *o, struct run *r)
 	err = cus_writer__finish(&r->writer, &r->d);
 	stats_phase(&r->st, "write");
 	if (!err && r->cache) {
-		cache__finish(r->cache);
+		cachedir__finish(r->cache);
 		stats_phase(&r->st, "cache");
 	}
 	stats_count(&r->st, "units", r->in.nunits);
@@ -280,13 +341,14 @@ static int extract(const struct extract_opts *o, struct run *r)
 static int run_cache_stats(const struct extract_opts *o)
 {
 	struct diag d = { 0 };
-	struct cache *c;
-	struct cache_opts co = { .dir = o->cache_dir, .max_size = o->cache_max, .readonly = 1 };
-	int err = cache__open(&c, &co, &d);
+	struct cachedir *c;
+	struct cachedir_opts co = o->cache.opts;
+	co.readonly = 1;
+	int err = cachedir__open(&c, &co, "cu-v1", &d);
 	if (err)
-		return diag_report(&d, o->cache_dir, err);
-	cache__print_stats(c, stdout, 0);
-	cache__close(c);
+		return diag_report(&d, o->cache.dir, err);
+	cachedir__print_stats(c, stdout, 0, "extracted CUs");
+	cachedir__close(c);
 	return EXIT_OK;
 }
 
@@ -307,11 +369,13 @@ int main(int argc, char **argv)
 	rc = err ? diag_report(&r.d, o.input, err) : EXIT_OK;
 	if (!err && o.stats)
 		stats_print(&r.st, stderr, o.stats == 2);
-	if (r.cache && cache__warning(r.cache))
-		diag_warn(TOOL, "cache %s: %s (the output is not affected)", o.cache_dir,
-			  cache__warning(r.cache));
-	if (!err && r.cache && o.cache_stats)
-		cache__print_stats(r.cache, stderr, 1);
+	if (r.cache && cachedir__warning(r.cache))
+		diag_warn(TOOL, "cache %s: %s (the output is not affected)", o.cache.dir,
+			  cachedir__warning(r.cache));
+	if (!err && r.cache && o.cache.stats)
+		cachedir__print_stats(r.cache, stderr, 1, "extracted CUs");
+	if (!err && r.whole && o.cache.stats)
+		cachedir__print_stats(r.whole, stderr, 1, "stage outputs");
 
 	cus_writer__abort(&r.writer);
 	if (r.walkers)
@@ -321,7 +385,8 @@ int main(int argc, char **argv)
 		for (unsigned i = 0; i < o.jobs; i++)
 			cached_worker__free(&r.cws[i]);
 	free(r.cws);
-	cache__close(r.cache);
+	cachedir__close(r.cache);
+	cachedir__close(r.whole);
 	if (r.slots)
 		for (size_t i = 0; i < r.in.nunits; i++)
 			free(r.slots[i].blob);

@@ -1,0 +1,162 @@
+/* memo.c: a stage's whole output, reused when nothing it reads changed (memo.h). */
+#include "memo.h"
+#include "cachedir.h"
+#include "mapfile.h"
+#include "outfile.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <link.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static struct key128 self_key;
+static int self_err;
+static pthread_once_t self_once = PTHREAD_ONCE_INIT;
+
+/* The main program's NT_GNU_BUILD_ID, found in its loaded program headers. */
+struct note_search {
+	const uint8_t *id;
+	size_t len;
+};
+
+static int find_build_id(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct note_search *ns = arg;
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_NOTE)
+			continue;
+		const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
+			const uint8_t *name = p + sizeof(*n), *desc = name + ((n->n_namesz + 3) & ~3u);
+			if (desc + n->n_descsz > end)
+				break;
+			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && !memcmp(name, "GNU", 4) &&
+			    n->n_descsz) {
+				ns->id = desc;
+				ns->len = n->n_descsz;
+				return 1;
+			}
+			p = desc + ((n->n_descsz + 3) & ~3u);
+		}
+	}
+	return 1; /* the first object is the main program: look no further */
+}
+
+/* The binary's identity: its build id (the linker's hash of its contents),
+ * else the hash of its file. */
+static void hash_self(void)
+{
+	struct note_search ns = { 0 };
+	dl_iterate_phdr(find_build_id, &ns);
+	if (ns.len) {
+		XXH128_hash_t h = XXH3_128bits(ns.id, ns.len);
+		self_key = (struct key128){ h.low64, h.high64 };
+		return;
+	}
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		self_err = -errno;
+		return;
+	}
+	XXH3_state_t st;
+	XXH3_128bits_reset(&st);
+	uint8_t b[1 << 16];
+	ssize_t n;
+	while ((n = read(fd, b, sizeof(b))) > 0)
+		XXH3_128bits_update(&st, b, (size_t)n);
+	self_err = n < 0 ? -errno : 0;
+	close(fd);
+	XXH128_hash_t h = XXH3_128bits_digest(&st);
+	self_key = (struct key128){ h.low64, h.high64 };
+}
+
+int memo_self_hash(struct key128 *out)
+{
+	pthread_once(&self_once, hash_self);
+	*out = self_key;
+	return self_err;
+}
+
+void memo_key_begin(struct memo_key *k, const char *what)
+{
+	struct key128 self;
+	XXH3_128bits_reset(&k->st);
+	k->err = memo_self_hash(&self);
+	memo_key_str(k, what);
+	memo_key_u64(k, self.lo);
+	memo_key_u64(k, self.hi);
+}
+
+void memo_key_u64(struct memo_key *k, uint64_t v)
+{
+	XXH3_128bits_update(&k->st, &v, sizeof(v));
+}
+
+void memo_key_str(struct memo_key *k, const char *s)
+{
+	/* Length first: ("ab", "c") and ("a", "bc") are different keys. */
+	memo_key_u64(k, s ? strlen(s) : UINT64_MAX);
+	if (s)
+		XXH3_128bits_update(&k->st, s, strlen(s));
+}
+
+void memo_key_file(struct memo_key *k, const char *path)
+{
+	const void *p;
+	size_t size;
+	int err = mapfile_open(path, 1, "file", &p, &size, NULL);
+	if (err) {
+		if (!k->err)
+			k->err = err;
+		return;
+	}
+	memo_key_u64(k, (uint64_t)size);
+	XXH3_128bits_update(&k->st, p, size);
+	munmap((void *)p, size);
+}
+
+int memo_key_end(struct memo_key *k, struct key128 *out)
+{
+	XXH128_hash_t h = XXH3_128bits_digest(&k->st);
+	*out = (struct key128){ h.low64, h.high64 };
+	return k->err;
+}
+
+int memo_fetch(struct cachedir *c, struct key128 key, uint8_t **data, size_t *size)
+{
+	if (cachedir__get(c, key, data, size)) {
+		cachedir__count(c, CD_HITS, 1);
+		return 1;
+	}
+	cachedir__count(c, CD_MISSES, 1);
+	return 0;
+}
+
+int memo_fetch_to_file(struct cachedir *c, struct key128 key, const char *out_path, struct diag *d)
+{
+	uint8_t *data;
+	size_t size;
+	if (!memo_fetch(c, key, &data, &size))
+		return 0;
+	int err = outfile__write_all(out_path, data, size, d);
+	free(data);
+	return err ? err : 1;
+}
+
+void memo_store_file(struct cachedir *c, struct key128 key, const char *path)
+{
+	const void *p;
+	size_t size;
+	if (mapfile_open(path, 1, "file", &p, &size, NULL))
+		return;
+	cachedir__put(c, key, p, size, NULL, 0);
+	munmap((void *)p, size);
+}

@@ -1,0 +1,47 @@
+/* memo.h: a stage's whole output, reused when nothing it reads changed.
+ *
+ * The key is an xxh3-128 over: what is memoized (a fixed text per stage),
+ * the running binary's own bytes (another build may write other bytes), the
+ * options that change the output, and the bytes of every file the stage
+ * reads. The value is the output file's bytes, in the cache directory's
+ * kind "out-v1" (cachedir.h; spec format/CU-CACHE.md, "Stage outputs").
+ * Used where a whole input is commonly unchanged between builds: a kernel
+ * module after vmlinux changed, its .cus, its .graph, its split BTF.
+ */
+#ifndef BTFPIPE_MEMO_H
+#define BTFPIPE_MEMO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hash.h"
+
+struct cachedir;
+struct diag;
+
+struct memo_key {
+	XXH3_state_t st;
+	int err;	/* the first failure (-errno): such a key is never used */
+};
+
+/* The xxh3-128 of /proc/self/exe, computed once per process. */
+int memo_self_hash(struct key128 *out);
+
+void memo_key_begin(struct memo_key *k, const char *what);
+void memo_key_str(struct memo_key *k, const char *s);	/* NULL hashes differently from "" */
+void memo_key_u64(struct memo_key *k, uint64_t v);
+/* The file's size and bytes (read through a mapping). */
+void memo_key_file(struct memo_key *k, const char *path);
+/* Returns 0 with the key, or the first failure (the caller then runs as
+ * without a cache). */
+int memo_key_end(struct memo_key *k, struct key128 *out);
+
+/* A hit: write the memoized bytes to out_path (atomically) and return 1;
+ * 0 on a miss (counted), or -errno with d set when out_path cannot be written. */
+int memo_fetch_to_file(struct cachedir *c, struct key128 key, const char *out_path, struct diag *d);
+/* A hit into memory: 1 with *data (malloc'd), 0 on a miss (counted). */
+int memo_fetch(struct cachedir *c, struct key128 key, uint8_t **data, size_t *size);
+/* Store the file just written at path under key (a failure only counts). */
+void memo_store_file(struct cachedir *c, struct key128 key, const char *path);
+
+#endif
