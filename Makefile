@@ -8,6 +8,7 @@
 #   make SANITIZE=thread  ThreadSanitizer build in bin-tsan/ (t1330 runs -j4 on it)
 #   make check-kernel     tests on Debian's cloud vmlinux (installs the dbg package)
 #   make bench            btfpipe vs pahole -J: wall, CPU, RSS medians (bench/README.md)
+#   make bench-cache      the cache: warm vs cold vs pahole on modules, relink (bench/cache.sh)
 #   make fuzz             each libFuzzer target for FUZZ_SECONDS (default 60; tests/fuzz/run.sh)
 
 CC ?= gcc
@@ -103,8 +104,12 @@ fuzz: all
 # Benchmarks the stages it just built (BENCH_* knobs: bench/README.md).
 bench: all
 	@BENCH_BIN="$(CURDIR)/$(BIN)" ./bench/run.sh
+	@BENCH_BIN="$(CURDIR)/$(BIN)" ./bench/cache.sh
+
+bench-cache: all
+	@BENCH_BIN="$(CURDIR)/$(BIN)" ./bench/cache.sh
 
 clean:
 	rm -rf build build-asan build-collide build-tsan bin bin-asan bin-collide bin-tsan tests/out
 
-.PHONY: all deps run test install check-kernel bench fuzz clean
+.PHONY: all deps run test install check-kernel bench bench-cache fuzz clean

@@ -46,8 +46,21 @@ struct abbrev_attr {
 	int64_t implicit;
 };
 
+/* A DIE's attributes, compiled per abbreviation: runs of fixed-size values
+ * that go into the key as they are (OP_COPY) or not at all (OP_SKIP) become
+ * one step each, so the walk dispatches per run, not per attribute; the rest
+ * (strings, blocks, LEB128 values, locations) is one OP_ATTR each, through
+ * put_value(). The key's bytes are the same as put_value() on every
+ * attribute would give. */
+enum { OP_COPY, OP_SKIP, OP_ATTR };
+struct abbrev_op {
+	uint8_t kind;
+	uint32_t n;		/* COPY, SKIP: bytes; ATTR: index into cu_key.attrs */
+};
+
 struct abbrev_decl {
 	uint32_t first, n;	/* into cu_key.attrs */
+	uint32_t op_first, nops; /* into cu_key.ops */
 	uint8_t defined;
 };
 
@@ -60,6 +73,8 @@ struct cu_key {
 	size_t cap_decls, ndecls;
 	struct abbrev_attr *attrs;
 	size_t cap_attrs, nattrs;
+	struct abbrev_op *ops;
+	size_t cap_ops, nops;
 	struct buf norm;	/* the normalized stream being hashed */
 	struct { uint64_t tag, h; } memo[STR_MEMO];
 };
@@ -78,11 +93,74 @@ void cu_key__free(struct cu_key *k)
 		return;
 	free(k->decls);
 	free(k->attrs);
+	free(k->ops);
 	buf_free(&k->norm);
 	free(k);
 }
 
 /* ---- the abbreviation table ---- */
+
+static int is_location(uint32_t attr);
+
+/* What put_value() does with a form, when that is "n fixed bytes as they
+ * are" (OP_COPY) or "n fixed bytes left out" (OP_SKIP); else OP_ATTR. */
+static int form_op(const struct cu_key *k, uint32_t attr, uint32_t form, uint32_t *n)
+{
+	switch (form) {
+	case DW_FORM_flag_present: case DW_FORM_implicit_const:
+		*n = 0; return OP_COPY;
+	case DW_FORM_data1: case DW_FORM_ref1: case DW_FORM_flag: case DW_FORM_addrx1:
+		*n = 1; return OP_COPY;
+	case DW_FORM_data2: case DW_FORM_ref2: case DW_FORM_addrx2:
+		*n = 2; return OP_COPY;
+	case DW_FORM_addrx3:
+		*n = 3; return OP_COPY;
+	case DW_FORM_data4: case DW_FORM_ref4: case DW_FORM_addrx4: case DW_FORM_ref_sup4:
+		*n = 4; return OP_COPY;
+	case DW_FORM_data8: case DW_FORM_ref8: case DW_FORM_ref_sup8:
+		*n = 8; return OP_COPY;
+	case DW_FORM_data16:
+		*n = 16; return OP_COPY;
+	case DW_FORM_addr:
+		*n = k->addr_size; return OP_SKIP;
+	case DW_FORM_sec_offset:
+		if (is_location(attr))
+			return OP_ATTR;
+		*n = 4; return OP_SKIP;
+	}
+	return OP_ATTR;
+}
+
+static int add_op(struct cu_key *k, struct abbrev_decl *d, int kind, uint32_t n)
+{
+	struct abbrev_op *last = d->nops ? &k->ops[k->nops - 1] : NULL;
+	if (kind != OP_ATTR && last && last->kind == kind) {
+		last->n += n;
+		return 0;
+	}
+	if (kind != OP_ATTR && !n)
+		return 0;
+	if (vec_grow(&k->ops, &k->cap_ops, k->nops + 1))
+		return -ENOMEM;
+	k->ops[k->nops++] = (struct abbrev_op){ (uint8_t)kind, n };
+	d->nops++;
+	return 0;
+}
+
+static int compile_decl(struct cu_key *k, struct abbrev_decl *d)
+{
+	d->op_first = (uint32_t)k->nops;
+	d->nops = 0;
+	for (uint32_t i = 0; i < d->n; i++) {
+		const struct abbrev_attr *a = &k->attrs[d->first + i];
+		uint32_t n = d->first + i;
+		int kind = form_op(k, a->attr, a->form, &n);
+		int err = add_op(k, d, kind, n);
+		if (err)
+			return err;
+	}
+	return 0;
+}
 
 static int read_abbrevs(struct cu_key *k, uint64_t off)
 {
@@ -95,6 +173,7 @@ static int read_abbrevs(struct cu_key *k, uint64_t off)
 		memset(k->decls, 0, k->ndecls * sizeof(*k->decls));
 	k->ndecls = 0;
 	k->nattrs = 0;
+	k->nops = 0;
 	for (;;) {
 		uint64_t code = cur_uleb(&c);
 		if (c.err)
@@ -131,6 +210,9 @@ static int read_abbrevs(struct cu_key *k, uint64_t off)
 			a->implicit = form == DW_FORM_implicit_const ? cur_sleb(&c) : 0;
 		}
 		d->n = (uint32_t)(k->nattrs - d->first);
+		int err = compile_decl(k, d);
+		if (err)
+			return err;
 	}
 	/* The table's bytes are part of the key: tags, children and forms. */
 	buf_put(&k->norm, ab->p + off, cursor_off(&c));
@@ -480,9 +562,18 @@ static int walk(struct cu_key *k, const struct unit *u)
 		if (code >= k->ndecls || !k->decls[code].defined)
 			return -EBADMSG;
 		const struct abbrev_decl *d = &k->decls[code];
-		for (uint32_t i = 0; i < d->n && !err; i++) {
-			const struct abbrev_attr *a = &k->attrs[d->first + i];
-			err = put_value(k, &c, a->attr, a->form, 0);
+		const struct abbrev_op *op = k->ops + d->op_first, *end = op + d->nops;
+		for (; op < end && !err; op++) {
+			if (op->kind == OP_ATTR) {
+				const struct abbrev_attr *a = &k->attrs[op->n];
+				err = put_value(k, &c, a->attr, a->form, 0);
+				continue;
+			}
+			const uint8_t *b = cur_bytes(&c, op->n);
+			if (!b)
+				return -EBADMSG;
+			if (op->kind == OP_COPY)
+				buf_put(&k->norm, b, op->n);
 		}
 	}
 	return err;
