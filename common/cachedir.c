@@ -113,8 +113,12 @@ int cachedir__open(struct cachedir **out, const struct cachedir_opts *o, const c
 	}
 	int err = o->readonly ? 0 : mkdir_p(c->root);
 	struct stat st;
-	if (!err && (stat(o->dir, &st) || !S_ISDIR(st.st_mode)))
-		err = o->readonly && errno == ENOENT ? 0 : -(errno ? errno : ENOTDIR);
+	if (!err && stat(o->dir, &st))
+		err = -errno;
+	else if (!err && !S_ISDIR(st.st_mode))
+		err = -ENOTDIR;
+	if (o->readonly && err == -ENOENT)
+		err = 0; /* nothing cached yet: every lookup misses */
 	if (err) {
 		free(c->root);
 		free(c);
@@ -174,7 +178,7 @@ int cachedir__get(struct cachedir *c, struct key128 key, uint8_t **payload, size
 	/* Every check of the spec: an entry that fails one is a miss. */
 	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size >= ENTRY_HEAD &&
 	    (uint64_t)st.st_size - ENTRY_HEAD < MAX_PAYLOAD && !read_all(fd, head, ENTRY_HEAD, 0) &&
-	    !memcmp(head, ENTRY_MAGIC, 8) && le32_get(head + 8) == ENTRY_VERSION &&
+	    !memcmp(head, ENTRY_MAGIC, 8) && le32_get(head + 8) == ENTRY_VERSION && !le32_get(head + 12) &&
 	    le64_get(head + 16) == (uint64_t)st.st_size - ENTRY_HEAD && le64_get(head + 24) == key.lo &&
 	    le64_get(head + 32) == key.hi) {
 		size_t n = (size_t)st.st_size - ENTRY_HEAD;
@@ -190,8 +194,8 @@ int cachedir__get(struct cachedir *c, struct key128 key, uint8_t **payload, size
 	if (err) {
 		free(p);
 		*size = 0;
-		if (err == -EBADMSG)
-			cachedir__count(c, CD_CORRUPT, 1);
+		if (err != -ENOMEM)
+			cachedir__count(c, CD_CORRUPT, 1); /* unreadable is damaged too */
 		return 0;
 	}
 	cachedir__count(c, CD_BYTES_READ, (uint64_t)st.st_size);
@@ -202,7 +206,8 @@ int cachedir__get(struct cachedir *c, struct key128 key, uint8_t **payload, size
 static void store_failed(struct cachedir *c, const char *path, int err)
 {
 	cachedir__count(c, CD_STORE_FAILED, 1);
-	if (!__atomic_exchange_n(&c->warn_err, err, __ATOMIC_ACQ_REL))
+	int none = 0;
+	if (__atomic_compare_exchange_n(&c->warn_err, &none, err, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		snprintf(c->warning, sizeof(c->warning), "cannot store %s: %s", path, strerror(err));
 }
 

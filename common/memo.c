@@ -18,16 +18,9 @@ static struct key128 self_key;
 static int self_err;
 static pthread_once_t self_once = PTHREAD_ONCE_INIT;
 
-/* The main program's NT_GNU_BUILD_ID, found in its loaded program headers. */
-struct note_search {
-	const uint8_t *id;
-	size_t len;
-};
-
-static int find_build_id(struct dl_phdr_info *info, size_t size, void *arg)
+/* An object's NT_GNU_BUILD_ID among its loaded notes, or NULL. */
+static const uint8_t *build_id_of(const struct dl_phdr_info *info, size_t *len)
 {
-	struct note_search *ns = arg;
-	(void)size;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type != PT_NOTE)
@@ -40,41 +33,64 @@ static int find_build_id(struct dl_phdr_info *info, size_t size, void *arg)
 				break;
 			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && !memcmp(name, "GNU", 4) &&
 			    n->n_descsz) {
-				ns->id = desc;
-				ns->len = n->n_descsz;
-				return 1;
+				*len = n->n_descsz;
+				return desc;
 			}
 			p = desc + ((n->n_descsz + 3) & ~3u);
 		}
 	}
-	return 1; /* the first object is the main program: look no further */
+	return NULL;
 }
 
-/* The binary's identity: its build id (the linker's hash of its contents),
- * else the hash of its file. */
+struct self_walk {
+	XXH3_state_t st;
+	int first, program_has_id;
+};
+
+/* Every loaded object's build id, folded into one hash: the program and the
+ * libraries it runs with (libdw, libelf, libbpf decide bytes too). An
+ * object without one is named by its path instead. Not the vDSO. */
+static int hash_build_ids(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct self_walk *w = arg;
+	size_t len = 0;
+	const uint8_t *id = build_id_of(info, &len);
+	(void)size;
+	if (w->first)
+		w->program_has_id = id != NULL; /* the first object is the program */
+	w->first = 0;
+	/* The kernel's vDSO changes with the running kernel, not with our output. */
+	if (info->dlpi_name && strstr(info->dlpi_name, "linux-vdso"))
+		return 0;
+	if (id)
+		XXH3_128bits_update(&w->st, id, len);
+	else if (info->dlpi_name)
+		XXH3_128bits_update(&w->st, info->dlpi_name, strlen(info->dlpi_name) + 1);
+	return 0;
+}
+
+/* The running code's identity: the build ids of the program and its
+ * libraries (the linker's hash of each one's contents). The program itself
+ * without a build id is hashed from its file. */
 static void hash_self(void)
 {
-	struct note_search ns = { 0 };
-	dl_iterate_phdr(find_build_id, &ns);
-	if (ns.len) {
-		XXH128_hash_t h = XXH3_128bits(ns.id, ns.len);
-		self_key = (struct key128){ h.low64, h.high64 };
-		return;
+	struct self_walk w = { .first = 1 };
+	XXH3_128bits_reset(&w.st);
+	dl_iterate_phdr(hash_build_ids, &w);
+	if (!w.program_has_id) {
+		int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			self_err = -errno;
+			return;
+		}
+		uint8_t b[1 << 16];
+		ssize_t n;
+		while ((n = read(fd, b, sizeof(b))) > 0)
+			XXH3_128bits_update(&w.st, b, (size_t)n);
+		self_err = n < 0 ? -errno : 0;
+		close(fd);
 	}
-	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		self_err = -errno;
-		return;
-	}
-	XXH3_state_t st;
-	XXH3_128bits_reset(&st);
-	uint8_t b[1 << 16];
-	ssize_t n;
-	while ((n = read(fd, b, sizeof(b))) > 0)
-		XXH3_128bits_update(&st, b, (size_t)n);
-	self_err = n < 0 ? -errno : 0;
-	close(fd);
-	XXH128_hash_t h = XXH3_128bits_digest(&st);
+	XXH128_hash_t h = XXH3_128bits_digest(&w.st);
 	self_key = (struct key128){ h.low64, h.high64 };
 }
 

@@ -404,8 +404,12 @@ int main(int argc, char **argv)
 	struct emit_memo memo = { 0 };
 	int err = 0, hit = 0;
 	/* Not with side outputs (--skip-report, --explain): the memo holds the BTF only. */
+	struct diag cd = { 0 };
 	if (o.cache.dir && !o.skip_report && !o.explain &&
-	    !(err = cachedir__open(&memo.cache, &o.cache.opts, "out-v1", &d))) {
+	    cachedir__open(&memo.cache, &o.cache.opts, "out-v1", &cd))
+		/* A cache is an optimization: one that cannot be used is said, not fatal. */
+		diag_warn(TOOL, "%s; going on without the cache", cd.msg);
+	if (memo.cache) {
 		uint8_t *raw;
 		size_t size;
 		if (memo_key_of(&o, &memo.key)) {

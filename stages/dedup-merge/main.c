@@ -355,7 +355,11 @@ int main(int argc, char **argv)
 	struct cachedir *cache = NULL;
 	struct key128 key;
 	int err = 0, hit = 0;
-	if (o.cache.dir && !(err = cachedir__open(&cache, &o.cache.opts, "out-v1", &d))) {
+	struct diag cd = { 0 };
+	if (o.cache.dir && cachedir__open(&cache, &o.cache.opts, "out-v1", &cd))
+		/* A cache is an optimization: one that cannot be used is said, not fatal. */
+		diag_warn(TOOL, "%s; going on without the cache", cd.msg);
+	if (cache) {
 		if (!memo_key(&o, &key)) {
 			hit = memo_fetch_to_file(cache, key, o.output, &d);
 			err = hit < 0 ? hit : 0;

@@ -69,7 +69,8 @@ static int cu_entry_parse(struct cu_entry *e, const uint8_t *m, size_t size)
 		t->kind = p[4];
 		t->hole = p[5];
 		t->die = le64_get(p + 8);
-		if (t->hole > 1 || p[6] || p[7] || (t->kind != CUS_FUNC && t->kind != CUS_VAR))
+		if (t->hole > 1 || p[6] || p[7] || (t->kind != CUS_FUNC && t->kind != CUS_VAR) ||
+		    (!t->hole && t->pos))
 			return -EBADMSG;
 		/* Holes ascend, lie inside the blob and are zero byte pairs. */
 		if (t->hole && (t->pos <= prev || (uint64_t)t->pos + 2 > blob_size || e->blob[t->pos] ||
@@ -185,9 +186,17 @@ static int splice_entry(struct cu_walk *w, const struct unit *u, const struct cu
 		const struct cache_patch *p = &e->patches[i];
 		uint64_t addr = 0;
 		uint32_t shndx = 0;
+		/* An entry whose DIE does not read back (a damaged or foreign
+		 * entry that passed its checksum) is a miss, not an error: the
+		 * extraction then reports whatever is really wrong. */
+		struct diag keep = *w->d;
 		int has = die_record__addr(w, u->offset + p->die, p->kind, &addr, &shndx);
-		if (has < 0)
+		if (has == -ENOMEM)
 			return has;
+		if (has < 0) {
+			*w->d = keep;
+			return 1;
+		}
 		if (has != p->hole)
 			return 1;
 		if (!has)
@@ -259,8 +268,9 @@ int cached__unit(const struct cached *c, struct cached_worker *cw, struct cu_wal
 		return -ENOMEM;
 	struct key128 ck;
 	enum cu_key_kind kind = c->in->dws_ok ? cu_key__compute(cw->key, u, &ck) : KEY_NONE;
-	/* ET_REL: the whole-input hash does not cover the relocations. */
-	if (kind == KEY_WHOLE && c->in->is_rel)
+	/* The whole-input hash covers neither an ET_REL file's relocations nor
+	 * a dwz alternate file, which another unit's DIEs may lead into. */
+	if (kind == KEY_WHOLE && (c->in->is_rel || c->in->alt_elf))
 		kind = KEY_NONE;
 	int err;
 	if (kind == KEY_NONE) {

@@ -68,6 +68,7 @@ struct cu_key {
 	const struct dwsec *s;
 	uint8_t addr_size, version;
 	uint64_t str_off_base, loclists_base;
+	int has_str_off_base, has_loclists_base;
 	int whole;		/* depends on other units: KEY_WHOLE */
 	struct abbrev_decl *decls;
 	size_t cap_decls, ndecls;
@@ -115,9 +116,9 @@ static int form_op(const struct cu_key *k, uint32_t attr, uint32_t form, uint32_
 		*n = 2; return OP_COPY;
 	case DW_FORM_addrx3:
 		*n = 3; return OP_COPY;
-	case DW_FORM_data4: case DW_FORM_ref4: case DW_FORM_addrx4: case DW_FORM_ref_sup4:
+	case DW_FORM_data4: case DW_FORM_ref4: case DW_FORM_addrx4:
 		*n = 4; return OP_COPY;
-	case DW_FORM_data8: case DW_FORM_ref8: case DW_FORM_ref_sup8:
+	case DW_FORM_data8: case DW_FORM_ref8:
 		*n = 8; return OP_COPY;
 	case DW_FORM_data16:
 		*n = 16; return OP_COPY;
@@ -246,10 +247,12 @@ static int put_str(struct cu_key *k, int sec, uint64_t off)
 static int put_strx(struct cu_key *k, uint64_t idx)
 {
 	const struct dwsec *so = &k->s[DWS_STR_OFF];
-	uint64_t at = k->str_off_base + idx * 4;
-	if (at < k->str_off_base || at + 4 > so->n)
+	if (!k->has_str_off_base)
+		return -ENOTSUP; /* libdw's default base is its own business: do not guess */
+	if (k->str_off_base > so->n || so->n - k->str_off_base < 4 ||
+	    idx > (so->n - k->str_off_base - 4) / 4)
 		return -EBADMSG;
-	return put_str(k, DWS_STR, le32_get(so->p + at));
+	return put_str(k, DWS_STR, le32_get(so->p + k->str_off_base + idx * 4));
 }
 
 /* A location expression: a lone DW_OP_addr keeps only the opcode (its
@@ -300,9 +303,14 @@ static int put_loclist(struct cu_key *k, uint64_t off)
 		switch (kind) {
 		case DW_LLE_end_of_list:
 			return c.err ? -EBADMSG : 0;
-		case DW_LLE_base_addressx:
+		case DW_LLE_base_addressx: {
+			/* An index into .debug_addr (relink-stable); libdw fails the
+			 * list when it is out of range, so it is part of the key. */
+			const uint8_t *p0 = c.p;
 			cur_uleb(&c);
+			buf_put(&k->norm, p0, (size_t)(c.p - p0));
 			continue;
+		}
 		case DW_LLE_GNU_view_pair:
 			cur_uleb(&c);
 			cur_uleb(&c);
@@ -310,7 +318,14 @@ static int put_loclist(struct cu_key *k, uint64_t off)
 		case DW_LLE_base_address:
 			cur_bytes(&c, k->addr_size);
 			continue;
-		case DW_LLE_startx_endx: case DW_LLE_startx_length: case DW_LLE_offset_pair:
+		case DW_LLE_startx_endx: case DW_LLE_startx_length: {
+			const uint8_t *p0 = c.p;
+			cur_uleb(&c); /* the start's .debug_addr index, as above */
+			buf_put(&k->norm, p0, (size_t)(c.p - p0));
+			cur_uleb(&c);
+			break;
+		}
+		case DW_LLE_offset_pair:
 			cur_uleb(&c);
 			cur_uleb(&c);
 			break;
@@ -338,10 +353,12 @@ static int put_loclist(struct cu_key *k, uint64_t off)
 static int put_loclistx(struct cu_key *k, uint64_t idx)
 {
 	const struct dwsec *s = &k->s[DWS_LOCLISTS];
-	uint64_t at = k->loclists_base + idx * 4;
-	if (at < k->loclists_base || at + 4 > s->n)
+	if (!k->has_loclists_base)
+		return -ENOTSUP;
+	if (k->loclists_base > s->n || s->n - k->loclists_base < 4 ||
+	    idx > (s->n - k->loclists_base - 4) / 4)
 		return -EBADMSG;
-	return put_loclist(k, k->loclists_base + le32_get(s->p + at));
+	return put_loclist(k, k->loclists_base + le32_get(s->p + k->loclists_base + idx * 4));
 }
 
 static int is_location(uint32_t attr)
@@ -371,7 +388,7 @@ static int put_value(struct cu_key *k, struct cursor *c, uint32_t attr, uint32_t
 	case DW_FORM_addrx3:
 		raw = 3;
 		break;
-	case DW_FORM_addrx4: case DW_FORM_ref4: case DW_FORM_ref_sup4:
+	case DW_FORM_addrx4: case DW_FORM_ref4:
 		raw = 4;
 		break;
 	case DW_FORM_data4: case DW_FORM_data8:
@@ -379,7 +396,7 @@ static int put_value(struct cu_key *k, struct cursor *c, uint32_t attr, uint32_t
 		 * location-list offset (the caller made this CU KEY_WHOLE). */
 		raw = form == DW_FORM_data4 ? 4 : 8;
 		break;
-	case DW_FORM_ref8: case DW_FORM_ref_sup8:
+	case DW_FORM_ref8:
 		raw = 8;
 		break;
 	case DW_FORM_data16:
@@ -462,7 +479,8 @@ static int put_value(struct cu_key *k, struct cursor *c, uint32_t attr, uint32_t
 		buf_uleb(&k->norm, v); /* the actual form is in the DIE, not the table */
 		return put_value(k, c, attr, (uint32_t)v, depth + 1);
 	default:
-		/* dwz's alternate-file forms, GNU split-DWARF forms, anything new. */
+		/* dwz's alternate-file forms (DW_FORM_GNU_ref_alt, DW_FORM_ref_sup4/8:
+		 * another file's DIEs), GNU split-DWARF forms, anything new. */
 		return -ENOTSUP;
 	}
 	if (raw) {
@@ -482,18 +500,22 @@ static int read_bases(struct cu_key *k, struct cursor c)
 	if (c.err || !code || code >= k->ndecls || !k->decls[code].defined)
 		return -EBADMSG;
 	const struct abbrev_decl *d = &k->decls[code];
-	k->str_off_base = 8;	/* DWARF 5's default: just past the table header */
-	k->loclists_base = 0;
+	k->str_off_base = k->loclists_base = 0;
+	k->has_str_off_base = k->has_loclists_base = 0;
 	size_t mark = k->norm.len;
 	for (uint32_t i = 0; i < d->n; i++) {
 		const struct abbrev_attr *a = &k->attrs[d->first + i];
-		if (a->form == DW_FORM_sec_offset &&
-		    (a->attr == DW_AT_str_offsets_base || a->attr == DW_AT_loclists_base)) {
+		if (a->attr == DW_AT_str_offsets_base || a->attr == DW_AT_loclists_base) {
+			if (a->form != DW_FORM_sec_offset)
+				return -ENOTSUP; /* libdw takes other forms too: not ours to guess */
 			uint64_t v = cur_le32(&c);
-			if (a->attr == DW_AT_str_offsets_base)
+			if (a->attr == DW_AT_str_offsets_base) {
 				k->str_off_base = v;
-			else
+				k->has_str_off_base = 1;
+			} else {
 				k->loclists_base = v;
+				k->has_loclists_base = 1;
+			}
 			continue;
 		}
 		/* Skip the others by normalizing them into a scratch tail. */
@@ -552,6 +574,11 @@ static int walk(struct cu_key *k, const struct unit *u)
 	if (!err)
 		err = read_bases(k, c);
 	while (!err && cursor_left(&c)) {
+		/* Where each DIE starts, relative to the unit: records name their
+		 * DIEs by it, and a value whose encoding may have another width
+		 * for the same meaning (a ULEB128 index, a block's length) would
+		 * otherwise move the DIEs after it without changing the key. */
+		buf_uleb(&k->norm, cursor_off(&c));
 		const uint8_t *p0 = c.p;
 		uint64_t code = cur_uleb(&c);
 		if (c.err)

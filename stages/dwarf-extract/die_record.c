@@ -589,7 +589,7 @@ int die_record__addr(struct cu_walk *w, uint64_t die_off, uint8_t kind, uint64_t
 		err = die_attrs__read(&die, w->dw, &a, w->d);
 	if (err)
 		return err;
-	Dwarf_Addr at;
+	Dwarf_Addr at = 0;
 	int has = kind == CUS_FUNC ? func_pc(&die, &a, &at)
 				   : kind == CUS_VAR && HAS(&a, LOCATION) && var_addr(&a, &at);
 	if (has)

@@ -86,7 +86,10 @@ static void collect_dwarf_sections(struct input *in)
 			if (strcmp(name, names[k]))
 				continue;
 			Elf_Data *data = sh.sh_type == SHT_NOBITS ? NULL : elf_getdata(scn, NULL);
-			if ((sh.sh_flags & SHF_COMPRESSED) || !data || (!data->d_buf && data->d_size))
+			/* Two sections of one name (COMDAT groups in a .o): which one
+			 * libdw reads is its business; the cache stays out of it. */
+			if ((sh.sh_flags & SHF_COMPRESSED) || !data || (!data->d_buf && data->d_size) ||
+			    in->dws[k].p)
 				return;
 			in->dws[k] = (struct dwsec){ data->d_buf, data->d_size };
 		}

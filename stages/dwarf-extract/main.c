@@ -299,9 +299,11 @@ static int extract_units(const struct extract_opts *o, struct run *r)
 	for (unsigned i = 0; i < o->jobs; i++)
 		if ((err = cu_walk__init(&r->walkers[i], &r->in, r->in.dw[i], &r->d)))
 			return err;
-	if (o->cache.dir) {
-		if ((err = cachedir__open(&r->cache, &o->cache.opts, "cu-v1", &r->d)))
-			return err;
+	struct diag cd = { 0 };
+	if (o->cache.dir && cachedir__open(&r->cache, &o->cache.opts, "cu-v1", &cd))
+		/* A cache is an optimization: one that cannot be used is said, not fatal. */
+		diag_warn(TOOL, "%s; going on without the cache", cd.msg);
+	if (r->cache) {
 		if ((err = cached__init(&r->cached, r->cache, &r->in, o->cache_verify)))
 			return diag_fail(&r->d, -err, "cannot hash this program for the cache key: %s",
 					 strerror(-err));

@@ -214,6 +214,35 @@ PY
 	echo "modules: $fexpl FUNC lines differ from Debian's .BTF in all (function rules of current pahole vs 1.24; see each $O/mod/*.funcs)"
 	echo "modules: btfpipe ${tot_ours} ms, pahole 1.24 ${tot_pahole} ms for $ntried modules (ratio $(awk -v a=$tot_ours -v b=$tot_pahole 'BEGIN { printf "%.2f", a / b }'))" | tee -a "$O/measured"
 fi
+echo "== the cache (format/CU-CACHE.md) on the real vmlinux and modules"
+C="$O/cache"
+rm -rf "$C"
+measure "extract -j2, cold cache (stores)" "$T_BIN/dwarf-extract" -j2 -q --cache "$C" --cache-stats -o "$O/vc1.cus" "$V" ||
+	not_ok "extract with a cold cache" "$(cat "$O/err.extract -j2, cold cache (stores)")"
+check_same "cache: a cold cache gives the uncached .cus" "$O/v2.cus" "$O/vc1.cus"
+measure "extract -j2, warm cache" "$T_BIN/dwarf-extract" -j2 -q --cache "$C" --cache-stats -o "$O/vc2.cus" "$V" ||
+	not_ok "extract with a warm cache"
+check_same "cache: a warm cache gives the uncached .cus" "$O/v2.cus" "$O/vc2.cus"
+hits=$(sed -n 's/.*(extracted CUs): this run: \([0-9]*\) hits.*/\1/p' "$O/err.extract -j2, warm cache")
+[ "$hits" = "$cus" ] && ok "cache: every one of the $cus units hits" ||
+	not_ok "cache: every unit hits" "$hits hits of $cus: $(cat "$O/err.extract -j2, warm cache")"
+BTFPIPE_CACHE_VERIFY=1 "$T_BIN/dwarf-extract" -j2 -q --cache "$C" -o "$O/vc3.cus" "$V" 2>"$O/err.verify"
+check_same "cache: --cache-verify extracts every hit again and agrees" "$O/v2.cus" "$O/vc3.cus"
+"$T_BIN/dwarf-extract" -j8 -q --cache "$C" -o "$O/vc8.cus" "$V"
+check_same "cache: -j8 from the cache, same bytes" "$O/v2.cus" "$O/vc8.cus"
+# Modules through pipeline.sh, as a kernel build runs them after vmlinux changed.
+cm=0 cbad=0
+for m in $(echo "$mods" | awk 'NR % 50 == 0'); do
+	n=$(basename "$m")
+	"$T_TOP/pipeline.sh" -j1 -q --btf-base "$O/v.btf" -o "$O/mc.$n.plain.btf" "$m" &&
+	"$T_TOP/pipeline.sh" -j1 -q --cache "$C" --btf-base "$O/v.btf" -o "$O/mc.$n.cold.btf" "$m" &&
+	BTFPIPE_CACHE_VERIFY=1 "$T_TOP/pipeline.sh" -j1 -q --cache "$C" --btf-base "$O/v.btf" -o "$O/mc.$n.warm.btf" "$m" || cbad=$((cbad + 1))
+	cmp -s "$O/mc.$n.plain.btf" "$O/mc.$n.cold.btf" && cmp -s "$O/mc.$n.plain.btf" "$O/mc.$n.warm.btf" || cbad=$((cbad + 1))
+	cm=$((cm + 1))
+done
+[ "$cm" -gt 0 ] && [ "$cbad" -eq 0 ] && ok "cache: $cm modules, cold and warm cache give the uncached split BTF" ||
+	not_ok "cache: modules through the cache" "$cbad of $cm differ or failed"
+
 echo "== measured"
 cat "$O/measured"
 p=$(grep -c '^pass$' "$T_RESULTS"); f=$(grep -c '^fail$' "$T_RESULTS"); s=$(grep -c '^skip$' "$T_RESULTS")
