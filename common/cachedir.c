@@ -416,11 +416,38 @@ static void add_totals(struct cachedir *c, uint64_t *totals, int add)
 	close(fd);
 }
 
+/* DIR/size: an estimate of the whole directory's bytes (what runs stored,
+ * less what they evicted), so that a run need not list every entry to learn
+ * whether the directory is over its limit; each real scan sets it exactly.
+ * A replaced entry counts twice until then: the estimate errs high, which
+ * only brings the next scan sooner. Under an flock held for the update only.
+ * Returns the new estimate. */
+static uint64_t size_estimate(const struct cachedir *c, uint64_t add, int set, uint64_t value)
+{
+	char path[4200], text[64];
+	snprintf(path, sizeof(path), "%s/size", c->o.dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666 & ~c->umask);
+	if (fd < 0)
+		return UINT64_MAX; /* unknown: scan */
+	flock(fd, LOCK_EX);
+	ssize_t got = pread(fd, text, sizeof(text) - 1, 0);
+	text[got > 0 ? got : 0] = 0;
+	uint64_t v = set ? value : strtoull(text, NULL, 10) + add;
+	int len = snprintf(text, sizeof(text), "%" PRIu64 "\n", v);
+	if (pwrite(fd, text, (size_t)len, 0) == len)
+		(void)!ftruncate(fd, len);
+	close(fd);
+	return v;
+}
+
 void cachedir__finish(struct cachedir *c)
 {
 	uint64_t totals[CD_N];
-	if (!c->o.readonly && c->o.max_size && c->n[CD_STORED])
+	if (!c->o.readonly && c->n[CD_STORED] &&
+	    size_estimate(c, c->n[CD_BYTES_WRITTEN], 0, 0) > c->o.max_size && c->o.max_size) {
 		evict(c);
+		size_estimate(c, 0, 1, c->bytes);
+	}
 	add_totals(c, totals, 1);
 }
 
@@ -438,8 +465,8 @@ void cachedir__print_stats(struct cachedir *c, FILE *f, int this_run, const char
 {
 	uint64_t totals[CD_N];
 	add_totals(c, totals, 0); /* cachedir__finish already added this run's */
-	if (!c->scanned)
-		scan(c, NULL, NULL);
+	if (!c->scanned && !scan(c, NULL, NULL) && !c->o.readonly)
+		size_estimate(c, 0, 1, c->bytes); /* a scan knows: correct the estimate */
 	char rd[32], wr[32], sz[32], lim[32];
 	if (this_run) {
 		human(rd, sizeof(rd), c->n[CD_BYTES_READ]);
