@@ -19,6 +19,19 @@ expect_hit() {
 	[ "$h" = "$2" ] && ok "$1" || not_ok "$1 (wanted $2 stage-output hits, got '${h}')" "$(cat "$3")"
 }
 
+# cold_then_warm ID DESC REF EXT CMD...: run the stage CMD with the cache
+# twice, into $T_OUT/ID.{cold,warm}.EXT: both are REF's bytes, the first
+# run misses and the second hits.
+cold_then_warm() {
+	local id=$1 desc=$2 ref=$3 ext=$4 run; shift 4
+	for run in cold warm; do
+		"$@" --cache "$C" --cache-stats -o "$T_OUT/$id.$run.$ext" 2>"$T_OUT/$id.$run.err"
+		check_same "$desc ($run) = uncached" "$ref" "$T_OUT/$id.$run.$ext"
+	done
+	expect_hit "$desc: the cold run misses" 0 "$T_OUT/$id.cold.err"
+	expect_hit "$desc: the warm run hits" 1 "$T_OUT/$id.warm.err"
+}
+
 build_fixture "$GCC" -O2 5 "$T_OUT" sample || not_ok "build sample"
 vm="$T_OUT/sample"
 # A "module": a relocatable object that shares a header with the sample.
@@ -37,12 +50,7 @@ EOF
 	not_ok "uncached module pipeline"
 
 # ---- dwarf-extract: the whole .cus of an unchanged relocatable file ----
-for run in cold warm; do
-	"$X" -q --cache "$C" --cache-stats -o "$T_OUT/mod.$run.cus" "$T_OUT/mod.o" 2>"$T_OUT/x.$run.err"
-	check_same "extract .o ($run) = uncached" "$T_OUT/mod.cus" "$T_OUT/mod.$run.cus"
-done
-expect_hit "extract .o: the cold run misses" 0 "$T_OUT/x.cold.err"
-expect_hit "extract .o: the warm run reuses the whole .cus" 1 "$T_OUT/x.warm.err"
+cold_then_warm x "extract .o (the whole .cus)" "$T_OUT/mod.cus" cus "$X" -q "$T_OUT/mod.o"
 BTFPIPE_CACHE_VERIFY=1 "$X" -q --cache "$C" -o "$T_OUT/mod.verify.cus" "$T_OUT/mod.o" 2>"$T_OUT/x.verify.err"
 check_same "extract .o: --cache-verify re-extracts a hit and agrees" "$T_OUT/mod.cus" "$T_OUT/mod.verify.cus"
 # The .cus names its input: the same bytes under another name are another .cus.
@@ -61,12 +69,7 @@ if grep -q 'stage outputs' "$T_OUT/x.vm2.err"; then not_ok "an executable has no
 else ok "an executable has no whole-.cus entry"; fi
 
 # ---- dedup-merge ----
-for run in cold warm; do
-	"$M" -q --cache "$C" --cache-stats -o "$T_OUT/vm.$run.graph" "$T_OUT/vm.cus" 2>"$T_OUT/m.$run.err"
-	check_same "merge ($run) = uncached" "$T_OUT/vm.graph" "$T_OUT/vm.$run.graph"
-done
-expect_hit "merge: the cold run misses" 0 "$T_OUT/m.cold.err"
-expect_hit "merge: the warm run hits" 1 "$T_OUT/m.warm.err"
+cold_then_warm m merge "$T_OUT/vm.graph" graph "$M" -q "$T_OUT/vm.cus"
 "$M" -q --lang-exclude rust --cache "$C" --cache-stats -o "$T_OUT/vm.lx.graph" "$T_OUT/vm.cus" 2>"$T_OUT/m.lx.err"
 expect_hit "merge: another --lang-exclude is another key" 0 "$T_OUT/m.lx.err"
 "$M" -q --cache "$C" --cache-stats -o "$T_OUT/two.graph" "$T_OUT/vm.cus" "$T_OUT/mod.cus" 2>"$T_OUT/m.two.err"
@@ -83,13 +86,7 @@ expect_hit "merge: a changed input is a miss" 0 "$T_OUT/m.c.err"
 check_same "merge: ... and gives the changed input's graph" "$T_OUT/mod2.plain.graph" "$T_OUT/mod2.graph"
 
 # ---- btf-emit ----
-for run in cold warm; do
-	"$E" --cache "$C" --cache-stats --elf "$T_OUT/mod.o" --btf-base "$T_OUT/vm.btf" \
-		-o "$T_OUT/mod.$run.btf" "$T_OUT/mod.graph" 2>"$T_OUT/e.$run.err"
-	check_same "emit split BTF ($run) = uncached" "$T_OUT/mod.btf" "$T_OUT/mod.$run.btf"
-done
-expect_hit "emit: the cold run misses" 0 "$T_OUT/e.cold.err"
-expect_hit "emit: the warm run hits" 1 "$T_OUT/e.warm.err"
+cold_then_warm e "emit split BTF" "$T_OUT/mod.btf" btf "$E" --elf "$T_OUT/mod.o" --btf-base "$T_OUT/vm.btf" "$T_OUT/mod.graph"
 # --elf-out from a hit: the same ELF as an uncached --elf-out.
 cp "$T_OUT/mod.o" "$T_OUT/mod.elfout.o"
 "$E" --elf "$T_OUT/mod.o" --btf-base "$T_OUT/vm.btf" --elf-out "$T_OUT/plain.elfout.o" "$T_OUT/mod.graph"
