@@ -18,7 +18,8 @@
 # pipeline.sh run as PAHOLE) reuses extracted CUs, and each stage's whole
 # output when its inputs did not change (format/CU-CACHE.md).
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
+# (No dirname or subshell: this runs once per module in a kernel build.)
+case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
 # Installed, the stages sit beside this script; in a checkout, in bin/.
 if [ -x "$here/dwarf-extract" ]; then bin=${BTFPIPE_BIN:-$here}; else bin=${BTFPIPE_BIN:-$here/bin}; fi
 jobs="" keep="" from="" out="" cache="" verbose=0 features="" base="" elfout="" langx="" stats="" quiet=0
