@@ -155,9 +155,7 @@ void cached_worker__free(struct cached_worker *cw)
 	cu_key__free(cw->key);
 	buf_free(&cw->norm);
 	buf_free(&cw->check);
-	free(cw->pos);
 	free(cw->patches);
-	free(cw->saved);
 	memset(cw, 0, sizeof(*cw));
 }
 
@@ -210,52 +208,58 @@ static int splice_entry(struct cu_walk *w, const struct unit *u, const struct cu
 	return b->err;
 }
 
-/* The miss's blob in normal form, with its patch list, into the cache. */
+static size_t uleb_len(uint64_t v)
+{
+	size_t n = 1;
+	while (v >>= 7)
+		n++;
+	return n;
+}
+
+/* The miss's blob in normal form, with its patch list, into the cache.
+ * The normal form is cut from the blob just encoded (cu_walk kept where
+ * each record's address field is): cu_offset and each address pair become
+ * single zero bytes, which is what encoding them as 0 would give. */
 static int store(const struct cached *c, struct cached_worker *cw, struct cu_walk *w,
 		 struct key128 key)
 {
-	struct cus_cu *cu = &w->cu;
-	size_t np = w->npatch_recs;
-	if (vec_grow(&cw->pos, &cw->cap_pos, cu->nrecs + 1) ||
-	    vec_grow(&cw->patches, &cw->cap_patches, np + 1) ||
-	    vec_grow(&cw->saved, &cw->cap_saved, np + 1))
+	const struct cus_cu *cu = &w->cu;
+	const uint8_t *b = w->blob.data;
+	size_t np = w->npatch_recs, at = 4 + uleb_len(cu->cu_offset);
+	if (vec_grow(&cw->patches, &cw->cap_patches, np + 1))
 		return -ENOMEM;
-	/* The normal form zeroes cu_offset and the address fields; they are
-	 * put back after, so w->cu stays as the extraction left it. */
-	uint64_t cu_offset = cu->cu_offset;
-	cu->cu_offset = 0;
-	for (size_t i = 0; i < np; i++) {
-		struct cus_rec *r = &cu->recs[w->patch_recs[i]];
-		cw->saved[i].addr = r->addr;
-		cw->saved[i].shndx = r->shndx;
-		r->addr = 0;
-		r->shndx = 0;
-	}
 	buf_reset(&cw->norm);
-	int err = cus_cu__encode_at(cu, &cw->norm, cw->pos);
-	cu->cu_offset = cu_offset;
+	buf_put(&cw->norm, b, 4);
+	buf_u8(&cw->norm, 0);
 	uint32_t prev = 4;
-	int ordered = 1;
 	for (size_t i = 0; i < np; i++) {
-		struct cus_rec *r = &cu->recs[w->patch_recs[i]];
-		r->addr = cw->saved[i].addr;
-		r->shndx = cw->saved[i].shndx;
+		const struct cus_rec *r = &cu->recs[w->patch_recs[i]];
 		struct cache_patch *p = &cw->patches[i];
 		p->kind = r->kind;
 		p->die = r->die;
 		p->hole = (r->flags & (CUS_F_HAS_PC | CUS_F_HAS_ADDR)) != 0;
-		p->pos = p->hole ? cw->pos[w->patch_recs[i]] : 0;
-		if (p->hole && p->pos <= prev)
-			ordered = 0;
-		if (p->hole)
-			prev = p->pos + 1;
+		p->pos = 0;
+		if (!p->hole)
+			continue;
+		size_t pos = w->addr_pos[w->patch_recs[i]];
+		if (pos < at || pos > w->blob.len) { /* records are made in order: never; never store a lie */
+			cachedir__count(c->cache, CD_UNCACHEABLE, 1);
+			return 0;
+		}
+		buf_put(&cw->norm, b + at, pos - at);
+		p->pos = (uint32_t)cw->norm.len;
+		buf_u8(&cw->norm, 0);
+		buf_u8(&cw->norm, 0);
+		at = pos + uleb_len(r->addr) + uleb_len(r->shndx);
+		if (p->pos <= prev || at > w->blob.len) {
+			cachedir__count(c->cache, CD_UNCACHEABLE, 1);
+			return 0;
+		}
+		prev = p->pos + 1;
 	}
-	if (err)
-		return err;
-	if (!ordered) { /* records are made in order, so never; but never store a lie */
-		cachedir__count(c->cache, CD_UNCACHEABLE, 1);
-		return 0;
-	}
+	buf_put(&cw->norm, b + at, w->blob.len - at);
+	if (cw->norm.err)
+		return -ENOMEM;
 	cu_entry_put(c->cache, key, cw->norm.data, cw->norm.len, cw->patches, (uint32_t)np,
 		     (uint16_t)cu->language, (uint32_t)cu->nrecs);
 	return 0; /* a failed store is counted and warned about, never fatal */

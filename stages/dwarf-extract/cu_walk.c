@@ -47,6 +47,7 @@ void cu_walk__free(struct cu_walk *w)
 	free(w->ext_vals);
 	free(w->pend_annots);
 	free(w->patch_recs);
+	free(w->addr_pos);
 	buf_free(&w->blob);
 	memset(w, 0, sizeof(*w));
 }
@@ -366,7 +367,9 @@ int cu_walk__extract(struct cu_walk *w, const struct unit *u)
 	if (!err) {
 		w->cu.str = strtab__data(w->strs);
 		w->cu.str_size = strtab__size(w->strs);
-		err = cus_cu__encode(&w->cu, &w->blob);
+		err = vec_grow(&w->addr_pos, &w->cap_addr_pos, w->cu.nrecs + 1);
+		if (!err)
+			err = cus_cu__encode_at(&w->cu, &w->blob, w->addr_pos);
 	}
 	if (err)
 		diag_prefix(w->d, "CU at 0x%llx: ", (unsigned long long)u->offset);

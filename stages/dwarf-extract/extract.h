@@ -165,6 +165,9 @@ struct cu_walk {
 	 * vars with a static address): the cache re-reads these on a hit. */
 	uint32_t *patch_recs;
 	size_t npatch_recs, cap_patch_recs;
+	/* Per record, where its address field is in blob (cus_cu__encode_at). */
+	uint32_t *addr_pos;
+	size_t cap_addr_pos;
 };
 
 int cu_walk__init(struct cu_walk *w, const struct input *in, Dwarf *dw, struct diag *d);
@@ -204,12 +207,8 @@ struct cached {
 struct cached_worker {
 	struct cu_key *key;
 	struct buf norm, check;
-	uint32_t *pos;
-	size_t cap_pos;
 	struct cache_patch *patches;
 	size_t cap_patches;
-	struct { uint64_t addr; uint32_t shndx; } *saved;
-	size_t cap_saved;
 };
 int cached__init(struct cached *c, struct cachedir *cache, const struct input *in, int verify);
 void cached_worker__free(struct cached_worker *cw);
