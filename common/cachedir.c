@@ -491,6 +491,24 @@ void cachedir__print_stats(struct cachedir *c, FILE *f, int this_run, const char
 	fprintf(f, "cache %s: holds %" PRIu64 " entries, %s (limit %s)\n", c->o.dir, c->entries, sz, lim);
 }
 
+struct cachedir *cachedir_cli_open(const struct cachedir_cli *cli, const char *kind, const char *tool)
+{
+	struct cachedir *c = NULL;
+	struct diag d = { 0 };
+	if (cli->dir && cachedir__open(&c, &cli->opts, kind, &d))
+		diag_warn(tool, "%s; going on without the cache", d.msg);
+	return c;
+}
+
+void cachedir_cli_report(struct cachedir *c, const struct cachedir_cli *cli, const char *tool, int ok,
+			 const char *what)
+{
+	if (c && cachedir__warning(c))
+		diag_warn(tool, "cache %s: %s (the output is not affected)", cli->dir, cachedir__warning(c));
+	if (c && ok && cli->stats)
+		cachedir__print_stats(c, stderr, 1, what);
+}
+
 int cachedir_cli_opt(struct cachedir_cli *cli, int c, const char *arg)
 {
 	switch (c) {

@@ -58,6 +58,14 @@ enum { CACHEDIR_OPT_DIR = 0x1000, CACHEDIR_OPT_NONE, CACHEDIR_OPT_SIZE, CACHEDIR
 	"      --cache-readonly  look up only: never store, touch or evict\n" \
 	"                      (or $BTFPIPE_CACHE_READONLY=1)\n" \
 	"      --cache-stats   print the cache's counters on stderr at the end\n"
+/* The directory's KIND for a stage, or NULL without --cache. A directory
+ * that cannot be used is a warning (tool's), and NULL: a cache is an
+ * optimization, never a reason to fail. */
+struct cachedir *cachedir_cli_open(const struct cachedir_cli *cli, const char *kind, const char *tool);
+/* End of a stage's run: its first store failure as a warning, and with
+ * --cache-stats (and ok) its counters as WHAT. c may be NULL. */
+void cachedir_cli_report(struct cachedir *c, const struct cachedir_cli *cli, const char *tool, int ok,
+			 const char *what);
 /* getopt_long's c for one of those: applied, returns 1; any other c: 0. */
 int cachedir_cli_opt(struct cachedir_cli *cli, int c, const char *arg);
 

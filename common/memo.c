@@ -7,12 +7,10 @@
 #include <elf.h>
 #include <errno.h>
 #include <link.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 static struct key128 self_key;
 static int self_err;
@@ -78,17 +76,12 @@ static void hash_self(void)
 	XXH3_128bits_reset(&w.st);
 	dl_iterate_phdr(hash_build_ids, &w);
 	if (!w.program_has_id) {
-		int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			self_err = -errno;
+		const void *p;
+		size_t size;
+		if ((self_err = mapfile_open("/proc/self/exe", 1, "program", &p, &size, NULL)))
 			return;
-		}
-		uint8_t b[1 << 16];
-		ssize_t n;
-		while ((n = read(fd, b, sizeof(b))) > 0)
-			XXH3_128bits_update(&w.st, b, (size_t)n);
-		self_err = n < 0 ? -errno : 0;
-		close(fd);
+		XXH3_128bits_update(&w.st, p, size);
+		munmap((void *)p, size);
 	}
 	XXH128_hash_t h = XXH3_128bits_digest(&w.st);
 	self_key = (struct key128){ h.low64, h.high64 };

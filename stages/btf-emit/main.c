@@ -404,12 +404,7 @@ int main(int argc, char **argv)
 	struct emit_memo memo = { 0 };
 	int err = 0, hit = 0;
 	/* Not with side outputs (--skip-report, --explain): the memo holds the BTF only. */
-	struct diag cd = { 0 };
-	if (o.cache.dir && !o.skip_report && !o.explain &&
-	    cachedir__open(&memo.cache, &o.cache.opts, "out-v1", &cd))
-		/* A cache is an optimization: one that cannot be used is said, not fatal. */
-		diag_warn(TOOL, "%s; going on without the cache", cd.msg);
-	if (memo.cache) {
+	if (!o.skip_report && !o.explain && (memo.cache = cachedir_cli_open(&o.cache, "out-v1", TOOL))) {
 		uint8_t *raw;
 		size_t size;
 		if (memo_key_of(&o, &memo.key)) {
@@ -422,15 +417,9 @@ int main(int argc, char **argv)
 	}
 	if (!err && !hit)
 		err = emit(&o, memo.cache ? &memo : NULL, &d, &where);
-	if (memo.cache) {
-		if (!err)
-			cachedir__finish(memo.cache);
-		if (cachedir__warning(memo.cache))
-			diag_warn(TOOL, "cache %s: %s (the output is not affected)", o.cache.dir,
-				  cachedir__warning(memo.cache));
-		if (!err && o.cache.stats)
-			cachedir__print_stats(memo.cache, stderr, 1, "stage outputs");
-		cachedir__close(memo.cache);
-	}
+	if (memo.cache && !err)
+		cachedir__finish(memo.cache);
+	cachedir_cli_report(memo.cache, &o.cache, TOOL, !err, "stage outputs");
+	cachedir__close(memo.cache);
 	return err ? diag_report(&d, where, err) : EXIT_OK;
 }

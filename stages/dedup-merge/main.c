@@ -355,11 +355,7 @@ int main(int argc, char **argv)
 	struct cachedir *cache = NULL;
 	struct key128 key;
 	int err = 0, hit = 0;
-	struct diag cd = { 0 };
-	if (o.cache.dir && cachedir__open(&cache, &o.cache.opts, "out-v1", &cd))
-		/* A cache is an optimization: one that cannot be used is said, not fatal. */
-		diag_warn(TOOL, "%s; going on without the cache", cd.msg);
-	if (cache) {
+	if ((cache = cachedir_cli_open(&o.cache, "out-v1", TOOL))) {
 		if (!memo_key(&o, &key)) {
 			hit = memo_fetch_to_file(cache, key, o.output, &d);
 			err = hit < 0 ? hit : 0;
@@ -376,16 +372,10 @@ int main(int argc, char **argv)
 	rc = err ? diag_report(&d, o.output, err) : EXIT_OK;
 	if (!err && o.stats && hit != 1)
 		stats_print(&st, stderr, o.stats == 2);
-	if (cache) {
-		if (!err)
-			cachedir__finish(cache);
-		if (cachedir__warning(cache))
-			diag_warn(TOOL, "cache %s: %s (the output is not affected)", o.cache.dir,
-				  cachedir__warning(cache));
-		if (!err && o.cache.stats)
-			cachedir__print_stats(cache, stderr, 1, "stage outputs");
-		cachedir__close(cache);
-	}
+	if (cache && !err)
+		cachedir__finish(cache);
+	cachedir_cli_report(cache, &o.cache, TOOL, !err, "stage outputs");
+	cachedir__close(cache);
 	merge_free(&m);
 	return rc;
 }

@@ -129,25 +129,16 @@ int cached__init(struct cached *c, struct cachedir *cache, const struct input *i
 	c->cache = cache;
 	c->in = in;
 	c->verify = verify;
-	/* Which build of dwarf-extract made an entry is part of its key: any
-	 * change to the code may change the records, and no version number is
-	 * bumped as reliably as the binary changes. */
-	struct key128 exe;
-	int err = memo_self_hash(&exe);
-	if (err)
-		return err;
-	struct buf b = { 0 };
-	buf_put(&b, "btfpipe-cu-cache-1", 18);
-	buf_le64(&b, exe.lo);
-	buf_le64(&b, exe.hi);
-	buf_le16(&b, in->ident.e_machine);
-	buf_u8(&b, in->ident.ei_class);
-	buf_u8(&b, in->ident.ei_data);
-	buf_le32(&b, in->ident.flags);
-	c->salt = key128_of(b.data, b.len);
-	err = b.err;
-	buf_free(&b);
-	return err;
+	/* Which code made an entry is part of its key (memo_key_begin): any
+	 * change to it may change the records, and no version number is bumped
+	 * as reliably as the binaries change. */
+	struct memo_key k;
+	memo_key_begin(&k, "btfpipe-cu-cache-1"); /* and the running code's identity */
+	memo_key_u64(&k, in->ident.e_machine);
+	memo_key_u64(&k, in->ident.ei_class);
+	memo_key_u64(&k, in->ident.ei_data);
+	memo_key_u64(&k, in->ident.flags);
+	return memo_key_end(&k, &c->salt);
 }
 
 void cached_worker__free(struct cached_worker *cw)
@@ -189,8 +180,6 @@ static int splice_entry(struct cu_walk *w, const struct unit *u, const struct cu
 		 * extraction then reports whatever is really wrong. */
 		struct diag keep = *w->d;
 		int has = die_record__addr(w, u->offset + p->die, p->kind, &addr, &shndx);
-		if (has == -ENOMEM)
-			return has;
 		if (has < 0) {
 			*w->d = keep;
 			return 1;

@@ -299,11 +299,7 @@ static int extract_units(const struct extract_opts *o, struct run *r)
 	for (unsigned i = 0; i < o->jobs; i++)
 		if ((err = cu_walk__init(&r->walkers[i], &r->in, r->in.dw[i], &r->d)))
 			return err;
-	struct diag cd = { 0 };
-	if (o->cache.dir && cachedir__open(&r->cache, &o->cache.opts, "cu-v1", &cd))
-		/* A cache is an optimization: one that cannot be used is said, not fatal. */
-		diag_warn(TOOL, "%s; going on without the cache", cd.msg);
-	if (r->cache) {
+	if ((r->cache = cachedir_cli_open(&o->cache, "cu-v1", TOOL))) {
 		if ((err = cached__init(&r->cached, r->cache, &r->in, o->cache_verify)))
 			return diag_fail(&r->d, -err, "cannot hash this program for the cache key: %s",
 					 strerror(-err));
@@ -371,13 +367,8 @@ int main(int argc, char **argv)
 	rc = err ? diag_report(&r.d, o.input, err) : EXIT_OK;
 	if (!err && o.stats)
 		stats_print(&r.st, stderr, o.stats == 2);
-	if (r.cache && cachedir__warning(r.cache))
-		diag_warn(TOOL, "cache %s: %s (the output is not affected)", o.cache.dir,
-			  cachedir__warning(r.cache));
-	if (!err && r.cache && o.cache.stats)
-		cachedir__print_stats(r.cache, stderr, 1, "extracted CUs");
-	if (!err && r.whole && o.cache.stats)
-		cachedir__print_stats(r.whole, stderr, 1, "stage outputs");
+	cachedir_cli_report(r.cache, &o.cache, TOOL, !err, "extracted CUs");
+	cachedir_cli_report(r.whole, &o.cache, TOOL, !err, "stage outputs");
 
 	cus_writer__abort(&r.writer);
 	if (r.walkers)
