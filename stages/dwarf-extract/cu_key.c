@@ -103,8 +103,9 @@ void cu_key__free(struct cu_key *k)
 
 static int is_location(uint32_t attr);
 
-/* What put_value() does with a form, when that is "n fixed bytes as they
- * are" (OP_COPY) or "n fixed bytes left out" (OP_SKIP); else OP_ATTR. */
+/* A form that is "n fixed bytes as they are" (OP_COPY) or "n fixed bytes
+ * left out" (OP_SKIP); anything else is OP_ATTR, put_value()'s own switch.
+ * The one table of fixed forms, for the compiled walk and put_value(). */
 static int form_op(const struct cu_key *k, uint32_t attr, uint32_t form, uint32_t *n)
 {
 	switch (form) {
@@ -117,6 +118,8 @@ static int form_op(const struct cu_key *k, uint32_t attr, uint32_t form, uint32_
 	case DW_FORM_addrx3:
 		*n = 3; return OP_COPY;
 	case DW_FORM_data4: case DW_FORM_ref4: case DW_FORM_addrx4:
+		/* (DWARF 2/3: a location in data4/data8 is a location-list offset;
+		 * such CUs are KEY_WHOLE, so its bytes as they are will do.) */
 		*n = 4; return OP_COPY;
 	case DW_FORM_data8: case DW_FORM_ref8:
 		*n = 8; return OP_COPY;
@@ -221,6 +224,33 @@ static int read_abbrevs(struct cu_key *k, uint64_t off)
 }
 
 /* ---- values ---- */
+
+/* buf_put() for the few bytes of most runs: a fixed 16-byte copy (when the
+ * source has them and the buffer has room) instead of a call to memcpy,
+ * which dominated the walk. Only n bytes count. */
+static inline void put_small(struct buf *b, const uint8_t *p, size_t n, size_t src_left)
+{
+	if (n <= 16 && src_left >= 16 && b->cap - b->len >= 16 && !b->err) {
+		__builtin_memcpy(b->data + b->len, p, 16);
+		b->len += n;
+		return;
+	}
+	buf_put(b, p, n);
+}
+
+/* An OP_COPY or OP_SKIP step: n fixed bytes at c, into the key or past it. */
+static inline int put_fixed(struct cu_key *k, struct cursor *c, int op, uint32_t n)
+{
+	if (!n)
+		return 0;
+	size_t left = cursor_left(c);
+	const uint8_t *b = cur_bytes(c, n);
+	if (!b)
+		return -EBADMSG;
+	if (op == OP_COPY)
+		put_small(&k->norm, b, n, left);
+	return 0;
+}
 
 /* A string, as the 8-byte hash of its text (memoized by section offset). */
 static int put_str(struct cu_key *k, int sec, uint64_t off)
@@ -373,35 +403,11 @@ static int put_value(struct cu_key *k, struct cursor *c, uint32_t attr, uint32_t
 	size_t raw = 0;	/* bytes to append as they are */
 	uint64_t v, len;
 	/* The form itself is in the abbreviation table's bytes, already hashed. */
+	uint32_t n;
+	int op = form_op(k, attr, form, &n);
+	if (op != OP_ATTR)
+		return put_fixed(k, c, op, n);
 	switch (form) {
-	case DW_FORM_flag_present: case DW_FORM_implicit_const:
-		return 0; /* the value is in the abbreviation table */
-	case DW_FORM_addr:
-		cur_bytes(c, k->addr_size);
-		break;
-	case DW_FORM_addrx1: case DW_FORM_data1: case DW_FORM_ref1: case DW_FORM_flag:
-		raw = 1;
-		break;
-	case DW_FORM_addrx2: case DW_FORM_data2: case DW_FORM_ref2:
-		raw = 2;
-		break;
-	case DW_FORM_addrx3:
-		raw = 3;
-		break;
-	case DW_FORM_addrx4: case DW_FORM_ref4:
-		raw = 4;
-		break;
-	case DW_FORM_data4: case DW_FORM_data8:
-		/* DWARF 2/3: a location or member offset in a data form is a
-		 * location-list offset (the caller made this CU KEY_WHOLE). */
-		raw = form == DW_FORM_data4 ? 4 : 8;
-		break;
-	case DW_FORM_ref8:
-		raw = 8;
-		break;
-	case DW_FORM_data16:
-		raw = 16;
-		break;
 	case DW_FORM_ref_sig8:
 		k->whole = 1;
 		raw = 8;
@@ -539,18 +545,7 @@ static int read_bases(struct cu_key *k, struct cursor c)
 
 /* ---- the unit ---- */
 
-/* buf_put() for the few bytes of most runs: a fixed 16-byte copy (when the
- * source has them and the buffer has room) instead of a call to memcpy,
- * which dominated the walk. Only n bytes count. */
-static inline void put_small(struct buf *b, const uint8_t *p, size_t n, size_t src_left)
-{
-	if (n <= 16 && src_left >= 16 && b->cap - b->len >= 16 && !b->err) {
-		__builtin_memcpy(b->data + b->len, p, 16);
-		b->len += n;
-		return;
-	}
-	buf_put(b, p, n);
-}
+
 
 static int walk(struct cu_key *k, const struct unit *u)
 {
@@ -611,12 +606,8 @@ static int walk(struct cu_key *k, const struct unit *u)
 				err = put_value(k, &c, a->attr, a->form, 0);
 				continue;
 			}
-			size_t left = cursor_left(&c);
-			const uint8_t *b = cur_bytes(&c, op->n);
-			if (!b)
-				return -EBADMSG;
-			if (op->kind == OP_COPY)
-				put_small(&k->norm, b, op->n, left);
+			if ((err = put_fixed(k, &c, op->kind, op->n)))
+				return err;
 		}
 	}
 	return err;
