@@ -38,13 +38,7 @@
 #define DW_LLE_GNU_view_pair 0x09
 #endif
 
-#define MAX_ABBREV_CODE (1u << 20)
 #define STR_MEMO 65536	/* direct-mapped string-hash memo, a power of two */
-
-struct abbrev_attr {
-	uint32_t attr, form;
-	int64_t implicit;
-};
 
 /* A DIE's attributes, compiled per abbreviation: runs of fixed-size values
  * that go into the key as they are (OP_COPY) or not at all (OP_SKIP) become
@@ -55,13 +49,12 @@ struct abbrev_attr {
 enum { OP_COPY, OP_SKIP, OP_ATTR };
 struct abbrev_op {
 	uint8_t kind;
-	uint32_t n;		/* COPY, SKIP: bytes; ATTR: index into cu_key.attrs */
+	uint32_t n;		/* COPY, SKIP: bytes; ATTR: index into ab.specs */
 };
 
-struct abbrev_decl {
-	uint32_t first, n;	/* into cu_key.attrs */
-	uint32_t op_first, nops; /* into cu_key.ops */
-	uint8_t defined;
+/* Per abbreviation code: its steps, ops[op_first .. op_first + nops). */
+struct key_decl {
+	uint32_t op_first, nops;
 };
 
 struct cu_key {
@@ -70,10 +63,9 @@ struct cu_key {
 	uint64_t str_off_base, loclists_base;
 	int has_str_off_base, has_loclists_base;
 	int whole;		/* depends on other units: KEY_WHOLE */
-	struct abbrev_decl *decls;
-	size_t cap_decls, ndecls;
-	struct abbrev_attr *attrs;
-	size_t cap_attrs, nattrs;
+	struct abbrev_table ab;
+	struct key_decl *kd;	/* parallel to ab.decls */
+	size_t cap_kd;
 	struct abbrev_op *ops;
 	size_t cap_ops, nops;
 	struct buf norm;	/* the normalized stream being hashed */
@@ -92,8 +84,8 @@ void cu_key__free(struct cu_key *k)
 {
 	if (!k)
 		return;
-	free(k->decls);
-	free(k->attrs);
+	abbrev_table__free(&k->ab);
+	free(k->kd);
 	free(k->ops);
 	buf_free(&k->norm);
 	free(k);
@@ -135,7 +127,7 @@ static int form_op(const struct cu_key *k, uint32_t attr, uint32_t form, uint32_
 	return OP_ATTR;
 }
 
-static int add_op(struct cu_key *k, struct abbrev_decl *d, int kind, uint32_t n)
+static int add_op(struct cu_key *k, struct key_decl *d, int kind, uint32_t n)
 {
 	struct abbrev_op *last = d->nops ? &k->ops[k->nops - 1] : NULL;
 	if (kind != OP_ATTR && last && last->kind == kind) {
@@ -151,13 +143,13 @@ static int add_op(struct cu_key *k, struct abbrev_decl *d, int kind, uint32_t n)
 	return 0;
 }
 
-static int compile_decl(struct cu_key *k, struct abbrev_decl *d)
+static int compile_decl(struct cu_key *k, const struct abbrev_decl *ad, struct key_decl *d)
 {
 	d->op_first = (uint32_t)k->nops;
 	d->nops = 0;
-	for (uint32_t i = 0; i < d->n; i++) {
-		const struct abbrev_attr *a = &k->attrs[d->first + i];
-		uint32_t n = d->first + i;
+	for (uint32_t i = 0; i < ad->n; i++) {
+		const struct abbrev_spec *a = &k->ab.specs[ad->first + i];
+		uint32_t n = ad->first + i;
 		int kind = form_op(k, a->attr, a->form, &n);
 		int err = add_op(k, d, kind, n);
 		if (err)
@@ -169,57 +161,17 @@ static int compile_decl(struct cu_key *k, struct abbrev_decl *d)
 static int read_abbrevs(struct cu_key *k, uint64_t off)
 {
 	const struct dwsec *ab = &k->s[DWS_ABBREV];
-	if (off >= ab->n)
-		return -EBADMSG;
-	struct cursor c;
-	cursor_init(&c, ab->p + off, ab->n - off);
-	if (k->ndecls)
-		memset(k->decls, 0, k->ndecls * sizeof(*k->decls));
-	k->ndecls = 0;
-	k->nattrs = 0;
+	int err = abbrev_table__read(&k->ab, ab, off);
+	if (err)
+		return err;
 	k->nops = 0;
-	for (;;) {
-		uint64_t code = cur_uleb(&c);
-		if (c.err)
-			return -EBADMSG;
-		if (!code)
-			break;
-		if (code >= MAX_ABBREV_CODE)
-			return -ENOTSUP;
-		cur_uleb(&c); /* tag */
-		cur_u8(&c);   /* children */
-		if (code >= k->ndecls) {
-			size_t old = k->ndecls;
-			if (vec_grow(&k->decls, &k->cap_decls, code + 1))
-				return -ENOMEM;
-			memset(k->decls + old, 0, (code + 1 - old) * sizeof(*k->decls));
-			k->ndecls = code + 1;
-		}
-		struct abbrev_decl *d = &k->decls[code];
-		if (d->defined)
-			return -EBADMSG;
-		d->defined = 1;
-		d->first = (uint32_t)k->nattrs;
-		for (;;) {
-			uint64_t at = cur_uleb(&c), form = cur_uleb(&c);
-			if (c.err || at > UINT32_MAX || form > UINT32_MAX)
-				return -EBADMSG;
-			if (!at && !form)
-				break;
-			if (vec_grow(&k->attrs, &k->cap_attrs, k->nattrs + 1))
-				return -ENOMEM;
-			struct abbrev_attr *a = &k->attrs[k->nattrs++];
-			a->attr = (uint32_t)at;
-			a->form = (uint32_t)form;
-			a->implicit = form == DW_FORM_implicit_const ? cur_sleb(&c) : 0;
-		}
-		d->n = (uint32_t)(k->nattrs - d->first);
-		int err = compile_decl(k, d);
-		if (err)
+	if (vec_grow(&k->kd, &k->cap_kd, k->ab.ndecls + 1))
+		return -ENOMEM;
+	for (size_t code = 0; code < k->ab.ndecls; code++)
+		if (k->ab.decls[code].defined && (err = compile_decl(k, &k->ab.decls[code], &k->kd[code])))
 			return err;
-	}
 	/* The table's bytes are part of the key: tags, children and forms. */
-	buf_put(&k->norm, ab->p + off, cursor_off(&c));
+	buf_put(&k->norm, ab->p + off, k->ab.len);
 	return 0;
 }
 
@@ -503,14 +455,14 @@ static int put_value(struct cu_key *k, struct cursor *c, uint32_t attr, uint32_t
 static int read_bases(struct cu_key *k, struct cursor c)
 {
 	uint64_t code = cur_uleb(&c);
-	if (c.err || !code || code >= k->ndecls || !k->decls[code].defined)
+	if (c.err || !code || code >= k->ab.ndecls || !k->ab.decls[code].defined)
 		return -EBADMSG;
-	const struct abbrev_decl *d = &k->decls[code];
+	const struct abbrev_decl *d = &k->ab.decls[code];
 	k->str_off_base = k->loclists_base = 0;
 	k->has_str_off_base = k->has_loclists_base = 0;
 	size_t mark = k->norm.len;
 	for (uint32_t i = 0; i < d->n; i++) {
-		const struct abbrev_attr *a = &k->attrs[d->first + i];
+		const struct abbrev_spec *a = &k->ab.specs[d->first + i];
 		if (a->attr == DW_AT_str_offsets_base || a->attr == DW_AT_loclists_base) {
 			if (a->form != DW_FORM_sec_offset)
 				return -ENOTSUP; /* libdw takes other forms too: not ours to guess */
@@ -596,13 +548,13 @@ static int walk(struct cu_key *k, const struct unit *u)
 		put_small(&k->norm, p0, (size_t)(c.p - p0), cursor_left(&c) + (size_t)(c.p - p0));
 		if (!code)
 			continue;
-		if (code >= k->ndecls || !k->decls[code].defined)
+		if (code >= k->ab.ndecls || !k->ab.decls[code].defined)
 			return -EBADMSG;
-		const struct abbrev_decl *d = &k->decls[code];
+		const struct key_decl *d = &k->kd[code];
 		const struct abbrev_op *op = k->ops + d->op_first, *end = op + d->nops;
 		for (; op < end && !err; op++) {
 			if (op->kind == OP_ATTR) {
-				const struct abbrev_attr *a = &k->attrs[op->n];
+				const struct abbrev_spec *a = &k->ab.specs[op->n];
 				err = put_value(k, &c, a->attr, a->form, 0);
 				continue;
 			}

@@ -39,6 +39,7 @@ int cu_walk__init(struct cu_walk *w, const struct input *in, Dwarf *dw, struct d
 void cu_walk__free(struct cu_walk *w)
 {
 	cus_cu__free(&w->cu);
+	die_reader__free(&w->rd);
 	strtab__free(w->strs);
 	free(w->slots);
 	free(w->map_keys);
@@ -206,27 +207,27 @@ static int is_type_tag(int tag)
 static int walk_body_types(struct cu_walk *w, Dwarf_Die *scope, int depth)
 {
 	Dwarf_Die c;
-	if (!dwarf_haschildren(scope) || dwarf_child(scope, &c))
+	if (!die_first_child(&w->rd, scope, &c))
 		return 0;
 	do {
-		int err = 0, tag = dwarf_tag(&c);
+		int err = 0, tag = die_tag(&w->rd, &c);
 		if (is_type_tag(tag))
 			err = die_record__add(w, &c, 0);
 		else if (tag == DW_TAG_lexical_block && depth < 256)
 			err = walk_body_types(w, &c, depth + 1);
 		if (err)
 			return err;
-	} while (dwarf_siblingof(&c, &c) == 0);
+	} while (die_next(&w->rd, &c));
 	return 0;
 }
 
 static int walk_children(struct cu_walk *w, Dwarf_Die *parent, int depth)
 {
 	Dwarf_Die c;
-	if (!dwarf_haschildren(parent) || dwarf_child(parent, &c))
+	if (!die_first_child(&w->rd, parent, &c))
 		return 0;
 	do {
-		int err, tag = dwarf_tag(&c);
+		int err, tag = die_tag(&w->rd, &c);
 		if (tag == DW_TAG_namespace && depth < 64)
 			err = walk_children(w, &c, depth + 1);
 		else
@@ -236,7 +237,7 @@ static int walk_children(struct cu_walk *w, Dwarf_Die *parent, int depth)
 			err = walk_body_types(w, &c, 0);
 		if (err)
 			return err;
-	} while (dwarf_siblingof(&c, &c) == 0);
+	} while (die_next(&w->rd, &c));
 	return 0;
 }
 
@@ -329,6 +330,7 @@ static int unit_header(struct cu_walk *w, const struct unit *u, Dwarf_Die *cudie
 		return diag_fail(w->d, EBADMSG, "unit header unreadable: %s", dwarf_errmsg(-1));
 	w->unit_off = u->offset;
 	w->unit_end = next | alt;
+	die_reader__begin(&w->rd, w->in, cudie, u->offset, next | alt, version, addr_size, off_size, abbrev);
 	w->first_die = (off + hsize) | alt;
 	w->cu.cu_offset = u->offset;
 	w->cu.unit_type = u->unit_type;

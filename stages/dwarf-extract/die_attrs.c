@@ -1,8 +1,11 @@
 /* die_attrs.c: read every attribute dwarf-extract needs from a DIE in one pass.
  *
- * dwarf_getattrs() walks the abbreviation once; asking dwarf_attr() for each
- * attribute instead would rescan it for every question. Attributes we do not
- * use cost one switch miss.
+ * One walk over the DIE's attributes (die_reader__attrs(), else
+ * dwarf_getattrs()); asking dwarf_attr() for each attribute instead would
+ * rescan it for every question. Attributes we do not use cost one switch
+ * miss. On the reader's walk, the common forms (strp, ref4, dataN, flags)
+ * are decoded here from their bytes; every other form goes to the libdw
+ * function that reads it, with the same result either way.
  */
 #include "extract.h"
 #include "../../common/diag.h"
@@ -14,8 +17,49 @@
 struct attrs_ctx {
 	struct die_attrs *a;
 	Dwarf *main_dw;
+	const struct die_reader *raw;	/* the attribute came from this reader, or NULL: libdw's */
 	int err;
+	int retry;	/* a value only libdw can read came from the reader: read the DIE with libdw */
 };
+
+/* An attribute from the reader that is about to go to libdw: fine, unless
+ * its value is an implicit constant, which the reader keeps in its own
+ * memory (extract.h): then the DIE is read again through libdw. */
+static int libdw_can_read(struct attrs_ctx *x, const Dwarf_Attribute *at)
+{
+	if (x->raw && at->form == DW_FORM_implicit_const) {
+		x->retry = 1;
+		return 0;
+	}
+	return 1;
+}
+
+static uint64_t uleb_at(const uint8_t *p)
+{
+	uint64_t v = 0;
+	for (unsigned shift = 0; shift < 64; shift += 7) {
+		v |= (uint64_t)(*p & 0x7f) << shift;
+		if (!(*p++ & 0x80))
+			break;
+	}
+	return v;
+}
+
+static int64_t sleb_at(const uint8_t *p)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+	uint8_t b;
+	do {
+		b = *p++;
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+	} while (b & 0x80);
+	if (shift < 64 && (b & 0x40))
+		v |= ~(uint64_t)0 << shift;
+	return (int64_t)v;
+}
 
 /* The global offset of the DIE a reference attribute names (a CU-relative
  * form, DW_FORM_ref_addr across CUs, or a type signature). */
@@ -28,6 +72,34 @@ static int ref_target(Dwarf_Attribute *at, Dwarf *main_dw, uint64_t *out)
 	/* Offset 0 is a unit header, never a DIE; 0 also means "no reference"
 	 * to the callers, so it must not pass for one. */
 	return (*out & ~CUS_ALT_BIT) ? 0 : -EBADMSG;
+}
+
+/* ref_target(), with the reader's CU-local forms read here. */
+static int form_ref(struct attrs_ctx *x, Dwarf_Attribute *at, uint64_t *out)
+{
+	const struct die_reader *r = x->raw;
+	if (r) {
+		const uint8_t *v = at->valp;
+		uint64_t off;
+		int local = 1;
+		switch (at->form) {
+		case DW_FORM_ref1: off = v[0]; break;
+		case DW_FORM_ref2: off = le16_get(v); break;
+		case DW_FORM_ref4: off = le32_get(v); break;
+		case DW_FORM_ref8: off = le64_get(v); break;
+		case DW_FORM_ref_udata: off = uleb_at(v); break;
+		default: local = 0; off = 0; break;
+		}
+		/* Inside the unit, libdw finds the DIE at unit + off; outside, it
+		 * looks further, so it decides. */
+		if (local && off < (uint64_t)(r->end - r->start)) {
+			*out = r->unit_off + off;
+			return *out ? 0 : -EBADMSG;
+		}
+		if (!libdw_can_read(x, at))
+			return 0;
+	}
+	return ref_target(at, x->main_dw, out);
 }
 
 uint64_t die_gid(Dwarf *main_dw, Dwarf_Die *die)
@@ -56,6 +128,75 @@ static int read_const(Dwarf_Attribute *at, uint64_t *out, int *is_signed)
 	return 0;
 }
 
+/* read_const(), with the reader's fixed and LEB128 forms read here. */
+static int form_const(struct attrs_ctx *x, Dwarf_Attribute *at, uint64_t *out, int *is_signed)
+{
+	if (x->raw) {
+		const uint8_t *v = at->valp;
+		*is_signed = 0;
+		switch (at->form) {
+		case DW_FORM_data1: *out = v[0]; return 0;
+		case DW_FORM_data2: *out = le16_get(v); return 0;
+		case DW_FORM_data4: *out = le32_get(v); return 0;
+		case DW_FORM_data8: *out = le64_get(v); return 0;
+		case DW_FORM_udata: *out = uleb_at(v); return 0;
+		case DW_FORM_sdata: case DW_FORM_implicit_const: {
+			int64_t s = at->form == DW_FORM_sdata ? sleb_at(v) : *(const int64_t *)(const void *)v;
+			*out = (uint64_t)s;
+			*is_signed = s < 0;
+			return 0;
+		}
+		}
+	}
+	return read_const(at, out, is_signed);
+}
+
+/* dwarf_formstring(), with the reader's inline and .debug_str forms read here. */
+static const char *form_str(struct attrs_ctx *x, Dwarf_Attribute *at)
+{
+	const struct die_reader *r = x->raw;
+	if (r) {
+		uint32_t off;
+		switch (at->form) {
+		case DW_FORM_string:
+			return (const char *)at->valp; /* checked to end in the unit */
+		case DW_FORM_strp:
+			off = le32_get(at->valp);
+			if (r->str_ok && off < r->s[DWS_STR].n)
+				return (const char *)r->s[DWS_STR].p + off;
+			break;
+		case DW_FORM_line_strp:
+			off = le32_get(at->valp);
+			if (r->line_str_ok && off < r->s[DWS_LINE_STR].n)
+				return (const char *)r->s[DWS_LINE_STR].p + off;
+			break;
+		}
+		if (!libdw_can_read(x, at))
+			return NULL;
+	}
+	return dwarf_formstring(at);
+}
+
+/* dwarf_formflag(). */
+static int form_flag(struct attrs_ctx *x, Dwarf_Attribute *at, bool *flag)
+{
+	if (x->raw) {
+		if (at->form == DW_FORM_flag_present) {
+			*flag = true;
+			return 0;
+		}
+		if (at->form == DW_FORM_flag) {
+			*flag = *at->valp != 0;
+			return 0;
+		}
+		if (!libdw_can_read(x, at)) {
+			*flag = false;
+			return 0;
+		}
+	}
+	return dwarf_formflag(at, flag);
+}
+
 static int is_const_form(unsigned form)
 {
 	switch (form) {
@@ -67,11 +208,11 @@ static int is_const_form(unsigned form)
 }
 
 /* DW_AT_data_member_location: a constant, or (DWARF 2) DW_OP_plus_uconst N. */
-static int read_member_loc(Dwarf_Attribute *at, struct die_attrs *a)
+static int read_member_loc(struct attrs_ctx *x, Dwarf_Attribute *at, struct die_attrs *a)
 {
 	if (is_const_form(dwarf_whatform(at))) {
 		int s;
-		return read_const(at, &a->member_loc, &s);
+		return form_const(x, at, &a->member_loc, &s);
 	}
 	Dwarf_Op *ops;
 	size_t n;
@@ -83,124 +224,140 @@ static int read_member_loc(Dwarf_Attribute *at, struct die_attrs *a)
 	return 0;
 }
 
-static int attr_cb(Dwarf_Attribute *at, void *arg)
+/* The attributes dwarf-extract reads, each with its ATTR_* bit: the one
+ * list (attr_cb() reads by bit; the DIE reader passes on only these). */
+static int attr_bit(unsigned attr)
+{
+	switch (attr) {
+	case DW_AT_name: return ATTR_NAME;
+	case DW_AT_linkage_name: case DW_AT_MIPS_linkage_name: return ATTR_LINKAGE_NAME;
+	case DW_AT_type: return ATTR_TYPE;
+	case DW_AT_abstract_origin: return ATTR_ORIGIN;
+	case DW_AT_specification: return ATTR_SPEC;
+	case DW_AT_byte_size: return ATTR_BYTE_SIZE;
+	case DW_AT_bit_size: return ATTR_BIT_SIZE;
+	case DW_AT_data_bit_offset: return ATTR_DATA_BIT_OFFSET;
+	case DW_AT_bit_offset: return ATTR_BIT_OFFSET;
+	case DW_AT_data_member_location: return ATTR_MEMBER_LOC;
+	case DW_AT_encoding: return ATTR_ENCODING;
+	case DW_AT_inline: return ATTR_INLINE;
+	case DW_AT_calling_convention: return ATTR_CC;
+	case DW_AT_alignment: return ATTR_ALIGNMENT;
+	case DW_AT_count: return ATTR_COUNT;
+	case DW_AT_lower_bound: return ATTR_LOWER;
+	case DW_AT_upper_bound: return ATTR_UPPER;
+	case DW_AT_declaration: return ATTR_DECLARATION;
+	case DW_AT_external: return ATTR_EXTERNAL;
+	case DW_AT_artificial: return ATTR_ARTIFICIAL;
+	case DW_AT_prototyped: return ATTR_PROTOTYPED;
+	case DW_AT_low_pc: return ATTR_LOW_PC;
+	case DW_AT_entry_pc: return ATTR_ENTRY_PC;
+	case DW_AT_ranges: return ATTR_RANGES;
+	case DW_AT_location: return ATTR_LOCATION;
+	case DW_AT_const_value: return ATTR_CONST_VALUE;
+	}
+	return -1;
+}
+
+int die_attrs__bit(unsigned attr)
+{
+	return attr_bit(attr);
+}
+
+/* One attribute into x->a; bit is attr_bit() of its code. */
+static int attr_cb(Dwarf_Attribute *at, int bit, void *arg)
 {
 	struct attrs_ctx *x = arg;
 	struct die_attrs *a = x->a;
-	int bit = -1, s, err = 0;
+	int s, err = 0;
+	unsigned form = dwarf_whatform(at);
 	bool flag;
 
-	switch (dwarf_whatattr(at)) {
-	case DW_AT_name:
-		bit = ATTR_NAME;
-		a->name = dwarf_formstring(at);
+	switch (bit) {
+	case -1:
+		return DWARF_CB_OK;
+	case ATTR_NAME:
+		a->name = form_str(x, at);
 		break;
-	case DW_AT_linkage_name: case DW_AT_MIPS_linkage_name:
-		bit = ATTR_LINKAGE_NAME;
-		a->linkage_name = dwarf_formstring(at);
+	case ATTR_LINKAGE_NAME:
+		a->linkage_name = form_str(x, at);
 		break;
-	case DW_AT_type:
-		bit = ATTR_TYPE;
-		err = ref_target(at, x->main_dw, &a->type);
+	case ATTR_TYPE:
+		err = form_ref(x, at, &a->type);
 		break;
-	case DW_AT_abstract_origin:
-		bit = ATTR_ORIGIN;
-		err = ref_target(at, x->main_dw, &a->origin);
+	case ATTR_ORIGIN:
+		err = form_ref(x, at, &a->origin);
 		break;
-	case DW_AT_specification:
-		bit = ATTR_SPEC;
-		err = ref_target(at, x->main_dw, &a->spec);
+	case ATTR_SPEC:
+		err = form_ref(x, at, &a->spec);
 		break;
-	case DW_AT_byte_size:
-		bit = ATTR_BYTE_SIZE;
-		err = is_const_form(dwarf_whatform(at)) ? read_const(at, &a->byte_size, &s) : 0;
+	case ATTR_BYTE_SIZE:
+		err = is_const_form(form) ? form_const(x, at, &a->byte_size, &s) : 0;
 		break;
-	case DW_AT_bit_size:
-		bit = ATTR_BIT_SIZE;
-		err = read_const(at, &a->bit_size, &s);
+	case ATTR_BIT_SIZE:
+		err = form_const(x, at, &a->bit_size, &s);
 		break;
-	case DW_AT_data_bit_offset:
-		bit = ATTR_DATA_BIT_OFFSET;
-		err = read_const(at, &a->data_bit_offset, &s);
+	case ATTR_DATA_BIT_OFFSET:
+		err = form_const(x, at, &a->data_bit_offset, &s);
 		break;
-	case DW_AT_bit_offset:
-		bit = ATTR_BIT_OFFSET;
-		err = read_const(at, &a->bit_offset, &s);
+	case ATTR_BIT_OFFSET:
+		err = form_const(x, at, &a->bit_offset, &s);
 		break;
-	case DW_AT_data_member_location:
-		bit = ATTR_MEMBER_LOC;
-		err = read_member_loc(at, a);
+	case ATTR_MEMBER_LOC:
+		err = read_member_loc(x, at, a);
 		break;
-	case DW_AT_encoding:
-		bit = ATTR_ENCODING;
-		err = read_const(at, &a->encoding, &s);
+	case ATTR_ENCODING:
+		err = form_const(x, at, &a->encoding, &s);
 		break;
-	case DW_AT_inline:
-		bit = ATTR_INLINE;
-		err = read_const(at, &a->inline_kind, &s);
+	case ATTR_INLINE:
+		err = form_const(x, at, &a->inline_kind, &s);
 		break;
-	case DW_AT_calling_convention:
-		bit = ATTR_CC;
-		err = read_const(at, &a->cc, &s);
+	case ATTR_CC:
+		err = form_const(x, at, &a->cc, &s);
 		break;
-	case DW_AT_alignment:
-		bit = ATTR_ALIGNMENT;
-		err = read_const(at, &a->alignment, &s);
+	case ATTR_ALIGNMENT:
+		err = form_const(x, at, &a->alignment, &s);
 		break;
-	case DW_AT_count:
-		bit = ATTR_COUNT;
-		if (is_const_form(dwarf_whatform(at)))
-			err = read_const(at, &a->count, &s);
+	case ATTR_COUNT:
+		if (is_const_form(form))
+			err = form_const(x, at, &a->count, &s);
 		else
 			a->count_unknown = 1; /* a VLA: the count is an expression */
 		break;
-	case DW_AT_lower_bound:
-		bit = ATTR_LOWER;
-		if (is_const_form(dwarf_whatform(at)))
-			err = read_const(at, &a->lower, &s);
+	case ATTR_LOWER:
+		if (is_const_form(form))
+			err = form_const(x, at, &a->lower, &s);
 		break;
-	case DW_AT_upper_bound:
-		bit = ATTR_UPPER;
-		if (is_const_form(dwarf_whatform(at)))
-			err = read_const(at, &a->upper, &a->upper_is_signed);
+	case ATTR_UPPER:
+		if (is_const_form(form))
+			err = form_const(x, at, &a->upper, &a->upper_is_signed);
 		else
 			a->upper_unknown = 1;
 		break;
-	case DW_AT_declaration:
-	case DW_AT_external:
-	case DW_AT_artificial:
-	case DW_AT_prototyped:
-		if (dwarf_formflag(at, &flag))
+	case ATTR_DECLARATION: case ATTR_EXTERNAL: case ATTR_ARTIFICIAL: case ATTR_PROTOTYPED:
+		/* Present only when true. */
+		if (form_flag(x, at, &flag))
 			err = -EBADMSG;
-		else if (flag)
-			bit = dwarf_whatattr(at) == DW_AT_declaration ? ATTR_DECLARATION
-			    : dwarf_whatattr(at) == DW_AT_external ? ATTR_EXTERNAL
-			    : dwarf_whatattr(at) == DW_AT_artificial ? ATTR_ARTIFICIAL
-								      : ATTR_PROTOTYPED;
+		else if (!flag)
+			bit = -1;
 		break;
-	case DW_AT_low_pc:
-		bit = ATTR_LOW_PC;
-		break;
-	case DW_AT_entry_pc:
-		bit = ATTR_ENTRY_PC;
-		break;
-	case DW_AT_ranges:
-		bit = ATTR_RANGES;
-		break;
-	case DW_AT_location:
-		bit = ATTR_LOCATION;
+	case ATTR_LOW_PC: case ATTR_ENTRY_PC: case ATTR_RANGES:
+		break; /* read later, by libdw, from the DIE */
+	case ATTR_LOCATION:
 		a->location = *at;
+		libdw_can_read(x, at); /* read later, by libdw */
 		break;
-	case DW_AT_const_value:
-		bit = ATTR_CONST_VALUE;
+	case ATTR_CONST_VALUE:
 		a->const_value = *at;
-		if (dwarf_whatform(at) == DW_FORM_string || dwarf_whatform(at) == DW_FORM_strp ||
-		    dwarf_whatform(at) == DW_FORM_line_strp || dwarf_whatform(at) == DW_FORM_strx ||
-		    dwarf_whatform(at) == DW_FORM_strx1 || dwarf_whatform(at) == DW_FORM_strx2 ||
-		    dwarf_whatform(at) == DW_FORM_strx4 || dwarf_whatform(at) == DW_FORM_GNU_strp_alt)
-			a->const_str = dwarf_formstring(at);
+		libdw_can_read(x, at);
+		if (form == DW_FORM_string || form == DW_FORM_strp || form == DW_FORM_line_strp ||
+		    form == DW_FORM_strx || form == DW_FORM_strx1 || form == DW_FORM_strx2 ||
+		    form == DW_FORM_strx4 || form == DW_FORM_GNU_strp_alt)
+			a->const_str = form_str(x, at);
 		break;
 	}
+	if (x->retry)
+		return DWARF_CB_ABORT;
 	if (err) {
 		x->err = err;
 		return DWARF_CB_ABORT;
@@ -210,13 +367,27 @@ static int attr_cb(Dwarf_Attribute *at, void *arg)
 	return DWARF_CB_OK;
 }
 
-int die_attrs__read(Dwarf_Die *die, Dwarf *main_dw, struct die_attrs *a, struct diag *d)
+/* dwarf_getattrs()'s callback. */
+static int attr_cb_libdw(Dwarf_Attribute *at, void *arg)
+{
+	return attr_cb(at, attr_bit(dwarf_whatattr(at)), arg);
+}
+
+int die_attrs__read(const struct die_reader *r, Dwarf_Die *die, Dwarf *main_dw, struct die_attrs *a,
+		    struct diag *d)
 {
 	memset(a, 0, sizeof(*a));
-	struct attrs_ctx x = { .a = a, .main_dw = main_dw };
-	if (dwarf_getattrs(die, attr_cb, &x, 0) < 0 || x.err)
+	struct attrs_ctx x = { .a = a, .main_dw = main_dw, .raw = r };
+	if (!r || !die_reader__attrs(r, die, attr_cb, &x) || x.retry) {
+		/* Not the reader's: libdw reads the DIE, from the start. */
+		memset(a, 0, sizeof(*a));
+		x = (struct attrs_ctx){ .a = a, .main_dw = main_dw };
+		if (dwarf_getattrs(die, attr_cb_libdw, &x, 0) < 0 && !x.err)
+			return diag_fail(d, EBADMSG, "DIE 0x%llx: unreadable attribute: %s",
+					 (unsigned long long)dwarf_dieoffset(die), dwarf_errmsg(-1));
+	}
+	if (x.err)
 		return diag_fail(d, EBADMSG, "DIE 0x%llx: unreadable attribute: %s",
-				 (unsigned long long)dwarf_dieoffset(die),
-				 x.err ? "bad reference or constant" : dwarf_errmsg(-1));
+				 (unsigned long long)dwarf_dieoffset(die), "bad reference or constant");
 	return 0;
 }

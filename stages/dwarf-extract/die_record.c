@@ -53,7 +53,7 @@ static int rec_begin(struct cu_walk *w, Dwarf_Die *die, uint8_t kind, const stru
 static int read_annot(struct cu_walk *w, Dwarf_Die *child, struct cus_annot *out)
 {
 	struct die_attrs a;
-	int err = die_attrs__read(child, w->dw, &a, w->d);
+	int err = die_attrs__read(&w->rd, child, w->dw, &a, w->d);
 	if (!err)
 		err = cu_walk__str(w, a.name, &out->name);
 	if (!err)
@@ -97,15 +97,15 @@ static int annots_of(struct cu_walk *w, Dwarf_Die *die, uint32_t *flags, uint32_
 {
 	Dwarf_Die c;
 	size_t base = w->npend_annots;
-	if (!dwarf_haschildren(die) || dwarf_child(die, &c))
+	if (!die_first_child(&w->rd, die, &c))
 		return 0;
 	do {
-		if (dwarf_tag(&c) == DW_TAG_LLVM_annotation) {
+		if (die_tag(&w->rd, &c) == DW_TAG_LLVM_annotation) {
 			int err = pend_annot(w, &c);
 			if (err)
 				return err;
 		}
-	} while (dwarf_siblingof(&c, &c) == 0);
+	} while (die_next(&w->rd, &c));
 	return flush_annots(w, base, flags, first, count);
 }
 
@@ -134,7 +134,7 @@ static int follow_type(struct cu_walk *w, uint64_t off, int stop, struct die_att
 		Dwarf_Die t;
 		int err = cu_walk__offdie(w, off, &t);
 		if (!err)
-			err = die_attrs__read(&t, w->dw, out, w->d);
+			err = die_attrs__read(&w->rd, &t, w->dw, out, w->d);
 		if (err)
 			return err;
 		if ((out->present >> stop) & 1)
@@ -192,7 +192,7 @@ static int rec_ptr(struct cu_walk *w, Dwarf_Die *die, const struct die_attrs *a)
 static int add_member(struct cu_walk *w, Dwarf_Die *m)
 {
 	struct die_attrs a;
-	int err = die_attrs__read(m, w->dw, &a, w->d);
+	int err = die_attrs__read(&w->rd, m, w->dw, &a, w->d);
 	if (err)
 		return err;
 	if (HAS(&a, EXTERNAL) || HAS(&a, DECLARATION))
@@ -241,9 +241,9 @@ static int rec_struct(struct cu_walk *w, Dwarf_Die *die, const struct die_attrs 
 	uint32_t first = (uint32_t)w->cu.nitems, afirst = 0, acount = 0;
 	size_t base = w->npend_annots;
 	Dwarf_Die c;
-	if (dwarf_haschildren(die) && dwarf_child(die, &c) == 0) {
+	if (die_first_child(&w->rd, die, &c)) {
 		do {
-			int ct = dwarf_tag(&c);
+			int ct = die_tag(&w->rd, &c);
 			if (ct == DW_TAG_member)
 				err = add_member(w, &c);
 			else if (ct == DW_TAG_LLVM_annotation)
@@ -254,7 +254,7 @@ static int rec_struct(struct cu_walk *w, Dwarf_Die *die, const struct die_attrs 
 			 * made on demand when a member refers to them. */
 			if (err)
 				return err;
-		} while (dwarf_siblingof(&c, &c) == 0);
+		} while (die_next(&w->rd, &c));
 	}
 	if ((err = flush_annots(w, base, &flags, &afirst, &acount)))
 		return err;
@@ -284,13 +284,13 @@ static int rec_enum(struct cu_walk *w, Dwarf_Die *die, const struct die_attrs *a
 	uint32_t flags = rec_at(w, idx)->flags | (is_signed ? CUS_F_SIGNED : 0);
 	uint32_t first = (uint32_t)w->cu.nitems;
 	Dwarf_Die c;
-	if (dwarf_haschildren(die) && dwarf_child(die, &c) == 0) {
+	if (die_first_child(&w->rd, die, &c)) {
 		do {
-			if (dwarf_tag(&c) != DW_TAG_enumerator)
+			if (die_tag(&w->rd, &c) != DW_TAG_enumerator)
 				continue;
 			struct die_attrs ea;
 			uint32_t ii, name;
-			if ((err = die_attrs__read(&c, w->dw, &ea, w->d)) ||
+			if ((err = die_attrs__read(&w->rd, &c, w->dw, &ea, w->d)) ||
 			    (err = cu_walk__str(w, ea.name, &name)))
 				return err;
 			if (!HAS(&ea, CONST_VALUE))
@@ -320,7 +320,7 @@ static int rec_enum(struct cu_walk *w, Dwarf_Die *die, const struct die_attrs *a
 			if ((err = cu_walk__new_item(w, &ii)))
 				return err;
 			w->cu.items[ii] = (struct cus_item){ .name = name, .value = v };
-		} while (dwarf_siblingof(&c, &c) == 0);
+		} while (die_next(&w->rd, &c));
 	}
 	struct cus_rec *r = rec_at(w, idx);
 	r->flags = flags;
@@ -355,18 +355,18 @@ static int rec_array(struct cu_walk *w, Dwarf_Die *die, const struct die_attrs *
 		return err;
 	uint32_t first = (uint32_t)w->cu.nitems;
 	Dwarf_Die c;
-	if (dwarf_haschildren(die) && dwarf_child(die, &c) == 0) {
+	if (die_first_child(&w->rd, die, &c)) {
 		do {
-			int ct = dwarf_tag(&c);
+			int ct = die_tag(&w->rd, &c);
 			if (ct != DW_TAG_subrange_type && ct != DW_TAG_enumeration_type)
 				continue;
 			struct die_attrs s;
 			uint32_t ii;
-			if ((err = die_attrs__read(&c, w->dw, &s, w->d)) ||
+			if ((err = die_attrs__read(&w->rd, &c, w->dw, &s, w->d)) ||
 			    (err = cu_walk__new_item(w, &ii)))
 				return err;
 			w->cu.items[ii] = (struct cus_item){ .value = ct == DW_TAG_subrange_type ? dimension(&s) : 0 };
-		} while (dwarf_siblingof(&c, &c) == 0);
+		} while (die_next(&w->rd, &c));
 	}
 	struct cus_rec *r = rec_at(w, idx);
 	r->item_first = first;
@@ -382,22 +382,22 @@ static int rec_subroutine(struct cu_walk *w, Dwarf_Die *die, const struct die_at
 		return err;
 	uint32_t flags = rec_at(w, idx)->flags, first = (uint32_t)w->cu.nitems;
 	Dwarf_Die c;
-	if (dwarf_haschildren(die) && dwarf_child(die, &c) == 0) {
+	if (die_first_child(&w->rd, die, &c)) {
 		do {
-			int ct = dwarf_tag(&c);
+			int ct = die_tag(&w->rd, &c);
 			if (ct == DW_TAG_unspecified_parameters) {
 				flags |= CUS_F_VARARGS;
 			} else if (ct == DW_TAG_formal_parameter) {
 				struct die_attrs p;
 				uint32_t ii;
 				cus_ref t;
-				if ((err = die_attrs__read(&c, w->dw, &p, w->d)) ||
+				if ((err = die_attrs__read(&w->rd, &c, w->dw, &p, w->d)) ||
 				    (err = cu_walk__ref(w, HAS(&p, TYPE) ? p.type : 0, &t)) ||
 				    (err = cu_walk__new_item(w, &ii)))
 					return err;
 				w->cu.items[ii] = (struct cus_item){ .type = t };
 			}
-		} while (dwarf_siblingof(&c, &c) == 0);
+		} while (die_next(&w->rd, &c));
 	}
 	struct cus_rec *r = rec_at(w, idx);
 	r->flags = flags;
@@ -479,12 +479,12 @@ static int rec_func(struct cu_walk *w, Dwarf_Die *die, const struct die_attrs *a
 	uint32_t flags = rec_at(w, idx)->flags, nparams = 0, afirst = 0, acount = 0;
 	size_t base = w->npend_annots;
 	Dwarf_Die c;
-	if (dwarf_haschildren(die) && dwarf_child(die, &c) == 0) {
+	if (die_first_child(&w->rd, die, &c)) {
 		do {
-			int ct = dwarf_tag(&c);
+			int ct = die_tag(&w->rd, &c);
 			if (ct == DW_TAG_formal_parameter) {
 				struct die_attrs p;
-				if ((err = die_attrs__read(&c, w->dw, &p, w->d)) ||
+				if ((err = die_attrs__read(&w->rd, &c, w->dw, &p, w->d)) ||
 				    (err = rec_param(w, &c, &p)))
 					return err;
 				nparams++;
@@ -497,7 +497,7 @@ static int rec_func(struct cu_walk *w, Dwarf_Die *die, const struct die_attrs *a
 			}
 			if (err)
 				return err;
-		} while (dwarf_siblingof(&c, &c) == 0);
+		} while (die_next(&w->rd, &c));
 	}
 	if ((err = flush_annots(w, base, &flags, &afirst, &acount)))
 		return err;
@@ -586,7 +586,7 @@ int die_record__addr(struct cu_walk *w, uint64_t die_off, uint8_t kind, uint64_t
 	struct die_attrs a;
 	int err = cu_walk__offdie(w, die_off, &die);
 	if (!err)
-		err = die_attrs__read(&die, w->dw, &a, w->d);
+		err = die_attrs__read(&w->rd, &die, w->dw, &a, w->d);
 	if (err)
 		return err;
 	Dwarf_Addr at = 0;
@@ -601,8 +601,8 @@ int die_record__addr(struct cu_walk *w, uint64_t die_off, uint8_t kind, uint64_t
 int die_record__add(struct cu_walk *w, Dwarf_Die *die, int toplevel)
 {
 	struct die_attrs a;
-	int tag = dwarf_tag(die);
-	int err = die_attrs__read(die, w->dw, &a, w->d);
+	int tag = die_tag(&w->rd, die);
+	int err = die_attrs__read(&w->rd, die, w->dw, &a, w->d);
 	if (err)
 		return err;
 	uint32_t idx;

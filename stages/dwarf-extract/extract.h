@@ -4,6 +4,9 @@
  * pool_ordered() runs cu_walk__extract() for each unit on a worker's own
  * Dwarf handle and hands the blobs, in unit order, to the .cus writer.
  *   input.c       the ELF: handles, sections, identity, the unit list
+ *   abbrev.c      a unit's abbreviation table, from .debug_abbrev's bytes
+ *   die_reader.c  tags, children, siblings and attribute values read from
+ *                 .debug_info's bytes (libdw for what it does not know)
  *   die_attrs.c   one pass over a DIE's attributes into struct die_attrs
  *   die_record.c  where a DWARF tag becomes a record
  *   cu_walk.c     the walk over one CU, references, records made on demand
@@ -94,7 +97,75 @@ void input__close(struct input *in);
  * Returns the ELF section index, 0 when no allocated section holds it. */
 uint32_t input__section_of(const struct input *in, uint64_t *addr);
 
+/* abbrev.c: one unit's abbreviation table. */
+struct abbrev_spec {
+	uint32_t attr, form;
+	int64_t implicit;	/* DW_FORM_implicit_const's value */
+};
+struct abbrev_decl {
+	uint32_t tag;
+	uint32_t first, n;	/* its specs: specs[first .. first + n) */
+	uint8_t children, defined;
+};
+struct abbrev_table {
+	struct abbrev_decl *decls;	/* by code; a code not in the table has defined 0 */
+	size_t ndecls, cap_decls;
+	struct abbrev_spec *specs;
+	size_t nspecs, cap_specs;
+	size_t len;			/* the table's length in .debug_abbrev */
+};
+/* Read the table at off (replacing what t held). Returns: 0, -EBADMSG
+ * (malformed), -ENOTSUP (a code too large to index), -ENOMEM. */
+int abbrev_table__read(struct abbrev_table *t, const struct dwsec *ab, uint64_t off);
+void abbrev_table__free(struct abbrev_table *t);
+
+/* die_reader.c: a unit's DIEs read from .debug_info's bytes, for the hot
+ * path of the walk: libdw looks each DIE's abbreviation up in a shared,
+ * locked hash and computes every attribute's size by a call, which was half
+ * the extraction. The reader is on only for units it fully understands
+ * (32-bit DWARF 4 or 5, little-endian, the bytes libdw reads); anywhere else,
+ * and for any DIE or value it does not know, each function below does
+ * exactly what the libdw call it replaces does, by calling it. The Dwarf_Die
+ * values it makes are libdw's too (address and unit set), so libdw functions
+ * work on them. */
+struct die_reader {
+	int on;
+	struct Dwarf_CU *cu;	/* libdw's unit: the DIEs and attributes made here carry it */
+	const uint8_t *start, *end; /* the unit's bytes, header included */
+	uint64_t unit_off;
+	uint8_t addr_size;
+	const struct dwsec *s;	/* the input's sections (struct input.dws) */
+	int str_ok, line_str_ok; /* the string section ends in a NUL */
+	struct abbrev_table ab;
+	uint8_t *spec_len;	/* per spec: its value's fixed size, or SPEC_VAR */
+	uint8_t *spec_want;	/* per spec: die_attrs__wanted() */
+	struct rd_decl *dd;	/* per code (die_reader.c) */
+	struct rd_want *wants;	/* (die_reader.c) */
+	size_t nwants;
+	size_t cap_spec_len, cap_spec_want, cap_dd, cap_wants;
+};
+/* Set r up for the unit at unit_off (its CU DIE cudie, from libdw). */
+void die_reader__begin(struct die_reader *r, const struct input *in, Dwarf_Die *cudie,
+		       uint64_t unit_off, uint64_t unit_end, unsigned version, unsigned addr_size,
+		       unsigned off_size, uint64_t abbrev_off);
+void die_reader__free(struct die_reader *r);
+/* dwarf_getattrs(die, cb, arg, 0) over the DIE's bytes: cb sees every
+ * attribute die_attrs__bit() knows (the others are all no-ops of cb), with
+ * that bit, as a Dwarf_Attribute whose valp points at its value, except
+ * that a DW_FORM_implicit_const value is at (const int64_t *)valp.
+ * Returns: 1 done (cb may have aborted), 0 not read here: the caller asks
+ * libdw (cb may have seen some attributes already). */
+int die_reader__attrs(const struct die_reader *r, Dwarf_Die *die,
+		      int (*cb)(Dwarf_Attribute *, int bit, void *), void *arg);
+/* dwarf_tag() */
+int die_tag(const struct die_reader *r, Dwarf_Die *die);
+/* dwarf_haschildren() && dwarf_child() == 0: 1 with *child set, else 0. */
+int die_first_child(const struct die_reader *r, Dwarf_Die *die, Dwarf_Die *child);
+/* dwarf_siblingof(die, die) == 0: 1 with *die moved to its next sibling. */
+int die_next(const struct die_reader *r, Dwarf_Die *die);
+
 /* Every attribute dwarf-extract reads, from one pass over a DIE. */
+int die_attrs__bit(unsigned attr);	/* its ATTR_* bit, or -1: not one of them */
 struct die_attrs {
 	uint64_t present;	/* bit (1 << ATTR_x) per attribute found */
 	const char *name, *linkage_name, *const_str;
@@ -118,8 +189,9 @@ enum {
 
 /* Returns: 0, or -EBADMSG with the DIE named in d. References are read as
  * global DIE offsets of main_dw's file, with CUS_ALT_BIT for a DIE of the
- * dwz alternate file. */
-int die_attrs__read(Dwarf_Die *die, Dwarf *main_dw, struct die_attrs *a, struct diag *d);
+ * dwz alternate file. r reads the DIE when it can (NULL: libdw only). */
+int die_attrs__read(const struct die_reader *r, Dwarf_Die *die, Dwarf *main_dw, struct die_attrs *a,
+		    struct diag *d);
 /* A DIE's global offset, CUS_ALT_BIT set when it lives in the alternate file. */
 uint64_t die_gid(Dwarf *main_dw, Dwarf_Die *die);
 
@@ -142,6 +214,7 @@ struct cu_walk {
 	struct diag *d;
 	uint64_t unit_off, unit_end;	/* this CU's range in .debug_info */
 	uint64_t first_die;		/* the CU DIE: nothing before it is a DIE */
+	struct die_reader rd;		/* this CU's DIEs, read from their bytes */
 	struct cus_cu cu;
 	struct strtab *strs;
 	/* References are collected as global DIE offsets (slots) while walking
