@@ -7,6 +7,7 @@
 #include "merge.h"
 #include "../../common/diag.h"
 #include "../../common/hash.h"
+#include "../../common/pool.h"
 #include "../../common/vec.h"
 
 #include <errno.h>
@@ -486,73 +487,187 @@ static int64_t sig_intern(struct sig_table *s, const uint32_t *w, uint32_t n)
 	return id;
 }
 
+/* ---- the refinement rounds ---------------------------------------------- *
+ *
+ * Each round looks at the partition as it was when the round began: a node
+ * whose signature (the classes its stop edges lead to, as class_seen() says)
+ * differs from its class's representative (the class's first gid) makes the
+ * class dirty. Finding those is the whole cost of a round and runs in
+ * parallel over gid ranges. A dirty class then splits by signature, in gid
+ * order: the part holding the representative keeps the class id, each other
+ * part gets the next new id. Refinement only ever splits (a class never
+ * gains a node it did not have, see below), so splitting classes one by one
+ * gives the partition that grouping all nodes by (weak class, signature)
+ * each round would give, and the same coarsest result. Class ids are
+ * internal: build.c numbers nodes by first gid.
+ *
+ * Why only splits: two nodes in different classes had different signatures
+ * in an earlier round; a stop target's class can only split later, and a fwd
+ * seen as its definition's class stops being so only when that definition
+ * splits, after which it is seen as its own weak class, which no other target
+ * of the same position could be seen as before. So they stay different. */
+
+struct refine {
+	struct merge *m;
+	uint32_t *rep;		/* per class: its first gid */
+	size_t cap_rep;
+	size_t nchunks;
+	uint64_t chunk;		/* gids per chunk */
+	uint32_t **diff;	/* per chunk: its nodes that differ from their rep */
+	size_t *ndiff, *cap_diff;
+};
+
+static int same_signature(const struct merge *m, uint32_t g, uint32_t r)
+{
+	uint32_t a = m->stop_off[g], e = m->stop_off[g + 1];
+	uint32_t ra = m->stop_off[r], re = m->stop_off[r + 1];
+	if (e - a != re - ra)
+		return 0;
+	for (uint32_t i = 0; i < e - a; i++)
+		if (class_seen(m, m->stops[a + i]) != class_seen(m, m->stops[ra + i]))
+			return 0;
+	return 1;
+}
+
+/* One chunk of gids: the nodes that differ from their class's representative.
+ * Reads the partition only. */
+static int refine_check(void *ctx, unsigned worker, size_t chunk)
+{
+	struct refine *f = ctx;
+	const struct merge *m = f->m;
+	(void)worker;
+	uint64_t lo = 1 + chunk * f->chunk, hi = lo + f->chunk;
+	if (hi > m->nnodes + 1)
+		hi = m->nnodes + 1;
+	f->ndiff[chunk] = 0;
+	for (uint64_t g = lo; g < hi; g++) {
+		uint32_t c = m->cls[g];
+		if (c == NO_CLASS || f->rep[c] == g || same_signature(m, (uint32_t)g, f->rep[c]))
+			continue;
+		if (vec_grow(&f->diff[chunk], &f->cap_diff[chunk], f->ndiff[chunk] + 1))
+			return -ENOMEM;
+		f->diff[chunk][f->ndiff[chunk]++] = (uint32_t)g;
+	}
+	return 0;
+}
+
+/* Split every dirty class by signature. Returns: 0, or -ENOMEM. */
+static int refine_split(struct refine *f, uint8_t *dirty, struct sig_table *st)
+{
+	struct merge *m = f->m;
+	uint32_t *sig = NULL, *moved = NULL, *newid = NULL;
+	size_t cap_sig = 0, cap_moved = 0, nmoved = 0, cap_newid = 0;
+	int err = 0;
+	if ((err = sig_init(st, 1024)))
+		return err;
+	/* Signatures against the partition as the round began: nothing moves
+	 * until every dirty class's nodes have theirs. moved: (gid, sig id) pairs. */
+	for (uint64_t g = 1; g <= m->nnodes && !err; g++) {
+		uint32_t c = m->cls[g];
+		if (c == NO_CLASS || !dirty[c])
+			continue;
+		uint32_t a = m->stop_off[g], e = m->stop_off[g + 1], n = e - a + 1;
+		if (vec_grow(&sig, &cap_sig, n) || vec_grow(&moved, &cap_moved, 2 * (nmoved + 1))) {
+			err = -ENOMEM;
+			break;
+		}
+		sig[0] = c;
+		for (uint32_t i = a; i < e; i++)
+			sig[i - a + 1] = class_seen(m, m->stops[i]);
+		int64_t id = sig_intern(st, sig, n);
+		if (id < 0) {
+			err = (int)id;
+			break;
+		}
+		moved[2 * nmoved] = (uint32_t)g;
+		moved[2 * nmoved + 1] = (uint32_t)id;
+		nmoved++;
+	}
+	if (!err && vec_grow(&newid, &cap_newid, (size_t)st->count + 1))
+		err = -ENOMEM;
+	if (!err)
+		memset(newid, 0xff, st->count * sizeof(*newid));
+	for (size_t i = 0; i < nmoved && !err; i++) {
+		uint32_t g = moved[2 * i], id = moved[2 * i + 1], c = m->cls[g];
+		if (newid[id] == NO_CLASS) {
+			/* First of its part in gid order: the representative's part keeps c. */
+			if (f->rep[c] == g) {
+				newid[id] = c;
+			} else {
+				if (m->ncls >= NO_CLASS - 1 || vec_grow(&f->rep, &f->cap_rep, (size_t)m->ncls + 1)) {
+					err = -ENOMEM;
+					break;
+				}
+				newid[id] = m->ncls;
+				f->rep[m->ncls++] = g;
+			}
+		}
+		if (newid[id] != c)
+			m->weak_split[m->weak[g]] = 1;
+	}
+	for (size_t i = 0; i < nmoved && !err; i++)
+		m->cls[moved[2 * i]] = newid[moved[2 * i + 1]];
+	free(sig);
+	free(moved);
+	free(newid);
+	return err;
+}
+
 int classes_refine(struct merge *m)
 {
 	int err = find_fwd_defs(m);
 	if (err)
 		return err;
 	size_t nw = (size_t)m->nweak + 1;
+	struct refine f = { .m = m };
+	struct sig_table st = { 0 };
+	uint8_t *dirty = NULL;
+	size_t cap_dirty = 0;
+	unsigned jobs = m->o->jobs ? m->o->jobs : 1;
 	m->cls = malloc((m->nnodes + 2) * sizeof(uint32_t));
-	uint32_t *next = malloc((m->nnodes + 2) * sizeof(uint32_t));
 	m->weak_first_cls = malloc(nw * sizeof(uint32_t));
 	m->weak_split = calloc(nw, 1);
-	uint8_t *split_next = calloc(nw, 1);
-	uint32_t *first_next = malloc(nw * sizeof(uint32_t));
-	uint32_t *sig = NULL;
-	size_t cap_sig = 0;
-	struct sig_table st = { 0 };
-	if (!m->cls || !next || !m->weak_first_cls || !m->weak_split || !split_next || !first_next) {
+	f.chunk = 65536;
+	f.nchunks = (size_t)((m->nnodes + f.chunk - 1) / f.chunk);
+	f.diff = calloc(f.nchunks + 1, sizeof(*f.diff));
+	f.ndiff = calloc(f.nchunks + 1, sizeof(*f.ndiff));
+	f.cap_diff = calloc(f.nchunks + 1, sizeof(*f.cap_diff));
+	if (!m->cls || !m->weak_first_cls || !m->weak_split || !f.diff || !f.ndiff || !f.cap_diff ||
+	    vec_grow(&f.rep, &f.cap_rep, nw)) {
 		err = -ENOMEM;
 		goto out;
 	}
-	/* Round 0: the weak classes themselves. */
-	for (uint64_t g = 1; g <= m->nnodes; g++)
-		m->cls[g] = m->weak[g];
+	/* Round 0: the weak classes themselves. A weak class's first node keeps
+	 * the weak id as its class for good, so weak_first_cls never changes. */
+	memset(f.rep, 0, nw * sizeof(*f.rep));
+	for (uint64_t g = 1; g <= m->nnodes; g++) {
+		uint32_t w = m->weak[g];
+		m->cls[g] = w;
+		if (w != NO_CLASS && !f.rep[w])
+			f.rep[w] = (uint32_t)g;
+	}
 	for (uint32_t w = 0; w < m->nweak; w++)
 		m->weak_first_cls[w] = w;
 	m->ncls = m->nweak;
 
 	for (int round = 1;; round++) {
-		/* Sized for about as many classes as the last round had; it
-		 * grows if this round splits more. */
-		if ((err = sig_init(&st, (uint64_t)m->ncls + 1024)))
+		if ((err = pool_ordered(jobs, f.nchunks, 4 * (size_t)jobs, refine_check, NULL, &f)))
 			goto out;
-		memset(split_next, 0, nw);
-		memset(first_next, 0xff, nw * sizeof(uint32_t));
-		for (uint64_t g = 1; g <= m->nnodes; g++) {
-			uint32_t w = m->weak[g];
-			if (w == NO_CLASS) {
-				next[g] = NO_CLASS;
-				continue;
-			}
-			uint32_t a = m->stop_off[g], e = m->stop_off[g + 1], n = e - a + 1;
-			if (vec_grow(&sig, &cap_sig, n)) {
-				err = -ENOMEM;
-				goto out;
-			}
-			sig[0] = w;
-			for (uint32_t i = a; i < e; i++)
-				sig[i - a + 1] = class_seen(m, m->stops[i]);
-			int64_t id = sig_intern(&st, sig, n);
-			if (id < 0) {
-				err = (int)id;
-				goto out;
-			}
-			next[g] = (uint32_t)id;
-			if (first_next[w] == NO_CLASS)
-				first_next[w] = (uint32_t)id;
-			else if (first_next[w] != (uint32_t)id)
-				split_next[w] = 1;
+		size_t ndiff = 0;
+		for (size_t k = 0; k < f.nchunks; k++)
+			ndiff += f.ndiff[k];
+		if (!ndiff)
+			break; /* stable: every node agrees with its representative */
+		if (vec_grow(&dirty, &cap_dirty, m->ncls)) {
+			err = -ENOMEM;
+			goto out;
 		}
-		int stable = st.count == m->ncls && !memcmp(split_next, m->weak_split, nw);
-		uint32_t *tmp = m->cls;
-		m->cls = next;
-		next = tmp;
-		memcpy(m->weak_split, split_next, nw);
-		memcpy(m->weak_first_cls, first_next, nw * sizeof(uint32_t));
-		m->ncls = st.count;
-		if (stable)
-			break;
+		memset(dirty, 0, m->ncls);
+		for (size_t k = 0; k < f.nchunks; k++)
+			for (size_t i = 0; i < f.ndiff[k]; i++)
+				dirty[m->cls[f.diff[k][i]]] = 1;
+		if ((err = refine_split(&f, dirty, &st)))
+			goto out;
 		if (round > 100000) {
 			err = diag_fail(m->d, EDEADLK, "refinement did not settle (a bug)");
 			goto out;
@@ -560,10 +675,13 @@ int classes_refine(struct merge *m)
 	}
 out:
 	sig_free(&st);
-	free(sig);
-	free(next);
-	free(split_next);
-	free(first_next);
+	for (size_t k = 0; f.diff && k < f.nchunks; k++)
+		free(f.diff[k]);
+	free(f.diff);
+	free(f.ndiff);
+	free(f.cap_diff);
+	free(f.rep);
+	free(dirty);
 	/* The stop edges were for the refinement only; kept through the build
 	 * they would make the merge's peak RSS. */
 	free(m->stops);
