@@ -36,6 +36,12 @@
 #define MAX_DEPTH 20000
 #define EQ_HOLDER 2
 
+/* One slot of the base index: a probe reads one cache line, not two. */
+struct bslot {
+	uint64_t hash;
+	uint32_t id;
+};
+
 struct bd {
 	const struct btf *ours, *base;
 	uint32_t end;			/* our ids are 1 .. end - 1 (0 is void) */
@@ -43,10 +49,10 @@ struct bd {
 	uint32_t *hyp;			/* per our id: hypothesis, or 0 */
 	uint32_t *undo;			/* our ids with a hypothesis, in order */
 	size_t nundo, cap_undo;
-	uint32_t *slots;		/* base index: base id, open addressing, 0 empty */
-	uint64_t *slot_hash;		/* the shallow hash of slots[i] */
+	struct bslot *slots;		/* base index by shallow hash, open addressing, id 0 empty */
 	size_t nslots;
-	uint32_t *named;		/* the base's structs and unions by kind and name, same scheme */
+	uint32_t *named;		/* the base's structs and unions by kind and name (ids), made
+					 * when a fwd first asks (base_definition) */
 	size_t nnamed;
 	int depth;
 };
@@ -156,23 +162,37 @@ static int index_base(struct bd *x)
 	while (ns < (size_t)n * 2)
 		ns *= 2;
 	x->slots = calloc(ns, sizeof(*x->slots));
-	x->slot_hash = calloc(ns, sizeof(*x->slot_hash));
-	x->named = calloc(ns, sizeof(*x->named));
-	if (!x->slots || !x->slot_hash || !x->named)
+	if (!x->slots)
 		return -ENOMEM;
-	x->nslots = x->nnamed = ns;
+	x->nslots = ns;
 	for (uint32_t id = 1; id < n; id++) {
-		const struct btf_type *t = btf__type_by_id(x->base, id);
-		uint64_t h = shallow_hash(x, x->base, t);
+		uint64_t h = shallow_hash(x, x->base, btf__type_by_id(x->base, id));
 		if (!h)
 			continue;
 		size_t j = h & (ns - 1);
-		while (x->slots[j])
+		while (x->slots[j].id)
 			j = (j + 1) & (ns - 1);
-		x->slots[j] = id;
-		x->slot_hash[j] = h;
+		x->slots[j] = (struct bslot){ h, id };
+	}
+	return 0;
+}
+
+/* The base's structs and unions by kind and name: only fwds ask, and
+ * many modules have none left for this, so it is made on first use. */
+static int index_named(struct bd *x)
+{
+	uint32_t n = btf__type_cnt(x->base);
+	size_t ns = 1024;
+	while (ns < (size_t)n * 2)
+		ns *= 2;
+	x->named = calloc(ns, sizeof(*x->named));
+	if (!x->named)
+		return -ENOMEM;
+	x->nnamed = ns;
+	for (uint32_t id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(x->base, id);
 		if ((btf_is_struct(t) || btf_is_union(t)) && t->name_off) {
-			j = named_hash(btf_kind(t), name_of(x->base, t)) & (ns - 1);
+			size_t j = named_hash(btf_kind(t), name_of(x->base, t)) & (ns - 1);
 			while (x->named[j])
 				j = (j + 1) & (ns - 1);
 			x->named[j] = id;
@@ -425,9 +445,9 @@ static int resolve(struct bd *x, uint32_t s, int depth)
 	if (err || x->final[s]) /* a struct's comparison may have settled it */
 		return err;
 	uint64_t h = shallow_hash(x, x->ours, t);
-	for (size_t j = h & (x->nslots - 1); h && x->slots[j]; j = (j + 1) & (x->nslots - 1)) {
-		uint32_t b = x->slots[j];
-		if (x->slot_hash[j] != h)
+	for (size_t j = h & (x->nslots - 1); h && x->slots[j].id; j = (j + 1) & (x->nslots - 1)) {
+		uint32_t b = x->slots[j].id;
+		if (x->slots[j].hash != h)
 			continue;
 		int r = attempt(x, s, b);
 		if (r < 0)
@@ -472,8 +492,11 @@ int base_dedup(struct btf **ours, struct btf *base, uint32_t *removed, struct di
 	 * its name, if there is exactly one (libbpf's resolve_fwds). */
 	for (uint32_t s = 1; s < x.end && !err; s++) {
 		const struct btf_type *t = btf__type_by_id(*ours, s);
-		if (btf_is_fwd(t) && !x.final[s])
-			x.final[s] = base_definition(&x, t);
+		if (!btf_is_fwd(t) || x.final[s])
+			continue;
+		if (!x.named && (err = index_named(&x)))
+			break;
+		x.final[s] = base_definition(&x, t);
 	}
 	for (uint32_t s = 1; s < x.end && !err; s++)
 		err = resolve(&x, s, 0);
@@ -499,7 +522,6 @@ out:
 	free(x.hyp);
 	free(x.undo);
 	free(x.slots);
-	free(x.slot_hash);
 	free(x.named);
 	free(newid);
 	free(keep);
