@@ -151,13 +151,13 @@ static int weak_grow(struct weak_table *t, uint32_t count)
 	return 0;
 }
 
-/* Returns the class of key (a new one if unseen), or a negative errno. */
-static int64_t weak_intern(struct merge *m, const uint8_t *key, uint32_t len)
+/* Returns the class of key (h: hash64() of it; a new class if unseen), or a
+ * negative errno. */
+static int64_t weak_intern(struct merge *m, const uint8_t *key, uint32_t len, uint64_t h)
 {
 	struct weak_table *t = m->wt;
 	if (weak_grow(t, m->nweak))
 		return -ENOMEM;
-	uint64_t h = hash64(key, len);
 	size_t j = h & (t->cap - 1);
 	for (; t->slots[j].id; j = (j + 1) & (t->cap - 1)) {
 		uint32_t id = t->slots[j].id - 1;
@@ -219,7 +219,7 @@ int classes_insert_cu(struct merge *m, size_t ci)
 			m->weak[gid] = NO_CLASS;
 			continue;
 		}
-		int64_t w = weak_intern(m, s->keys.data + s->key_off[k], s->key_len[k]);
+		int64_t w = weak_intern(m, s->keys.data + s->key_off[k], s->key_len[k], s->key_hash[k]);
 		if (w < 0)
 			return (int)w;
 		m->weak[gid] = (uint32_t)w;
@@ -262,10 +262,12 @@ int classes_insert_cu(struct merge *m, size_t ci)
 	buf_free(&s->keys);
 	free(s->key_off);
 	free(s->key_len);
+	free(s->key_hash);
 	free(s->stop_off);
 	free(s->stop_len);
 	free(s->stops);
 	s->key_off = s->key_len = s->stop_off = s->stop_len = s->stops = NULL;
+	s->key_hash = NULL;
 	return 0;
 }
 

@@ -20,7 +20,9 @@
  *     byte, never by hash alone) form *weak classes*.
  *  3. classes.c: stop edges to other CUs are resolved through the exports.
  *  4. classes.c, refinement: a class splits when its nodes' stop edges lead
- *     to different classes, until nothing splits (partition refinement, so
+ *     to different classes, until nothing splits (each round checks every
+ *     node against its class's first node in parallel; only the classes
+ *     that disagree split). This is partition refinement, so
  *     the result is the coarsest bisimulation: cycles are handled). A fwd
  *     (declared-only struct/union/enum) stands for the one definition of its
  *     name while there is exactly one; the refinement then cannot tell them
@@ -115,6 +117,7 @@ struct cu_scan {
 	uint8_t *is_type;		/* per record */
 	struct buf keys;		/* the keys, in the order they were computed */
 	uint32_t *key_off, *key_len;	/* per record, into keys */
+	uint64_t *key_hash;		/* per record: hash64() of its key, made here in parallel */
 	uint32_t *stop_off, *stop_len;	/* per record, into stops */
 	uint32_t *stops;		/* lrefs, never 0 */
 	size_t nstops, cap_stops;

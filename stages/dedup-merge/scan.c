@@ -32,6 +32,7 @@ void cu_scan__free(struct cu_scan *s)
 	buf_free(&s->keys);
 	free(s->key_off);
 	free(s->key_len);
+	free(s->key_hash);
 	free(s->stop_off);
 	free(s->stop_len);
 	free(s->stops);
@@ -274,6 +275,7 @@ static int key_of(struct scanner *x, uint32_t k, int depth)
 		return diag_fail(x->d, E2BIG, "%s: record %u: type key too large", x->what, k);
 	o->key_off[k] = (uint32_t)start;
 	o->key_len[k] = (uint32_t)(b->len - start);
+	o->key_hash[k] = hash64(b->data + start, b->len - start);
 	o->stop_off[k] = (uint32_t)sstart;
 	o->stop_len[k] = (uint32_t)(o->nstops - sstart);
 	x->state[k] = K_DONE;
@@ -503,13 +505,14 @@ int scan_cu(const struct cus_file *f, size_t cu_index, uint32_t input,
 	out->is_type = calloc(n + 1, 1);
 	out->key_off = calloc(n + 1, sizeof(uint32_t));
 	out->key_len = calloc(n + 1, sizeof(uint32_t));
+	out->key_hash = malloc((n + 1) * sizeof(uint64_t));
 	out->stop_off = calloc(n + 1, sizeof(uint32_t));
 	out->stop_len = calloc(n + 1, sizeof(uint32_t));
 	out->xrefs = malloc((x.cu.nexterns + 1) * sizeof(uint64_t));
 	out->rec_off = malloc((n + 1) * sizeof(uint32_t));
 	x.state = calloc(n + 1, 1);
 	err = -ENOMEM;
-	if (!out->is_type || !out->key_off || !out->key_len || !out->stop_off || !out->stop_len ||
+	if (!out->is_type || !out->key_off || !out->key_len || !out->key_hash || !out->stop_off || !out->stop_len ||
 	    !out->xrefs || !out->rec_off || !x.state)
 		goto out;
 	if (n)
