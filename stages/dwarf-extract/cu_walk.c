@@ -330,7 +330,12 @@ static int unit_header(struct cu_walk *w, const struct unit *u, Dwarf_Die *cudie
 		return diag_fail(w->d, EBADMSG, "unit header unreadable: %s", dwarf_errmsg(-1));
 	w->unit_off = u->offset;
 	w->unit_end = next | alt;
-	die_reader__begin(&w->rd, w->in, cudie, u->offset, next | alt, version, addr_size, off_size, abbrev);
+	if (w->libdw_only)
+		w->rd.on = 0;
+	else
+		die_reader__begin(&w->rd, w->in, cudie, u->offset, next | alt, version, addr_size, off_size,
+				  abbrev);
+	w->reader_units += w->rd.on;
 	w->first_die = (off + hsize) | alt;
 	w->cu.cu_offset = u->offset;
 	w->cu.unit_type = u->unit_type;

@@ -35,6 +35,7 @@ struct extract_opts {
 	int quiet;		/* -q: no progress line */
 	struct cachedir_cli cache; /* --cache and friends (common/cachedir.h) */
 	int cache_verify;	/* --cache-verify or $BTFPIPE_CACHE_VERIFY */
+	int libdw_only;		/* --libdw-only: no DIE reader (die_reader.c) */
 };
 
 struct section {
@@ -215,6 +216,8 @@ struct cu_walk {
 	uint64_t unit_off, unit_end;	/* this CU's range in .debug_info */
 	uint64_t first_die;		/* the CU DIE: nothing before it is a DIE */
 	struct die_reader rd;		/* this CU's DIEs, read from their bytes */
+	int libdw_only;			/* rd stays off: every DIE through libdw */
+	uint64_t reader_units;		/* units this walker read with rd on (--stats) */
 	struct cus_cu cu;
 	struct strtab *strs;
 	/* References are collected as global DIE offsets (slots) while walking

@@ -51,6 +51,9 @@ static void usage(FILE *o)
 		CACHEDIR_HELP
 		"      --cache-verify  extract cache hits too and fail if they differ\n"
 		"                      (or $BTFPIPE_CACHE_VERIFY=1; for testing)\n"
+		"\n"
+		"      --libdw-only  read every DIE through libdw, not the DIE reader\n"
+		"                    (slower, same output: a check of the reader)\n"
 		"  -h, --help     this text\n"
 		"      --version  print the version\n"
 		"\n"
@@ -70,6 +73,7 @@ static int parse_opts(int argc, char **argv, struct extract_opts *o)
 		{ "version", no_argument, NULL, 'V' },
 		CACHEDIR_LONG_OPTIONS,
 		{ "cache-verify", no_argument, NULL, 'Y' },
+		{ "libdw-only", no_argument, NULL, 'L' },
 		{ 0 },
 	};
 	int c;
@@ -91,6 +95,7 @@ static int parse_opts(int argc, char **argv, struct extract_opts *o)
 		case 'q': o->quiet = 1; break;
 		case 'v': o->stats = o->stats ? o->stats : 1; break;
 		case 'Y': o->cache_verify = 1; break;
+		case 'L': o->libdw_only = 1; break;
 		case 'h': usage(stdout); exit(EXIT_OK);
 		case 'V': printf(TOOL " (btfpipe) " BTFPIPE_VERSION "\n"); exit(EXIT_OK);
 		default: usage(stderr); return EXIT_USAGE;
@@ -296,9 +301,11 @@ static int extract_units(const struct extract_opts *o, struct run *r)
 	r->slots = calloc(r->in.nunits ? r->in.nunits : 1, sizeof(*r->slots));
 	if (!r->walkers || !r->slots)
 		return -ENOMEM;
-	for (unsigned i = 0; i < o->jobs; i++)
+	for (unsigned i = 0; i < o->jobs; i++) {
 		if ((err = cu_walk__init(&r->walkers[i], &r->in, r->in.dw[i], &r->d)))
 			return err;
+		r->walkers[i].libdw_only = o->libdw_only;
+	}
 	if ((r->cache = cachedir_cli_open(&o->cache, "cu-v1", TOOL))) {
 		if ((err = cached__init(&r->cached, r->cache, &r->in, o->cache_verify)))
 			return diag_fail(&r->d, -err, "cannot hash this program for the cache key: %s",
@@ -331,6 +338,10 @@ static int extract_units(const struct extract_opts *o, struct run *r)
 	stats_count(&r->st, "units", r->in.nunits);
 	stats_count(&r->st, "records", r->records);
 	stats_count(&r->st, "blob_bytes", r->bytes);
+	uint64_t reader_units = 0;
+	for (unsigned i = 0; i < o->jobs; i++)
+		reader_units += r->walkers[i].reader_units;
+	stats_count(&r->st, "reader_units", reader_units);
 	stats_count(&r->st, "jobs", o->jobs);
 	return err;
 }

@@ -5,7 +5,8 @@
 # so it is not part of `make test`.
 #
 # Checks: extraction at -j1, -j2 and -j8 gives the same bytes (and so do the
-# merge and the BTF) and covers every unit;
+# merge and the BTF) and covers every unit; the DIE reader gives what libdw
+# alone gives (--libdw-only);
 # the pipeline's BTF loads into the kernel, libbpf's dedup removes nothing from
 # it, and it describes the same types and functions as serial
 # `pahole -J --btf_gen_floats` (tests/tools/btfcmp.py, arrays flattened since
@@ -66,6 +67,9 @@ cus=$("$T_BIN/dwarf-extract" --dump "$O/v2.cus" | grep -c '^cu ')
 if [ "$units" = "$cus" ]; then ok "extract: the dump shows every unit ($cus)"; else
 	not_ok "extract: the dump shows every unit" "$cus in the dump, $units in .debug_info"; fi
 check_same "pipeline: -j1 and -j2 give the same BTF" "$O/p.btf" "$O/p1.btf"
+"$T_BIN/dwarf-extract" -j2 -q --libdw-only -o "$O/v-libdw.cus" "$V" 2>"$O/err.libdw" ||
+	not_ok "extract --libdw-only" "$(cat "$O/err.libdw")"
+check_same "extract: the DIE reader gives the .cus libdw alone gives" "$O/v2.cus" "$O/v-libdw.cus"
 # More threads than CPUs: the order of work changes most, the bytes must not.
 "$T_TOP/pipeline.sh" -j8 -q --keep "$O/keep8" -o "$O/p8.btf" "$V" 2>"$O/err.p8" || not_ok "pipeline -j8" "$(cat "$O/err.p8")"
 check_same "extract: -j8 gives the same .cus as -j2" "$O/keep8/$(basename "$V").cus" "$O/keep/$(basename "$V").cus"
