@@ -234,8 +234,20 @@ fmt() {
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b + 0 == 0) print "n/a"; else printf "%.2f\n", a / b }'; }
 size() { awk -v i="$1" -v k="$2" '$1 == i && $2 == k { print $3 }' "$W/sizes" | median; }
 
+# row LABEL INPUT J KEY: one line of the summary table, KEY's medians
+# (btfpipe, or stages) against pahole's.
+row() {
+	local bw pw bc pc br pr
+	bw=$(med "$2" "$3" "$4" 5) pw=$(med "$2" "$3" pahole 5)
+	bc=$(med "$2" "$3" "$4" 6) pc=$(med "$2" "$3" pahole 6)
+	br=$(med "$2" "$3" "$4" 7) pr=$(med "$2" "$3" pahole 7)
+	echo "| $1 | $3 | $(fmt s "$bw") | $(fmt s "$pw") | $(ratio "$bw" "$pw") |" \
+		"$(fmt s "$bc") | $(fmt s "$pc") | $(ratio "$bc" "$pc") |" \
+		"$(fmt mib "$br") | $(fmt mib "$pr") | $(ratio "$br" "$pr") |"
+}
+
 report() {
-	local in j bw pw bc pc br pr st line
+	local in j st line
 	echo "## btfpipe vs pahole -J ($(date -u '+%Y-%m-%d %H:%M UTC'))"
 	echo
 	echo "$(nproc) CPUs ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), btfpipe" \
@@ -247,24 +259,10 @@ report() {
 	echo "| input | -j | btfpipe wall s | pahole wall s | wall ratio | btfpipe CPU s | pahole CPU s | CPU ratio | btfpipe RSS MiB | pahole RSS MiB | RSS ratio |"
 	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	for in in $order; do
-		for j in $jobs; do
-			bw=$(med "$in" "$j" btfpipe 5) pw=$(med "$in" "$j" pahole 5)
-			bc=$(med "$in" "$j" btfpipe 6) pc=$(med "$in" "$j" pahole 6)
-			br=$(med "$in" "$j" btfpipe 7) pr=$(med "$in" "$j" pahole 7)
-			echo "| $in | $j | $(fmt s "$bw") | $(fmt s "$pw") | $(ratio "$bw" "$pw") |" \
-				"$(fmt s "$bc") | $(fmt s "$pc") | $(ratio "$bc" "$pc") |" \
-				"$(fmt mib "$br") | $(fmt mib "$pr") | $(ratio "$br" "$pr") |"
-		done
+		for j in $jobs; do row "$in" "$in" "$j" btfpipe; done
 		# Modules: the three stages chained, measured right after pahole.
 		for j in $jobs; do
-			bw=$(med "$in" "$j" stages 5)
-			[ "$bw" = "-" ] && continue
-			pw=$(med "$in" "$j" pahole 5)
-			bc=$(med "$in" "$j" stages 6) pc=$(med "$in" "$j" pahole 6)
-			br=$(med "$in" "$j" stages 7) pr=$(med "$in" "$j" pahole 7)
-			echo "| $in (stages) | $j | $(fmt s "$bw") | $(fmt s "$pw") | $(ratio "$bw" "$pw") |" \
-				"$(fmt s "$bc") | $(fmt s "$pc") | $(ratio "$bc" "$pc") |" \
-				"$(fmt mib "$br") | $(fmt mib "$pr") | $(ratio "$br" "$pr") |"
+			[ "$(med "$in" "$j" stages 5)" = "-" ] || row "$in (stages)" "$in" "$j" stages
 		done
 	done
 	echo

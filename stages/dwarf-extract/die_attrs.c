@@ -34,31 +34,14 @@ static int libdw_can_read(struct attrs_ctx *x, const Dwarf_Attribute *at)
 	return 1;
 }
 
-static uint64_t uleb_at(const uint8_t *p)
+/* A LEB128 value of the reader's, bounded by its unit. Returns 0 when it
+ * does not decode (too long): then libdw reads it. */
+static int raw_leb(const struct die_reader *r, const uint8_t *v, int is_signed, uint64_t *out)
 {
-	uint64_t v = 0;
-	for (unsigned shift = 0; shift < 64; shift += 7) {
-		v |= (uint64_t)(*p & 0x7f) << shift;
-		if (!(*p++ & 0x80))
-			break;
-	}
-	return v;
-}
-
-static int64_t sleb_at(const uint8_t *p)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-	uint8_t b;
-	do {
-		b = *p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (shift < 64 && (b & 0x40))
-		v |= ~(uint64_t)0 << shift;
-	return (int64_t)v;
+	struct cursor c;
+	cursor_init(&c, v, (size_t)(r->end - v));
+	*out = is_signed ? (uint64_t)cur_sleb(&c) : cur_uleb(&c);
+	return !c.err;
 }
 
 /* The global offset of the DIE a reference attribute names (a CU-relative
@@ -87,7 +70,7 @@ static int form_ref(struct attrs_ctx *x, Dwarf_Attribute *at, uint64_t *out)
 		case DW_FORM_ref2: off = le16_get(v); break;
 		case DW_FORM_ref4: off = le32_get(v); break;
 		case DW_FORM_ref8: off = le64_get(v); break;
-		case DW_FORM_ref_udata: off = uleb_at(v); break;
+		case DW_FORM_ref_udata: local = raw_leb(r, v, 0, &off); break;
 		default: local = 0; off = 0; break;
 		}
 		/* Inside the unit, libdw finds the DIE at unit + off; outside, it
@@ -139,9 +122,18 @@ static int form_const(struct attrs_ctx *x, Dwarf_Attribute *at, uint64_t *out, i
 		case DW_FORM_data2: *out = le16_get(v); return 0;
 		case DW_FORM_data4: *out = le32_get(v); return 0;
 		case DW_FORM_data8: *out = le64_get(v); return 0;
-		case DW_FORM_udata: *out = uleb_at(v); return 0;
-		case DW_FORM_sdata: case DW_FORM_implicit_const: {
-			int64_t s = at->form == DW_FORM_sdata ? sleb_at(v) : *(const int64_t *)(const void *)v;
+		case DW_FORM_udata:
+			if (raw_leb(x->raw, v, 0, out))
+				return 0;
+			break;
+		case DW_FORM_sdata:
+			if (raw_leb(x->raw, v, 1, out)) {
+				*is_signed = (int64_t)*out < 0;
+				return 0;
+			}
+			break;
+		case DW_FORM_implicit_const: {
+			int64_t s = *(const int64_t *)(const void *)v;
 			*out = (uint64_t)s;
 			*is_signed = s < 0;
 			return 0;
