@@ -511,72 +511,114 @@ static int add_vars(struct builder *b, size_t ci)
 
 /* ---- provenance ---- */
 
-/* Visit every (node, CU) pair in CU order: type records, then the
- * prototypes of each CU's functions. fill == 0 counts, 1 stores. */
-static void provenance_pass(struct builder *b, uint32_t *last, int fill, uint32_t *cursor)
+/* Per node, the CUs it came from in CU order: type records, then the
+ * prototypes of each CU's functions. The CUs are cut into contiguous
+ * ranges counted and then filled in parallel; a range's entries for a node
+ * go after those of the ranges before it, so the lists are what one pass
+ * in CU order would write, whatever the thread count. */
+struct prov_run {
+	struct builder *b;
+	size_t nchunks;
+	uint32_t **last;	/* per chunk: per node, the last CU seen */
+	uint32_t **cnt;		/* per chunk: per node, its count; then its cursor in prov */
+	int fill;		/* 0 count, 1 store */
+};
+
+static int prov_chunk(void *ctx, unsigned worker, size_t k)
 {
-	struct merge *m = b->m;
-	struct graph *g = b->g;
+	struct prov_run *r = ctx;
+	struct merge *m = r->b->m;
+	struct graph *g = r->b->g;
+	uint32_t *last = r->last[k], *cnt = r->cnt[k];
+	size_t lo = m->ncus * k / r->nchunks, hi = m->ncus * (k + 1) / r->nchunks;
+	(void)worker;
 	memset(last, 0xff, (g->nnodes + 1) * sizeof(*last));
-	size_t fi = 0;
-	for (size_t ci = 0; ci < m->ncus; ci++) {
+	/* The range's first function: funcs are in CU order. */
+	size_t fi = 0, fhi = g->nfuncs;
+	while (fi < fhi) {
+		size_t mid = (fi + fhi) / 2;
+		if (g->funcs[mid].cu < lo)
+			fi = mid + 1;
+		else
+			fhi = mid;
+	}
+#define SEEN(n) do { \
+		if (last[n] != ci) { \
+			last[n] = (uint32_t)ci; \
+			if (r->fill) \
+				g->prov[cnt[n]++] = (uint32_t)ci; \
+			else \
+				cnt[n]++; \
+		} \
+	} while (0)
+	for (size_t ci = lo; ci < hi; ci++) {
 		uint64_t base = m->cu_base[ci];
-		for (uint32_t k = 0; k < m->scans[ci].nrecs; k++) {
-			uint32_t gid = (uint32_t)(base + k);
+		for (uint32_t k2 = 0; k2 < m->scans[ci].nrecs; k2++) {
+			uint32_t gid = (uint32_t)(base + k2);
 			if (m->weak[gid] == NO_CLASS)
 				continue;
-			uint32_t n = node_of(b, gid);
-			if (last[n] == ci)
-				continue;
-			last[n] = (uint32_t)ci;
-			if (fill)
-				g->prov[cursor[n]++] = (uint32_t)ci;
-			else
-				g->prov_off[n]++;
+			uint32_t n = node_of(r->b, gid);
+			SEEN(n);
 		}
 		for (; fi < g->nfuncs && g->funcs[fi].cu == ci; fi++) {
 			uint32_t n = g->funcs[fi].proto;
-			if (last[n] == ci)
-				continue;
-			last[n] = (uint32_t)ci;
-			if (fill)
-				g->prov[cursor[n]++] = (uint32_t)ci;
-			else
-				g->prov_off[n]++;
+			SEEN(n);
 		}
 	}
+#undef SEEN
+	return 0;
 }
 
 static int build_provenance(struct builder *b)
 {
+	struct merge *m = b->m;
 	struct graph *g = b->g;
-	uint32_t *last = malloc((g->nnodes + 1) * sizeof(*last));
-	uint32_t *cursor = malloc((g->nnodes + 2) * sizeof(*cursor));
+	unsigned jobs = m->o->jobs ? m->o->jobs : 1;
+	struct prov_run r = { .b = b, .nchunks = jobs < 8 ? jobs : 8 };
+	if (r.nchunks > m->ncus)
+		r.nchunks = m->ncus ? m->ncus : 1;
+	int err = -ENOMEM;
+	r.last = calloc(r.nchunks, sizeof(*r.last));
+	r.cnt = calloc(r.nchunks, sizeof(*r.cnt));
 	g->prov_off = calloc(g->nnodes + 2, sizeof(*g->prov_off));
-	if (!last || !cursor || !g->prov_off) {
-		free(last);
-		free(cursor);
-		return -ENOMEM;
+	if (!r.last || !r.cnt || !g->prov_off)
+		goto out;
+	for (size_t k = 0; k < r.nchunks; k++)
+		if (!(r.last[k] = malloc((g->nnodes + 1) * sizeof(uint32_t))) ||
+		    !(r.cnt[k] = calloc(g->nnodes + 1, sizeof(uint32_t))))
+			goto out;
+	if ((err = pool_ordered(jobs, r.nchunks, r.nchunks, prov_chunk, NULL, &r)))
+		goto out;
+	/* Counts -> starts: node by node, chunk by chunk. */
+	uint64_t sum = 0;
+	for (size_t n = 0; n <= g->nnodes; n++) {
+		g->prov_off[n] = (uint32_t)sum;
+		for (size_t k = 0; k < r.nchunks; k++) {
+			uint32_t c = r.cnt[k][n];
+			r.cnt[k][n] = (uint32_t)sum;
+			sum += c;
+		}
 	}
-	provenance_pass(b, last, 0, NULL);
-	uint32_t sum = 0; /* counts -> starts */
-	for (size_t n = 0; n <= g->nnodes + 1; n++) {
-		uint32_t c = n <= g->nnodes ? g->prov_off[n] : 0;
-		g->prov_off[n] = sum;
-		sum += c;
-	}
+	err = -E2BIG;
+	if (sum > UINT32_MAX)
+		goto out;
+	g->prov_off[g->nnodes + 1] = (uint32_t)sum;
 	g->nprov = sum;
-	g->prov = malloc((sum ? sum : 1) * sizeof(*g->prov));
-	if (!g->prov) {
-		free(last);
-		free(cursor);
-		return -ENOMEM;
+	err = -ENOMEM;
+	if (!(g->prov = malloc((sum ? sum : 1) * sizeof(*g->prov))))
+		goto out;
+	r.fill = 1;
+	err = pool_ordered(jobs, r.nchunks, r.nchunks, prov_chunk, NULL, &r);
+out:
+	for (size_t k = 0; k < r.nchunks; k++) {
+		if (r.last)
+			free(r.last[k]);
+		if (r.cnt)
+			free(r.cnt[k]);
 	}
-	memcpy(cursor, g->prov_off, (g->nnodes + 2) * sizeof(*cursor));
-	provenance_pass(b, last, 1, cursor);
-	free(last);
-	free(cursor);
-	return 0;
+	free(r.last);
+	free(r.cnt);
+	return err;
 }
 
 /* ---- the driver ---- */
@@ -680,6 +722,76 @@ static int rep_make(void *ctx, size_t ci)
 	return err;
 }
 
+/* Node ids go to classes in order of their first gid. Each chunk of gids
+ * finds the first gid of every class it holds (in parallel); the first
+ * chunk that has a class has its first gid; ids follow those gids' order. */
+struct num_run {
+	const struct merge *m;
+	size_t nchunks;
+	uint32_t **first;	/* per chunk: per class, its first gid in the chunk, or 0 */
+};
+
+static int num_chunk(void *ctx, unsigned worker, size_t k)
+{
+	struct num_run *r = ctx;
+	const struct merge *m = r->m;
+	uint64_t lo = 1 + m->nnodes * k / r->nchunks, hi = 1 + m->nnodes * (k + 1) / r->nchunks;
+	uint32_t *first = r->first[k];
+	(void)worker;
+	for (uint64_t gid = lo; gid < hi; gid++) {
+		if (m->weak[gid] == NO_CLASS || classes_final(m, (uint32_t)gid) != m->cls[gid])
+			continue; /* not a type, or a fwd that stands for its definition */
+		if (!first[m->cls[gid]])
+			first[m->cls[gid]] = (uint32_t)gid;
+	}
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* rep[c] := class c's first gid, node_of_class[c] := its node id (1-based,
+ * 0 for a class no node stands for), *count := the number of nodes. */
+static int number_classes(const struct merge *m, uint32_t *rep, uint32_t *node_of_class, uint32_t *count)
+{
+	unsigned jobs = m->o->jobs ? m->o->jobs : 1;
+	struct num_run r = { .m = m, .nchunks = jobs < 8 ? jobs : 8 };
+	uint64_t *order = NULL; /* first gid << 32 | class, sorted */
+	size_t n = 0;
+	int err = -ENOMEM;
+	if (!(r.first = calloc(r.nchunks, sizeof(*r.first))))
+		goto out;
+	for (size_t k = 0; k < r.nchunks; k++)
+		if (!(r.first[k] = calloc((size_t)m->ncls + 1, sizeof(uint32_t))))
+			goto out;
+	if ((err = pool_ordered(jobs, r.nchunks, r.nchunks, num_chunk, NULL, &r)))
+		goto out;
+	err = -ENOMEM;
+	if (!(order = malloc(((size_t)m->ncls + 1) * sizeof(*order))))
+		goto out;
+	for (uint32_t c = 0; c < m->ncls; c++) {
+		rep[c] = 0;
+		for (size_t k = 0; k < r.nchunks && !rep[c]; k++)
+			rep[c] = r.first[k][c];
+		if (rep[c])
+			order[n++] = (uint64_t)rep[c] << 32 | c;
+	}
+	qsort(order, n, sizeof(*order), cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		node_of_class[(uint32_t)order[i]] = (uint32_t)i + 1;
+	*count = (uint32_t)n;
+	err = 0;
+out:
+	for (size_t k = 0; r.first && k < r.nchunks; k++)
+		free(r.first[k]);
+	free(r.first);
+	free(order);
+	return err;
+}
+
 /* One node per class, made from the class's first gid. */
 static int build_nodes(struct builder *b)
 {
@@ -692,16 +804,9 @@ static int build_nodes(struct builder *b)
 		return -ENOMEM;
 	}
 	uint32_t count = 0;
-	for (uint64_t gid = 1; gid <= m->nnodes; gid++) {
-		if (m->weak[gid] == NO_CLASS || classes_final(m, (uint32_t)gid) != m->cls[gid])
-			continue; /* not a type, or a fwd that stands for its definition */
-		uint32_t c = m->cls[gid];
-		if (!b->node_of_class[c]) {
-			b->node_of_class[c] = ++count;
-			rep[c] = (uint32_t)gid;
-		}
-	}
-	int err = grow_graph_nodes(b, count);
+	int err = number_classes(m, rep, b->node_of_class, &count);
+	if (!err)
+		err = grow_graph_nodes(b, count);
 	if (err) {
 		free(rep);
 		return err;
