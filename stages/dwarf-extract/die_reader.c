@@ -72,57 +72,29 @@ static uint8_t form_len(unsigned form, unsigned addr_size)
 	return SPEC_UNKNOWN;
 }
 
-/* A ULEB128 at p, which must end before end. Returns the byte after it. */
-static const uint8_t *skip_uleb(const uint8_t *p, const uint8_t *end)
-{
-	while (p < end && (*p & 0x80))
-		p++;
-	return p < end ? p + 1 : NULL;
-}
-
-/* The byte after the value at p, or NULL when it does not fit in the unit. */
+/* The byte after the value at p, or NULL when it does not fit in the unit
+ * (or a LEB128 in it is over 64 bits: libdw decides then). */
 static const uint8_t *skip_value(const struct die_reader *r, uint8_t len, unsigned form, const uint8_t *p)
 {
-	const uint8_t *end = r->end;
-	uint64_t n;
 	if (len != SPEC_VAR)
-		return (size_t)(end - p) >= len ? p + len : NULL;
+		return (size_t)(r->end - p) >= len ? p + len : NULL;
+	struct cursor c;
+	cursor_init(&c, p, (size_t)(r->end - p));
+	uint64_t n;
 	switch (form) {
 	case DW_FORM_string: {
-		const uint8_t *nul = memchr(p, 0, (size_t)(end - p));
+		const uint8_t *nul = memchr(p, 0, (size_t)(r->end - p));
 		return nul ? nul + 1 : NULL;
 	}
-	case DW_FORM_block1:
-		if (end - p < 1)
-			return NULL;
-		n = p[0];
-		p += 1;
-		break;
-	case DW_FORM_block2:
-		if (end - p < 2)
-			return NULL;
-		n = le16_get(p);
-		p += 2;
-		break;
-	case DW_FORM_block4:
-		if (end - p < 4)
-			return NULL;
-		n = le32_get(p);
-		p += 4;
-		break;
-	case DW_FORM_block: case DW_FORM_exprloc: {
-		struct cursor c;
-		cursor_init(&c, p, (size_t)(end - p));
-		n = cur_uleb(&c);
-		if (c.err)
-			return NULL;
-		p = c.p;
-		break;
-	}
+	case DW_FORM_block1: n = cur_u8(&c); break;
+	case DW_FORM_block2: n = cur_le16(&c); break;
+	case DW_FORM_block4: n = cur_le32(&c); break;
+	case DW_FORM_block: case DW_FORM_exprloc: n = cur_uleb(&c); break;
 	default:
-		return skip_uleb(p, end);
+		cur_uleb(&c); /* sdata, udata, strx, ...: the LEB128 is the value */
+		return c.err ? NULL : c.p;
 	}
-	return n <= (uint64_t)(end - p) ? p + n : NULL;
+	return !c.err && n <= cursor_left(&c) ? c.p + n : NULL;
 }
 
 /* The DIE's abbreviation (and where its values start), or NULL when this
@@ -133,18 +105,12 @@ static const struct abbrev_decl *decl_of(const struct die_reader *r, const void 
 	const uint8_t *p = addr;
 	if (p < r->start || p >= r->end)
 		return NULL;
-	uint64_t c = *p++;
-	if (c & 0x80) {
-		c &= 0x7f;
-		for (unsigned shift = 7;; shift += 7) {
-			if (p >= r->end || shift > 28)
-				return NULL;
-			uint8_t b = *p++;
-			c |= (uint64_t)(b & 0x7f) << shift;
-			if (!(b & 0x80))
-				break;
-		}
-	}
+	struct cursor cur;
+	cursor_init(&cur, p, (size_t)(r->end - p));
+	uint64_t c = cur_uleb(&cur);
+	p = cur.p;
+	if (cur.err)
+		return NULL;
 	if (c >= r->ab.ndecls || !r->ab.decls[c].defined || r->dd[c].slow)
 		return NULL;
 	*vals = p;
@@ -159,6 +125,17 @@ static const struct abbrev_decl *decl_of(const struct die_reader *r, const void 
 static void die_remember(Dwarf_Die *die, uint64_t code, const uint8_t *vals)
 {
 	die->padding__ = (long)(code << 4 | (uint64_t)(vals - (const uint8_t *)die->addr));
+}
+
+/* The DIE at p of r's unit, as dwarf_child()/dwarf_siblingof() make it,
+ * with its abbreviation remembered when the reader knows it. */
+static void die_at(const struct die_reader *r, const uint8_t *p, Dwarf_Die *out)
+{
+	const uint8_t *vals;
+	uint64_t code;
+	*out = (Dwarf_Die){ .addr = (void *)p, .cu = r->cu };
+	if (decl_of(r, p, &vals, &code))
+		die_remember(out, code, vals);
 }
 
 static const struct abbrev_decl *die_decl(const struct die_reader *r, Dwarf_Die *die,
@@ -274,6 +251,14 @@ void die_reader__begin(struct die_reader *r, const struct input *in, Dwarf_Die *
 	r->on = 1;
 }
 
+/* spec's value at p as libdw's Dwarf_Attribute, an implicit constant's
+ * value in the table (extract.h). */
+static Dwarf_Attribute attr_at(const struct die_reader *r, const struct abbrev_spec *sp, const uint8_t *p)
+{
+	const void *v = sp->form == DW_FORM_implicit_const ? (const void *)&sp->implicit : (const void *)p;
+	return (Dwarf_Attribute){ .code = sp->attr, .form = sp->form, .valp = (unsigned char *)v, .cu = r->cu };
+}
+
 int die_reader__attrs(const struct die_reader *r, Dwarf_Die *die,
 		      int (*cb)(Dwarf_Attribute *, int bit, void *), void *arg)
 {
@@ -289,12 +274,7 @@ int die_reader__attrs(const struct die_reader *r, Dwarf_Die *die,
 			return 0;
 		for (uint32_t k = 0; k < dd->nwant; k++) {
 			const struct rd_want *w = &r->wants[dd->want_first + k];
-			const struct abbrev_spec *sp = &r->ab.specs[w->spec];
-			Dwarf_Attribute at = {
-				.code = sp->attr, .form = sp->form, .cu = r->cu,
-				.valp = (unsigned char *)(sp->form == DW_FORM_implicit_const
-							  ? (const void *)&sp->implicit : (const void *)(p + w->off)),
-			};
+			Dwarf_Attribute at = attr_at(r, &r->ab.specs[w->spec], p + w->off);
 			if (cb(&at, r->spec_want[w->spec] - 1, arg) != DWARF_CB_OK)
 				return 1;
 		}
@@ -312,11 +292,7 @@ int die_reader__attrs(const struct die_reader *r, Dwarf_Die *die,
 		if (!next)
 			return 0;
 		if (want[i]) {
-			Dwarf_Attribute at = {
-				.code = sp[i].attr, .form = sp[i].form, .cu = r->cu,
-				.valp = (unsigned char *)(sp[i].form == DW_FORM_implicit_const
-							  ? (const void *)&sp[i].implicit : (const void *)p),
-			};
+			Dwarf_Attribute at = attr_at(r, &sp[i], p);
 			if (cb(&at, want[i] - 1, arg) != DWARF_CB_OK)
 				return 1;
 		}
@@ -351,9 +327,7 @@ int die_first_child(const struct die_reader *r, Dwarf_Die *die, Dwarf_Die *child
 		q++;
 	if (q >= r->end || *q == 0)
 		return 0;
-	*child = (Dwarf_Die){ .addr = (void *)p, .cu = r->cu };
-	if (decl_of(r, p, &q, &code))
-		die_remember(child, code, q);
+	die_at(r, p, child);
 	return 1;
 }
 
@@ -442,11 +416,7 @@ int die_next(const struct die_reader *r, Dwarf_Die *die)
 		const uint8_t *next;
 		int got = sibling_addr(r, die->addr, &next);
 		if (got == 1) {
-			const uint8_t *vals;
-			uint64_t code;
-			*die = (Dwarf_Die){ .addr = (void *)next, .cu = r->cu };
-			if (decl_of(r, next, &vals, &code))
-				die_remember(die, code, vals);
+			die_at(r, next, die);
 			return 1;
 		}
 		if (got == 0)
