@@ -509,6 +509,17 @@ static int add_vars(struct builder *b, size_t ci)
 	return 0;
 }
 
+/* ---- passes cut into chunks ---- */
+
+/* How many chunks a pass with per-chunk arrays (one entry per node or per
+ * class) is cut into: one per thread, at most 8, so that -j1024 does not
+ * allocate a thousand of them. The result never depends on it. */
+static size_t pass_chunks(const struct merge *m)
+{
+	unsigned jobs = m->o->jobs ? m->o->jobs : 1;
+	return jobs < 8 ? jobs : 8;
+}
+
 /* ---- provenance ---- */
 
 /* Per node, the CUs it came from in CU order: type records, then the
@@ -574,7 +585,7 @@ static int build_provenance(struct builder *b)
 	struct merge *m = b->m;
 	struct graph *g = b->g;
 	unsigned jobs = m->o->jobs ? m->o->jobs : 1;
-	struct prov_run r = { .b = b, .nchunks = jobs < 8 ? jobs : 8 };
+	struct prov_run r = { .b = b, .nchunks = pass_chunks(m) };
 	if (r.nchunks > m->ncus)
 		r.nchunks = m->ncus ? m->ncus : 1;
 	int err = -ENOMEM;
@@ -758,7 +769,7 @@ static int cmp_u64(const void *a, const void *b)
 static int number_classes(const struct merge *m, uint32_t *rep, uint32_t *node_of_class, uint32_t *count)
 {
 	unsigned jobs = m->o->jobs ? m->o->jobs : 1;
-	struct num_run r = { .m = m, .nchunks = jobs < 8 ? jobs : 8 };
+	struct num_run r = { .m = m, .nchunks = pass_chunks(m) };
 	uint64_t *order = NULL; /* first gid << 32 | class, sorted */
 	size_t n = 0;
 	int err = -ENOMEM;
