@@ -14,7 +14,10 @@
 #  (f) what it describes equals what --libbpf-dedup gives (btfcmp --funcs),
 #      but for struct holder, which libbpf writes again: where we beat it;
 #  (g) -j1 and -j2 builds of the module give the same bytes;
-#  (h) a hostile base (name offsets outside its strings) is survived.
+#  (h) a hostile base (name offsets outside its strings) is survived;
+#  (i) an anonymous union the base has twice but for a typedef member's name
+#      (each tracepoint's union { event; handler; } in a vmlinux) is the
+#      base's second one; one the base lacks stays ours.
 . "$(dirname "$0")/lib.sh"
 
 BTFCMP="$T_TOP/tests/tools/btfcmp.py"
@@ -32,6 +35,9 @@ struct later;
 enum mood;
 struct holder { struct opaque *o; struct later *l; enum mood *m; long n; };
 typedef int (*visit_fn)(struct holder *h, int depth);
+struct raw_map { void *fn; int n; };
+typedef void (*tp_a)(int);
+typedef void (*tp_b)(int);
 EOF
 cat >"$D/base.c" <<'EOF'
 #include "common.h"
@@ -39,6 +45,8 @@ struct later { int when; };
 struct holder base_holder;
 struct later base_later;
 visit_fn base_visit;
+union { struct raw_map event; tp_a handler; } base_map_a;
+union { struct raw_map event; tp_b handler; } base_map_b;
 int main(void) { return base_holder.n + base_later.when > 0; }
 EOF
 cat >"$D/mod.c" <<'EOF'
@@ -47,6 +55,9 @@ struct opaque { int secret; char pad[12]; };
 enum mood { CALM, CROSS = 7 };
 struct mod_state { struct holder *h; struct opaque own; enum mood mood; struct later *l; };
 struct mod_state mod_state;
+typedef void (*tp_c)(int);
+union { struct raw_map event; tp_b handler; } mod_map_b;
+union { struct raw_map event; tp_c handler; } mod_map_c;
 int mod_visit(struct holder *h, int depth) { return h->n + depth + mod_state.own.secret; }
 int mod_calm(struct opaque *o) { return o->secret == CALM; }
 EOF
@@ -75,6 +86,14 @@ no_line "(b) ... and no FWD opaque is written" "FWD 'opaque'"
 no_line "(c) our declaration of struct later is the base's definition" "'later'"
 check_grep "(d) our enum mood (the base only declares it) stays ours, with its values" "^\[[0-9]+\] ENUM 'mood' .*vlen=2" "$D/mod.txt"
 check_grep "(b) struct mod_state is ours, holding our struct opaque" "STRUCT 'mod_state'" "$D/mod.txt"
+n=$(grep -c "UNION '(anon)'" "$D/mod.txt")
+if [ "$n" = 1 ] && grep -A2 "UNION '(anon)'" "$D/mod.txt" | grep -q "'handler' type_id=" &&
+	grep -q "TYPEDEF 'tp_c'" "$D/mod.txt" && ! grep -q "TYPEDEF 'tp_b'" "$D/mod.txt"; then
+	ok "(i) of two anonymous unions the base has but for a typedef's name, ours is the second; one it lacks stays ours"
+else
+	not_ok "(i) of two anonymous unions the base has but for a typedef's name, ours is the second; one it lacks stays ours" \
+		"$n anonymous unions: $(cat "$D/mod.txt")"
+fi
 check "(e) libbpf parses it over the base and btf__dedup() removes nothing more" \
 	"$BTFCHECK" --base "$D/base.btf" --dedup "$D/mod1.btf"
 # (f) libbpf (and so pahole) writes struct holder again: comparing it with

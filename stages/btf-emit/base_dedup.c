@@ -118,8 +118,27 @@ static uint64_t shallow_hash(const struct bd *x, const struct btf *b, const stru
 		return hash_mix(hash_mix(h, t->size), *(const uint32_t *)(t + 1)) | 1;
 	case BTF_KIND_FLOAT:
 		return hash_mix(h, t->size) | 1;
-	case BTF_KIND_STRUCT: case BTF_KIND_UNION:
-		return hash_mix(h, t->size) | 1;
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION: {
+		h = hash_mix(h, t->size);
+		if (*name_of(b, t))
+			return h | 1;
+		/* Anonymous ones differ by their members only, and hundreds
+		 * of the base's can share size and length: every tracepoint's
+		 * union { struct bpf_raw_event_map event; btf_trace_NAME
+		 * handler; }, compared one by one with each of a module's.
+		 * So their hash takes the members' names and offsets, and the
+		 * names of members that are typedefs: equiv() never matches
+		 * any of these when they differ (a typedef equals only a
+		 * typedef of its name), so no match is hidden. */
+		const struct btf_member *m = btf_members(t);
+		for (uint32_t i = 0; i < btf_vlen(t); i++) {
+			h = hash_mix(hash_mix(h, m[i].offset), str_hash(str_at(b, m[i].name_off)));
+			const struct btf_type *mt = btf__type_by_id(b, m[i].type);
+			if (mt && btf_is_typedef(mt))
+				h = hash_mix(h, str_hash(name_of(b, mt)));
+		}
+		return h | 1;
+	}
 	case BTF_KIND_FWD:
 		return h | 1;
 	case BTF_KIND_PTR: case BTF_KIND_CONST: case BTF_KIND_VOLATILE: case BTF_KIND_RESTRICT:
