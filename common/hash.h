@@ -32,6 +32,21 @@ static inline uint64_t hash_mix(uint64_t h, uint64_t v)
 #endif
 }
 
+/* A cheaper step than hash_mix() (a multiply and a shift instead of an
+ * XXH3 round) for indexes that hash many small fields per entry and use the
+ * hash only to find candidates, each then compared in full. Not for
+ * anything written to a file. */
+static inline uint64_t hash_step(uint64_t h, uint64_t v)
+{
+#ifdef HASH_FORCE_COLLIDE
+	(void)h; (void)v;
+	return 42;
+#else
+	h = (h ^ v) * 0x9e3779b97f4a7c15ull;
+	return h ^ (h >> 29);
+#endif
+}
+
 /* 128-bit content keys and checksums: never collide-forced, they are identities. */
 struct key128 {
 	uint64_t lo, hi;

@@ -86,9 +86,11 @@ static uint32_t mapped(const struct bd *x, uint32_t id)
 	return f && f != UNMATCHED ? f : UNMATCHED;
 }
 
+/* Most base types are unnamed (pointers, qualifiers, arrays, prototypes):
+ * "" skips the hash function. */
 static uint64_t str_hash(const char *s)
 {
-	return hash64(s, strlen(s));
+	return *s ? hash64(s, strlen(s)) : 0;
 }
 
 /* A reference of a type of b as a base id: a base type's references are
@@ -109,17 +111,17 @@ static uint64_t shallow_hash(const struct bd *x, const struct btf *b, const stru
 	/* An enum hashes its name only: a declared-only enum (vlen 0) is the
 	 * base's enum of its name, of whatever size or width (libbpf too). */
 	if (k == BTF_KIND_ENUM || k == BTF_KIND_ENUM64)
-		return hash_mix(BTF_KIND_ENUM, str_hash(name_of(b, t))) | 1;
-	uint64_t h = hash_mix(hash_mix(k, btf_vlen(t)), btf_kflag(t));
-	h = hash_mix(h, str_hash(name_of(b, t)));
+		return hash_step(BTF_KIND_ENUM, str_hash(name_of(b, t))) | 1;
+	uint64_t h = hash_step(hash_step(k, btf_vlen(t)), btf_kflag(t));
+	h = hash_step(h, str_hash(name_of(b, t)));
 	uint32_t r;
 	switch (k) {
 	case BTF_KIND_INT:
-		return hash_mix(hash_mix(h, t->size), *(const uint32_t *)(t + 1)) | 1;
+		return hash_step(hash_step(h, t->size), *(const uint32_t *)(t + 1)) | 1;
 	case BTF_KIND_FLOAT:
-		return hash_mix(h, t->size) | 1;
+		return hash_step(h, t->size) | 1;
 	case BTF_KIND_STRUCT: case BTF_KIND_UNION: {
-		h = hash_mix(h, t->size);
+		h = hash_step(h, t->size);
 		if (*name_of(b, t))
 			return h | 1;
 		/* Anonymous ones differ by their members only, and hundreds
@@ -132,10 +134,10 @@ static uint64_t shallow_hash(const struct bd *x, const struct btf *b, const stru
 		 * typedef of its name), so no match is hidden. */
 		const struct btf_member *m = btf_members(t);
 		for (uint32_t i = 0; i < btf_vlen(t); i++) {
-			h = hash_mix(hash_mix(h, m[i].offset), str_hash(str_at(b, m[i].name_off)));
+			h = hash_step(hash_step(h, m[i].offset), str_hash(str_at(b, m[i].name_off)));
 			const struct btf_type *mt = btf__type_by_id(b, m[i].type);
 			if (mt && btf_is_typedef(mt))
-				h = hash_mix(h, str_hash(name_of(b, mt)));
+				h = hash_step(h, str_hash(name_of(b, mt)));
 		}
 		return h | 1;
 	}
@@ -145,27 +147,31 @@ static uint64_t shallow_hash(const struct bd *x, const struct btf *b, const stru
 	case BTF_KIND_TYPEDEF: case BTF_KIND_TYPE_TAG: case BTF_KIND_FUNC:
 		if ((r = ref_in_base(x, b, t->type)) == UNMATCHED)
 			return 0;
-		return hash_mix(h, r) | 1;
+		return hash_step(h, r) | 1;
 	case BTF_KIND_DECL_TAG:
 		if ((r = ref_in_base(x, b, t->type)) == UNMATCHED)
 			return 0;
-		return hash_mix(hash_mix(h, r), (uint32_t)btf_decl_tag(t)->component_idx) | 1;
+		return hash_step(hash_step(h, r), (uint32_t)btf_decl_tag(t)->component_idx) | 1;
 	case BTF_KIND_ARRAY: {
 		const struct btf_array *a = btf_array(t);
 		uint32_t e = ref_in_base(x, b, a->type), i = ref_in_base(x, b, a->index_type);
 		if (e == UNMATCHED || i == UNMATCHED)
 			return 0;
-		return hash_mix(hash_mix(hash_mix(h, e), i), a->nelems) | 1;
+		return hash_step(hash_step(hash_step(h, e), i), a->nelems) | 1;
 	}
 	case BTF_KIND_FUNC_PROTO: {
 		if ((r = ref_in_base(x, b, t->type)) == UNMATCHED)
 			return 0;
-		h = hash_mix(h, r);
+		h = hash_step(h, r);
+		/* Parameter names are left to equiv_body(), which compares
+		 * them before anything else: hashing the base's 60,000 of
+		 * them cost every module more than the few prototypes that
+		 * differ only by names cost to compare. */
 		const struct btf_param *p = btf_params(t);
 		for (uint32_t i = 0; i < btf_vlen(t); i++) {
 			if ((r = ref_in_base(x, b, p[i].type)) == UNMATCHED)
 				return 0;
-			h = hash_mix(hash_mix(h, r), str_hash(str_at(b, p[i].name_off)));
+			h = hash_step(h, r);
 		}
 		return h | 1;
 	}
