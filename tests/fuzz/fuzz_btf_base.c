@@ -1,6 +1,8 @@
 /* fuzz_btf_base: libFuzzer target for reading a base BTF the way btf-emit
- * reads `--btf-base` (stages/btf-emit/main.c): libbpf's btf__parse() on the
- * file (raw BTF, or an ELF with a .BTF section), btf__new_empty_split() over
+ * reads `--btf-base` (stages/btf-emit/main.c read_base()): libbpf's
+ * btf__parse() on the file (raw BTF, or an ELF with a .BTF section; btf-emit
+ * gives raw BTF to btf__new() from a mapping instead, the parse btf__parse()
+ * makes of it after reading it), btf__new_empty_split() over
  * it, types added to the split BTF (an INT, and a STRUCT with a member of base
  * type 1 when the base has one), btf__dedup() against the base, the raw
  * bytes taken, both freed.
