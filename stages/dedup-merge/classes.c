@@ -511,6 +511,7 @@ static int64_t sig_intern(struct sig_table *s, const uint32_t *w, uint32_t n)
 
 struct refine {
 	struct merge *m;
+	uint32_t *seen;		/* per gid: class_seen() as the round began */
 	uint32_t *rep;		/* per class: its first gid */
 	size_t cap_rep;
 	size_t nchunks;
@@ -519,16 +520,33 @@ struct refine {
 	size_t *ndiff, *cap_diff;
 };
 
-static int same_signature(const struct merge *m, uint32_t g, uint32_t r)
+static int same_signature(const struct refine *f, uint32_t g, uint32_t r)
 {
+	const struct merge *m = f->m;
 	uint32_t a = m->stop_off[g], e = m->stop_off[g + 1];
 	uint32_t ra = m->stop_off[r], re = m->stop_off[r + 1];
 	if (e - a != re - ra)
 		return 0;
 	for (uint32_t i = 0; i < e - a; i++)
-		if (class_seen(m, m->stops[a + i]) != class_seen(m, m->stops[ra + i]))
+		if (f->seen[m->stops[a + i]] != f->seen[m->stops[ra + i]])
 			return 0;
 	return 1;
+}
+
+/* One chunk of gids: what each is seen as this round. class_seen() reads
+ * five arrays, two of them at random per stop edge; once per gid here, the
+ * checks below read one. */
+static int refine_seen(void *ctx, unsigned worker, size_t chunk)
+{
+	struct refine *f = ctx;
+	const struct merge *m = f->m;
+	(void)worker;
+	uint64_t lo = 1 + chunk * f->chunk, hi = lo + f->chunk;
+	if (hi > m->nnodes + 1)
+		hi = m->nnodes + 1;
+	for (uint64_t g = lo; g < hi; g++)
+		f->seen[g] = m->weak[g] == NO_CLASS ? NO_CLASS : class_seen(m, (uint32_t)g);
+	return 0;
 }
 
 /* One chunk of gids: the nodes that differ from their class's representative.
@@ -544,7 +562,7 @@ static int refine_check(void *ctx, unsigned worker, size_t chunk)
 	f->ndiff[chunk] = 0;
 	for (uint64_t g = lo; g < hi; g++) {
 		uint32_t c = m->cls[g];
-		if (c == NO_CLASS || f->rep[c] == g || same_signature(m, (uint32_t)g, f->rep[c]))
+		if (c == NO_CLASS || f->rep[c] == g || same_signature(f, (uint32_t)g, f->rep[c]))
 			continue;
 		if (vec_grow(&f->diff[chunk], &f->cap_diff[chunk], f->ndiff[chunk] + 1))
 			return -ENOMEM;
@@ -575,7 +593,7 @@ static int refine_split(struct refine *f, uint8_t *dirty, struct sig_table *st)
 		}
 		sig[0] = c;
 		for (uint32_t i = a; i < e; i++)
-			sig[i - a + 1] = class_seen(m, m->stops[i]);
+			sig[i - a + 1] = f->seen[m->stops[i]];
 		int64_t id = sig_intern(st, sig, n);
 		if (id < 0) {
 			err = (int)id;
@@ -631,10 +649,11 @@ int classes_refine(struct merge *m)
 	m->weak_split = calloc(nw, 1);
 	f.chunk = 65536;
 	f.nchunks = (size_t)((m->nnodes + f.chunk - 1) / f.chunk);
+	f.seen = malloc((m->nnodes + 2) * sizeof(*f.seen));
 	f.diff = calloc(f.nchunks + 1, sizeof(*f.diff));
 	f.ndiff = calloc(f.nchunks + 1, sizeof(*f.ndiff));
 	f.cap_diff = calloc(f.nchunks + 1, sizeof(*f.cap_diff));
-	if (!m->cls || !m->weak_first_cls || !m->weak_split || !f.diff || !f.ndiff || !f.cap_diff ||
+	if (!m->cls || !m->weak_first_cls || !m->weak_split || !f.seen || !f.diff || !f.ndiff || !f.cap_diff ||
 	    vec_grow(&f.rep, &f.cap_rep, nw)) {
 		err = -ENOMEM;
 		goto out;
@@ -653,7 +672,8 @@ int classes_refine(struct merge *m)
 	m->ncls = m->nweak;
 
 	for (int round = 1;; round++) {
-		if ((err = pool_ordered(jobs, f.nchunks, 4 * (size_t)jobs, refine_check, NULL, &f)))
+		if ((err = pool_ordered(jobs, f.nchunks, 4 * (size_t)jobs, refine_seen, NULL, &f)) ||
+		    (err = pool_ordered(jobs, f.nchunks, 4 * (size_t)jobs, refine_check, NULL, &f)))
 			goto out;
 		size_t ndiff = 0;
 		for (size_t k = 0; k < f.nchunks; k++)
@@ -677,6 +697,7 @@ int classes_refine(struct merge *m)
 	}
 out:
 	sig_free(&st);
+	free(f.seen);
 	for (size_t k = 0; f.diff && k < f.nchunks; k++)
 		free(f.diff[k]);
 	free(f.diff);
