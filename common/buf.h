@@ -83,16 +83,23 @@ uint16_t cur_le16(struct cursor *c);
 uint32_t cur_le32(struct cursor *c);
 uint64_t cur_le64(struct cursor *c);
 uint64_t cur_uleb_slow(struct cursor *c);
-/* The one- and two-byte cases inline; longer values, the end of the data
- * and overflow are the out-of-line path's (same result either way). */
+/* The one- to three-byte cases inline (three: string offsets past 16 KB in
+ * a big CU's table); longer values, the end of the data and overflow are
+ * the out-of-line path's (same result either way). */
 static inline uint64_t cur_uleb(struct cursor *c)
 {
-	if (__builtin_expect(!c->err && c->end - c->p >= 2, 1)) {
+	if (__builtin_expect(!c->err && c->end - c->p >= 3, 1)) {
 		if (!(c->p[0] & 0x80))
 			return *c->p++;
 		if (!(c->p[1] & 0x80)) {
 			uint64_t v = (uint64_t)(c->p[0] & 0x7f) | (uint64_t)c->p[1] << 7;
 			c->p += 2;
+			return v;
+		}
+		if (!(c->p[2] & 0x80)) {
+			uint64_t v = (uint64_t)(c->p[0] & 0x7f) | (uint64_t)(c->p[1] & 0x7f) << 7 |
+				     (uint64_t)c->p[2] << 14;
+			c->p += 3;
 			return v;
 		}
 	}
