@@ -47,13 +47,19 @@ void buf_le16(struct buf *b, uint16_t v);
 void buf_le32(struct buf *b, uint32_t v);
 void buf_le64(struct buf *b, uint64_t v);
 void buf_uleb_slow(struct buf *b, uint64_t v);
-/* Most ulebs written are one byte (small counts, flags, string refs). */
+/* Most ulebs written are one byte (small counts, flags, string refs), most
+ * of the rest two (member offsets, sizes): both inline. */
 static inline void buf_uleb(struct buf *b, uint64_t v)
 {
-	if (v < 0x80)
+	if (v < 0x80) {
 		buf_u8(b, (uint8_t)v);
-	else
+	} else if (v < 0x4000 && b->cap - b->len >= 2 && !b->err) {
+		b->data[b->len] = (uint8_t)(v | 0x80);
+		b->data[b->len + 1] = (uint8_t)(v >> 7);
+		b->len += 2;
+	} else {
 		buf_uleb_slow(b, v);
+	}
 }
 void buf_sleb(struct buf *b, int64_t v);
 
