@@ -202,7 +202,7 @@ static int is_const_form(unsigned form)
 /* DW_AT_data_member_location: a constant, or (DWARF 2) DW_OP_plus_uconst N. */
 static int read_member_loc(struct attrs_ctx *x, Dwarf_Attribute *at, struct die_attrs *a)
 {
-	if (is_const_form(dwarf_whatform(at))) {
+	if (is_const_form(at->form)) {
 		int s;
 		return form_const(x, at, &a->member_loc, &s);
 	}
@@ -262,7 +262,7 @@ static int attr_cb(Dwarf_Attribute *at, int bit, void *arg)
 	struct attrs_ctx *x = arg;
 	struct die_attrs *a = x->a;
 	int s, err = 0;
-	unsigned form = dwarf_whatform(at);
+	unsigned form = at->form; /* dwarf_whatform(at), without the call */
 	bool flag;
 
 	switch (bit) {

@@ -354,13 +354,16 @@ static int local_ref(unsigned form, const uint8_t *v, const uint8_t *end, uint64
  * finds it: through DW_AT_sibling when the DIE has one, else by walking
  * its subtree. Returns 1 with *next set, 0 when there is no next sibling,
  * -1 when this reader cannot tell (libdw decides). */
-static int sibling_addr(const struct die_reader *r, const uint8_t *p, const uint8_t **next)
+static int sibling_addr(const struct die_reader *r, Dwarf_Die *die, const uint8_t **next)
 {
 	unsigned level = 0;
+	const uint8_t *p = die->addr;
 	do {
 		const uint8_t *v;
 		uint64_t code;
-		const struct abbrev_decl *d = decl_of(r, p, &v, &code);
+		/* The DIE itself has its abbreviation decoded already. */
+		const struct abbrev_decl *d = p == die->addr ? die_decl(r, die, &v, &code)
+							     : decl_of(r, p, &v, &code);
 		if (!d)
 			return -1;
 		const struct rd_decl *dd = &r->dd[code];
@@ -414,7 +417,7 @@ int die_next(const struct die_reader *r, Dwarf_Die *die)
 {
 	if (r && r->on && die->cu == r->cu) {
 		const uint8_t *next;
-		int got = sibling_addr(r, die->addr, &next);
+		int got = sibling_addr(r, die, &next);
 		if (got == 1) {
 			die_at(r, next, die);
 			return 1;
