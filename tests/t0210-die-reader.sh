@@ -14,7 +14,11 @@
 #      clang++-19), a relocatable .o (libdwfl's relocated sections), and
 #      compressed sections (gcc -gz: the reader reads what libdw decompressed);
 #  (d) what it leaves to libdw per unit: DWARF 3: no reader unit, and still
-#      the same .cus.
+#      the same .cus;
+#  (e) relocatable objects are relocated by reloc.c (x86-64 RELA), by
+#      libdwfl with --libdw-only, to the same .cus; one with a TLS
+#      relocation or compressed sections (gcc -gz -c) is left to libdwfl
+#      either way.
 . "$(dirname "$0")/lib.sh"
 
 EXTRACT="$T_BIN/dwarf-extract"
@@ -22,10 +26,15 @@ EXTRACT="$T_BIN/dwarf-extract"
 # reader_units FILE: the reader_units count of a --stats text on stderr.
 reader_units() { sed -n 's/^dwarf-extract: reader_units *//p' "$1"; }
 
-# same_both DESC ELF WANT: extract ELF both ways; the .cus must be the same
-# bytes. WANT is "all" (every unit went through the reader) or "none".
+# reloc_own FILE: the reloc_own count of a --stats text ("" for no ET_REL).
+reloc_own() { sed -n 's/^dwarf-extract: reloc_own *//p' "$1"; }
+
+# same_both DESC ELF WANT [RELOC]: extract ELF both ways; the .cus must be the
+# same bytes. WANT is "all" (every unit went through the reader) or "none".
+# RELOC, for a relocatable ELF: "own" (reloc.c relocated it, libdwfl did with
+# --libdw-only) or "libdwfl" (libdwfl did both times).
 same_both() {
-	local desc=$1 elf=$2 want=$3 d
+	local desc=$1 elf=$2 want=$3 reloc=${4:-} d
 	d="$T_OUT/$(echo "$desc" | tr -c 'A-Za-z0-9\n' '_')"
 	mkdir -p "$d"
 	if ! "$EXTRACT" -q -j2 --stats -o "$d/reader.cus" "$elf" 2>"$d/reader.err" ||
@@ -50,6 +59,16 @@ same_both() {
 		else
 			not_ok "$desc: the reader left every unit to libdw" "units=$units reader=$r libdw-only=$l"
 		fi
+	fi
+	[ -n "$reloc" ] || return 0
+	r=$(reloc_own "$d/reader.err")
+	l=$(reloc_own "$d/libdw.err")
+	if [ "$reloc" = own ] && [ "$r" = 1 ] && [ "$l" = 0 ]; then
+		ok "$desc: reloc.c relocated it (libdwfl with --libdw-only)"
+	elif [ "$reloc" = libdwfl ] && [ "$r" = 0 ] && [ "$l" = 0 ]; then
+		ok "$desc: left to libdwfl to relocate"
+	else
+		not_ok "$desc: relocated by $reloc" "reloc_own: default '$r', --libdw-only '$l'"
 	fi
 }
 
@@ -108,21 +127,34 @@ for cxx in g++ clang++-19; do
 	mkdir -p "$dir"
 	if (cd "$T_TOP" && "$cxx" -O1 -g -c -fdebug-prefix-map="$T_TOP"=/btfpipe \
 		-o "$dir/refs.o" tests/fixtures/hard/refs.cpp) >"$dir/log" 2>&1; then
-		same_both "$cxx refs.cpp (.o)" "$dir/refs.o" all
+		same_both "$cxx refs.cpp (.o)" "$dir/refs.o" all own
 	else
 		not_ok "$cxx refs.cpp: build" "$(cat "$dir/log")"
 	fi
 done
 
-# (c) A relocatable object: libdwfl applied its relocations.
-dir="$T_OUT/gcc-obj"
-mkdir -p "$dir"
-if (cd "$T_TOP" && gcc -O2 -g -c -fdebug-prefix-map="$T_TOP"=/btfpipe -o "$dir/shapes.o" \
-	tests/fixtures/sample/shapes.c) >"$dir/log" 2>&1; then
-	same_both "gcc -c shapes.o" "$dir/shapes.o" all
+# (c), (e) Relocatable objects: relocated by reloc.c, or by libdwfl.
+obj() { # obj DESC SRC CC FLAGS...: tests/fixtures/SRC compiled with -c, into $OBJ
+	local desc=$1 src=$2 cc=$3; shift 3
+	local dir="$T_OUT/obj-$(echo "$desc" | tr -c 'A-Za-z0-9\n' '_')"
+	mkdir -p "$dir"
+	OBJ="$dir/$(basename "$src" .c).o"
+	if ! (cd "$T_TOP" && "$cc" "$@" -c -fdebug-prefix-map="$T_TOP"=/btfpipe -o "$OBJ" \
+		tests/fixtures/"$src") >"$dir/log" 2>&1; then
+		not_ok "$desc: build" "$(cat "$dir/log")"
+		return 1
+	fi
+}
+obj "gcc -c tree.o" lto/tree.c gcc -O2 -g && same_both "gcc -c tree.o" "$OBJ" all own
+if have clang-19; then
+	obj "clang-19 -c tree.o" lto/tree.c clang-19 -O2 -g &&
+		same_both "clang-19 -c tree.o" "$OBJ" all own
 else
-	not_ok "gcc -c shapes.o: build" "$(cat "$dir/log")"
+	skip "clang-19 -c tree.o" "clang-19 not installed"
 fi
+# shapes.c has a thread-local variable: an R_X86_64_DTPOFF32 relocation.
+obj "gcc -c shapes.o" sample/shapes.c gcc -O2 -g && same_both "gcc -c shapes.o (TLS)" "$OBJ" all libdwfl
+obj "gcc -gz -c tree.o" lto/tree.c gcc -O2 -g -gz && same_both "gcc -gz -c tree.o" "$OBJ" all libdwfl
 
 # (c) Compressed sections, decompressed by libelf before anyone reads them.
 if build "$T_OUT/gcc-gz" sample gcc -O2 -g -gz; then

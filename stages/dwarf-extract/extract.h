@@ -62,8 +62,9 @@ struct input {
 	int fd;
 	Elf *file_elf;		/* the file as it is on disk (identity, sections) */
 	Elf *elf;		/* what the Dwarf handles read: file_elf, or for ET_REL
-				 * libdwfl's relocated copy (owned by dwfl) */
+				 * the relocated copy: rel_elf, or libdwfl's (owned by dwfl) */
 	Dwfl *dwfl;		/* ET_REL only: applies the relocations */
+	Elf *rel_elf;		/* ET_REL relocated by reloc.c instead (owned), or NULL */
 	int is_rel;
 	Dwarf **dw;		/* one Dwarf handle per worker */
 	Dwarf **alt;		/* each handle's dwz alternate file, or NULL */
@@ -89,10 +90,19 @@ struct input {
 	int dws_ok;
 };
 
+/* reloc.c: open fd privately mapped with its .debug_* sections relocated
+ * and its SHF_ALLOC sections given addresses, exactly as libdwfl would (an
+ * x86-64 ELF64 LSB relocatable file with RELA only, defined symbols only,
+ * the simple relocation types). Returns 1 with *out (the caller's to
+ * elf_end()), 0 when the file is not such a file (libdwfl then relocates
+ * it), or -ENOMEM. */
+int reloc_open(int fd, Elf **out);
+
 /* Unit u is written: let its .debug_info pages go (see info_map). */
 void input__done_with_unit(const struct input *in, const struct unit *u);
 
-int input__open(struct input *in, const char *path, unsigned workers, struct diag *d);
+/* libdw_only: relocate through libdwfl even where reloc.c could. */
+int input__open(struct input *in, const char *path, unsigned workers, int libdw_only, struct diag *d);
 void input__close(struct input *in);
 /* The section holding addr, and addr made section-relative for ET_REL.
  * Returns the ELF section index, 0 when no allocated section holds it. */

@@ -63,7 +63,8 @@ static int collect_sections(struct input *in, struct diag *d)
 
 /* The DWARF sections cu_key.c reads, as libdw reads them: after the Dwarf
  * handles are open, so that libdw has decompressed them in place, and from
- * in->elf, which for ET_REL holds libdwfl's relocated data. Any doubt (a
+ * in->elf, which for ET_REL holds the relocated data (reloc.c's or
+ * libdwfl's). Any doubt (a
  * section still compressed, a big-endian input) leaves dws_ok 0: nothing is
  * cached, nothing is wrong. */
 static void collect_dwarf_sections(struct input *in)
@@ -200,10 +201,20 @@ static int identify(struct input *in, uint64_t size, struct diag *d)
 	return 0;
 }
 
-/* ET_REL (.o, .ko): libdwfl applies the relocations to the debug sections of
+/* ET_REL (.o, .ko): reloc.c relocates an x86-64 file's debug sections in a
+ * private mapping; for any other, libdwfl applies the relocations to the debug sections of
  * its own Elf; the workers' handles are then built over that Elf. */
-static int open_relocated(struct input *in, struct diag *d)
+static int open_relocated(struct input *in, int libdw_only, struct diag *d)
 {
+	if (!libdw_only) {
+		int got = reloc_open(in->fd, &in->rel_elf);
+		if (got < 0)
+			return got;
+		if (got) {
+			in->elf = in->rel_elf;
+			return 0;
+		}
+	}
 	int fd = dup(in->fd);
 	if (fd < 0)
 		return -errno;
@@ -377,7 +388,7 @@ void input__done_with_unit(const struct input *in, const struct unit *u)
 		mapfile_done_with(in->info_map + u->offset, u->end - u->offset);
 }
 
-int input__open(struct input *in, const char *path, unsigned workers, struct diag *d)
+int input__open(struct input *in, const char *path, unsigned workers, int libdw_only, struct diag *d)
 {
 	memset(in, 0, sizeof(*in));
 	in->alt_fd = -1;
@@ -403,7 +414,7 @@ int input__open(struct input *in, const char *path, unsigned workers, struct dia
 		err = diag_fail(d, ENOTSUP, "%s: DWARF 4 type units (.debug_types, -fdebug-types-section) "
 				"are not supported yet; build without -fdebug-types-section", path);
 	if (!err && in->is_rel)
-		err = open_relocated(in, d); /* in->elf becomes libdwfl's relocated Elf */
+		err = open_relocated(in, libdw_only, d); /* in->elf becomes the relocated Elf */
 	if (err)
 		return err;
 
@@ -451,6 +462,8 @@ void input__close(struct input *in)
 		close(in->alt_fd);
 	if (in->dwfl)
 		dwfl_end(in->dwfl); /* owns in->elf for ET_REL */
+	if (in->rel_elf)
+		elf_end(in->rel_elf);
 	if (in->file_elf)
 		elf_end(in->file_elf);
 	if (in->fd >= 0)

@@ -52,7 +52,8 @@ static void usage(FILE *o)
 		"      --cache-verify  extract cache hits too and fail if they differ\n"
 		"                      (or $BTFPIPE_CACHE_VERIFY=1; for testing)\n"
 		"\n"
-		"      --libdw-only  read every DIE through libdw, not the DIE reader\n"
+		"      --libdw-only  read every DIE through libdw, not the DIE reader, and\n"
+		"                    relocate a .o/.ko through libdwfl, not reloc.c\n"
 		"                    (slower, same output: a check of the reader)\n"
 		"  -h, --help     this text\n"
 		"      --version  print the version\n"
@@ -293,7 +294,7 @@ static int extract(const struct extract_opts *o, struct run *r)
 
 static int extract_units(const struct extract_opts *o, struct run *r)
 {
-	int err = input__open(&r->in, o->input, o->jobs, &r->d);
+	int err = input__open(&r->in, o->input, o->jobs, o->libdw_only, &r->d);
 	if (err)
 		return err;
 	stats_phase(&r->st, "open");
@@ -342,6 +343,9 @@ static int extract_units(const struct extract_opts *o, struct run *r)
 	for (unsigned i = 0; i < o->jobs; i++)
 		reader_units += r->walkers[i].reader_units;
 	stats_count(&r->st, "reader_units", reader_units);
+	/* A relocatable file: 1 when reloc.c relocated it, 0 when libdwfl did. */
+	if (r->in.is_rel)
+		stats_count(&r->st, "reloc_own", r->in.rel_elf != NULL);
 	stats_count(&r->st, "jobs", o->jobs);
 	return err;
 }

@@ -1,0 +1,263 @@
+/* reloc.c: an x86-64 relocatable file's (.o, .ko) debug sections relocated
+ * here, with the result libdwfl gives (see extract.h reloc_open()).
+ *
+ * Why: libdwfl relocates through one gelf_getrela(), gelf_getsymshndx() and
+ * gelf_update_rela() per relocation, serially, before any unit is read:
+ * 27% of kvm.ko's extraction. Here a relocation is a load and a store.
+ *
+ * What libdwfl does, and so this (elfutils 0.188, libdwfl/offline.c,
+ * dwfl_report_elf.c, relocate.c):
+ *  - Layout: the first offline module's base is 0x10000 rounded up to
+ *    0x100; each SHF_ALLOC section in index order at the end of the last,
+ *    rounded up to its alignment; when a section's alignment exceeds the
+ *    base's, the base is rounded up to it and the sections so far are laid
+ *    out again. The addresses go into the section headers, where
+ *    input.c reads them (addresses become section-relative there).
+ *  - A symbol's value: st_value, plus its section's address when that
+ *    section is SHF_ALLOC; SHN_ABS as is.
+ *  - RELA of the simple types, S + A stored little-endian: R_X86_64_64 as
+ *    8 bytes, R_X86_64_32 and _32S as 4 (truncated, unchecked).
+ * Anything else (another machine, class or byte order, a section with an
+ * address already, REL sections, a compressed or .zdebug section, an
+ * undefined or common symbol, another relocation type, a relocation outside
+ * its section, no .debug_info of its own) is left to libdwfl, whole.
+ */
+#include "extract.h"
+
+#include <errno.h>
+#include <string.h>
+
+#define OFFLINE_BASE 0x10000u	/* libdwfl's OFFLINE_REDZONE */
+#define REL_MIN_ALIGN 0x100u
+
+static int is_pow2(uint64_t a)
+{
+	return a && !(a & (a - 1));
+}
+
+/* libdwfl's layout of the SHF_ALLOC sections; 0 when it does not apply. */
+static int layout(Elf *elf, size_t shnum, uint64_t *addr)
+{
+	uint64_t base = (OFFLINE_BASE + REL_MIN_ALIGN - 1) & ~(uint64_t)(REL_MIN_ALIGN - 1);
+	uint64_t end = base;
+	for (size_t i = 1; i < shnum; i++) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(elf_getscn(elf, i), &sh))
+			return 0;
+		addr[i] = 0;
+		if (!(sh.sh_flags & SHF_ALLOC))
+			continue;
+		uint64_t align = sh.sh_addralign ? sh.sh_addralign : 1;
+		if (sh.sh_addr || !is_pow2(align))
+			return 0;
+		uint64_t next = (end + align - 1) & ~(align - 1);
+		addr[i] = next;
+		if (end == base) {
+			base = next; /* the first section placed: the base */
+		} else if (base & (align - 1)) {
+			base = end = (base + align - 1) & ~(align - 1);
+			for (size_t j = 1; j <= i; j++) {
+				GElf_Shdr sj;
+				if (!gelf_getshdr(elf_getscn(elf, j), &sj))
+					return 0;
+				if (!(sj.sh_flags & SHF_ALLOC))
+					continue;
+				uint64_t aj = sj.sh_addralign ? sj.sh_addralign : 1;
+				addr[j] = (end + aj - 1) & ~(aj - 1);
+				end = addr[j] + sj.sh_size;
+			}
+			continue;
+		}
+		end = addr[i] + sh.sh_size;
+	}
+	return 1;
+}
+
+struct symtab {
+	const Elf64_Sym *syms;
+	size_t n;
+	const Elf32_Word *xndx;	/* SHT_SYMTAB_SHNDX, or NULL */
+	size_t nx;
+};
+
+/* S for relocations against symbol i; 0 when libdwfl must decide. */
+static int sym_value(const struct symtab *st, size_t i, Elf *elf, size_t shnum, const uint64_t *addr,
+		     uint64_t *out)
+{
+	if (i >= st->n)
+		return 0;
+	const Elf64_Sym *s = &st->syms[i];
+	size_t shndx = s->st_shndx;
+	if (shndx == SHN_XINDEX) {
+		if (!st->xndx || i >= st->nx)
+			return 0;
+		shndx = st->xndx[i];
+	} else if (shndx == SHN_ABS) {
+		*out = s->st_value;
+		return 1;
+	} else if (shndx == SHN_UNDEF || shndx >= SHN_LORESERVE) {
+		return 0; /* undefined, common: libdwfl looks further */
+	}
+	if (shndx >= shnum)
+		return 0;
+	GElf_Shdr sh;
+	if (!gelf_getshdr(elf_getscn(elf, shndx), &sh))
+		return 0;
+	*out = s->st_value + ((sh.sh_flags & SHF_ALLOC) ? addr[shndx] : 0);
+	return 1;
+}
+
+static int read_symtab(Elf *elf, size_t shnum, struct symtab *st)
+{
+	size_t symi = 0;
+	memset(st, 0, sizeof(*st));
+	for (size_t i = 1; i < shnum && !symi; i++) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(elf_getscn(elf, i), &sh) && sh.sh_type == SHT_SYMTAB)
+			symi = i;
+	}
+	if (!symi)
+		return 0;
+	Elf_Data *d = elf_getdata(elf_getscn(elf, symi), NULL);
+	if (!d || d->d_type != ELF_T_SYM)
+		return 0;
+	st->syms = d->d_buf;
+	st->n = d->d_size / sizeof(Elf64_Sym);
+	for (size_t i = 1; i < shnum; i++) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(elf_getscn(elf, i), &sh) && sh.sh_type == SHT_SYMTAB_SHNDX && sh.sh_link == symi) {
+			Elf_Data *x = elf_getdata(elf_getscn(elf, i), NULL);
+			if (!x || x->d_type != ELF_T_WORD)
+				return 0;
+			st->xndx = x->d_buf;
+			st->nx = x->d_size / sizeof(Elf32_Word);
+		}
+	}
+	return 1;
+}
+
+/* One RELA section's relocations into its target's bytes (writable: the
+ * Elf is a private mapping). 0 when libdwfl must do the file. */
+static int apply(Elf *elf, Elf_Scn *rscn, Elf_Data *target, const struct symtab *st, size_t shnum,
+		 const uint64_t *addr)
+{
+	Elf_Data *rd = elf_getdata(rscn, NULL);
+	if (!rd || rd->d_type != ELF_T_RELA)
+		return 0;
+	const Elf64_Rela *rel = rd->d_buf;
+	size_t n = rd->d_size / sizeof(*rel);
+	uint8_t *buf = target->d_buf;
+	for (size_t k = 0; k < n; k++) {
+		unsigned type = (unsigned)ELF64_R_TYPE(rel[k].r_info);
+		size_t size;
+		switch (type) {
+		case R_X86_64_NONE: continue;
+		case R_X86_64_64: size = 8; break;
+		case R_X86_64_32: case R_X86_64_32S: size = 4; break;
+		default: return 0;
+		}
+		uint64_t s;
+		if (rel[k].r_offset > target->d_size || target->d_size - rel[k].r_offset < size ||
+		    !sym_value(st, ELF64_R_SYM(rel[k].r_info), elf, shnum, addr, &s))
+			return 0;
+		uint64_t v = s + (uint64_t)rel[k].r_addend;
+		if (size == 8) {
+			le64_put(buf + rel[k].r_offset, v);
+		} else {
+			le32_put(buf + rel[k].r_offset, (uint32_t)v);
+		}
+	}
+	return 1;
+}
+
+static int is_debug_name(const char *name)
+{
+	return name && !strncmp(name, ".debug_", 7);
+}
+
+/* Every check before anything is written; 1 when the file is ours. */
+static int ours(Elf *elf, size_t shnum, size_t shstrndx)
+{
+	GElf_Ehdr eh;
+	const uint16_t one = 1;
+	if (!*(const uint8_t *)&one || !gelf_getehdr(elf, &eh) || eh.e_type != ET_REL ||
+	    eh.e_machine != EM_X86_64 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB)
+		return 0;
+	int has_info = 0;
+	for (size_t i = 1; i < shnum; i++) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(elf_getscn(elf, i), &sh))
+			return 0;
+		const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || !strncmp(name, ".zdebug", 7))
+			return 0;
+		if (is_debug_name(name) && (sh.sh_flags & SHF_COMPRESSED))
+			return 0;
+		if (name && !strcmp(name, ".debug_info") && sh.sh_type != SHT_NOBITS && sh.sh_size)
+			has_info = 1;
+		if (sh.sh_type == SHT_REL) {
+			GElf_Shdr t;
+			if (sh.sh_info < shnum && gelf_getshdr(elf_getscn(elf, sh.sh_info), &t) &&
+			    is_debug_name(elf_strptr(elf, shstrndx, t.sh_name)))
+				return 0;
+		}
+	}
+	return has_info;
+}
+
+int reloc_open(int fd, Elf **out)
+{
+	*out = NULL;
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP_PRIVATE, NULL);
+	size_t shnum, shstrndx;
+	uint64_t *addr = NULL;
+	struct symtab st;
+	int done = 0;
+	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrnum(elf, &shnum) ||
+	    elf_getshdrstrndx(elf, &shstrndx) || !ours(elf, shnum, shstrndx))
+		goto out;
+	addr = calloc(shnum + 1, sizeof(*addr));
+	if (!addr) {
+		elf_end(elf);
+		return -ENOMEM;
+	}
+	if (!layout(elf, shnum, addr) || !read_symtab(elf, shnum, &st))
+		goto out;
+	for (size_t i = 1; i < shnum; i++) {
+		Elf_Scn *scn = elf_getscn(elf, i);
+		GElf_Shdr sh, t;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || sh.sh_info >= shnum)
+			continue;
+		Elf_Scn *tscn = elf_getscn(elf, sh.sh_info);
+		/* libdw reads only the .debug_* sections: the others keep theirs. */
+		if (!gelf_getshdr(tscn, &t) || (t.sh_flags & SHF_ALLOC) || t.sh_type == SHT_NOBITS ||
+		    !is_debug_name(elf_strptr(elf, shstrndx, t.sh_name)))
+			continue;
+		Elf_Data *td = elf_getdata(tscn, NULL);
+		if (!td || td->d_type != ELF_T_BYTE || !td->d_buf || !apply(elf, scn, td, &st, shnum, addr))
+			goto out;
+	}
+	/* The addresses, where input.c reads them, as libdwfl leaves them. */
+	for (size_t i = 1; i < shnum; i++) {
+		Elf_Scn *scn = elf_getscn(elf, i);
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			goto out;
+		if (!(sh.sh_flags & SHF_ALLOC))
+			continue;
+		sh.sh_addr = addr[i];
+		if (!gelf_update_shdr(scn, &sh))
+			goto out;
+	}
+	done = 1;
+out:
+	free(addr);
+	if (!done) {
+		if (elf)
+			elf_end(elf);
+		return 0;
+	}
+	*out = elf;
+	return 1;
+}
