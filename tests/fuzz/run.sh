@@ -159,13 +159,16 @@ seed "dwarf-extract shapes.o" "$stages/dwarf-extract" -q -j 1 -o "$seeds/shapes.
 	seed "dedup-merge shapes.o.cus" "$stages/dedup-merge" -o "$seeds/shapes.graph" "$seeds/shapes.o.cus"
 seed "btf-emit --elf-out" "$stages/btf-emit" --elf "$seeds/sample" --elf-out "$seeds/sample-btf.elf" \
 	"$seeds/sample.graph"
+# An object without shapes.c's TLS relocation: dwarf-extract relocates it
+# itself (stages/dwarf-extract/reloc.c), where shapes.o goes to libdwfl.
+seed "gcc -c tree.o" gcc -O0 -g -c -o "$seeds/tree.o" "$top/tests/fixtures/lto/tree.c"
 
 corpus_seeds() {
 	case $1 in
 	fuzz_cus) ls "$seeds"/*.cus ;;
 	fuzz_graph) ls "$seeds"/*.graph ;;
 	fuzz_btf_base) ls "$seeds"/*.btf "$seeds"/sample-btf.elf ;;
-	fuzz_extract) ls "$seeds"/sample "$seeds"/sample-clang "$seeds"/shapes.o ;;
+	fuzz_extract) ls "$seeds"/sample "$seeds"/sample-clang "$seeds"/shapes.o "$seeds"/tree.o ;;
 	esac 2>/dev/null
 }
 
