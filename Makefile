@@ -44,7 +44,7 @@ COMMON := $(wildcard common/*.c)
 FORMAT := $(wildcard format/*.c)
 STAGES := dwarf-extract dedup-merge btf-emit
 
-all: $(addprefix $(BIN)/,$(STAGES)) $(BIN)/tools/btfcheck
+all: $(addprefix $(BIN)/,$(STAGES)) $(BIN)/tools/btfcheck $(BIN)/tools/strsort-check
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 
@@ -61,6 +61,10 @@ $(foreach s,$(STAGES),$(eval $(call stage_rule,$(s))))
 
 # Test helpers: programs the tests run, never part of a stage.
 $(BIN)/tools/btfcheck: $(call obj,tests/tools/btfcheck.c)
+	@mkdir -p $(BIN)/tools
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BIN)/tools/strsort-check: $(call obj,tests/tools/strsort_check.c common/strsort.c)
 	@mkdir -p $(BIN)/tools
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

@@ -3,22 +3,36 @@
  * functions and variables exist in the binary). */
 #include "emit.h"
 #include "../../common/diag.h"
+#include "../../common/strsort.h"
 #include "../../common/vec.h"
 
 #include <errno.h>
 #include <fcntl.h>
+
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static int cmp_sym(const void *a, const void *b)
+/* The symbols by name, then value, then symbol table order (qsort()'s
+ * merge sort kept equal keys in that order; strsort() states it). */
+static int sort_syms(struct elf_info *ei)
 {
-	const struct elf_sym *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
-	if (c)
-		return c;
-	return x->value < y->value ? -1 : x->value > y->value;
+	struct strsort_item *v = malloc(ei->nsyms * sizeof(*v));
+	struct elf_sym *sorted = malloc(ei->nsyms * sizeof(*sorted));
+	int err = -ENOMEM;
+	if (v && sorted) {
+		for (size_t i = 0; i < ei->nsyms; i++)
+			v[i] = (struct strsort_item){ ei->syms[i].name, ei->syms[i].value, (uint32_t)i };
+		if (!(err = strsort(v, ei->nsyms))) {
+			for (size_t i = 0; i < ei->nsyms; i++)
+				sorted[i] = ei->syms[v[i].idx];
+			memcpy(ei->syms, sorted, ei->nsyms * sizeof(*sorted));
+		}
+	}
+	free(v);
+	free(sorted);
+	return err;
 }
 
 static int cmp_kfunc(const void *a, const void *b)
@@ -183,8 +197,8 @@ int elf_info__read(struct elf_info *ei, const char *path, struct diag *d)
 			goto out;
 		}
 	}
-	if (ei->nsyms)
-		qsort(ei->syms, ei->nsyms, sizeof(*ei->syms), cmp_sym);
+	if (ei->nsyms && (err = sort_syms(ei)))
+		goto out;
 	err = read_kfuncs(ei, elf, data, xdata, n, symsh.sh_link, path, d);
 out:
 	if (elf)

@@ -40,6 +40,7 @@
  */
 #include "emit.h"
 #include "../../common/diag.h"
+#include "../../common/strsort.h"
 
 #include <bpf/btf.h>
 #include <dwarf.h>
@@ -50,15 +51,6 @@
 
 #define DW_CC_nocall_ 0x3
 
-static const struct graph *sort_graph; /* qsort has no context argument */
-
-static int cmp_func(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	int c = strcmp(graph_str(sort_graph, sort_graph->funcs[x].name),
-		       graph_str(sort_graph, sort_graph->funcs[y].name));
-	return c ? c : (x < y ? -1 : x > y);
-}
 
 /* ---- rule 1 and 2: the symbol group of a name ---- */
 
@@ -375,15 +367,25 @@ int select_funcs(const struct graph *g, const struct elf_info *ei, const uint8_t
 {
 	uint32_t *order = malloc((g->nfuncs + 1) * sizeof(*order));
 	uint32_t *picks = malloc((g->nfuncs + 1) * sizeof(*picks));
-	if (!order || !picks) {
+	struct strsort_item *by_name = malloc((g->nfuncs + 1) * sizeof(*by_name));
+	if (!order || !picks || !by_name) {
 		free(order);
 		free(picks);
+		free(by_name);
+		return -ENOMEM;
+	}
+	/* By name, then graph order. */
+	for (uint32_t i = 0; i < g->nfuncs; i++)
+		by_name[i] = (struct strsort_item){ graph_str(g, g->funcs[i].name), 0, i };
+	if (strsort(by_name, g->nfuncs)) {
+		free(order);
+		free(picks);
+		free(by_name);
 		return -ENOMEM;
 	}
 	for (uint32_t i = 0; i < g->nfuncs; i++)
-		order[i] = i;
-	sort_graph = g;
-	qsort(order, g->nfuncs, sizeof(*order), cmp_func);
+		order[i] = by_name[i].idx;
+	free(by_name);
 
 	size_t n = 0;
 	for (size_t i = 0; i < g->nfuncs;) {
