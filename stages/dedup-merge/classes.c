@@ -512,6 +512,7 @@ static int64_t sig_intern(struct sig_table *s, const uint32_t *w, uint32_t n)
 struct refine {
 	struct merge *m;
 	uint32_t *seen;		/* per gid: class_seen() as the round began */
+	int pass;		/* refine_chunk()'s pass this round: 0 seen, 1 check */
 	uint32_t *rep;		/* per class: its first gid */
 	size_t cap_rep;
 	size_t nchunks;
@@ -533,32 +534,25 @@ static int same_signature(const struct refine *f, uint32_t g, uint32_t r)
 	return 1;
 }
 
-/* One chunk of gids: what each is seen as this round. class_seen() reads
- * five arrays, two of them at random per stop edge; once per gid here, the
- * checks below read one. */
-static int refine_seen(void *ctx, unsigned worker, size_t chunk)
+/* One chunk of gids, for the round's pass f->pass:
+ *  0: what each gid is seen as (f->seen). class_seen() reads five arrays,
+ *     two of them at random per stop edge; once per gid here, the checks
+ *     read one.
+ *  1: the nodes that differ from their class's representative (reads the
+ *     partition only). */
+static int refine_chunk(void *ctx, unsigned worker, size_t chunk)
 {
 	struct refine *f = ctx;
 	const struct merge *m = f->m;
-	(void)worker;
 	uint64_t lo = 1 + chunk * f->chunk, hi = lo + f->chunk;
+	(void)worker;
 	if (hi > m->nnodes + 1)
 		hi = m->nnodes + 1;
-	for (uint64_t g = lo; g < hi; g++)
-		f->seen[g] = m->weak[g] == NO_CLASS ? NO_CLASS : class_seen(m, (uint32_t)g);
-	return 0;
-}
-
-/* One chunk of gids: the nodes that differ from their class's representative.
- * Reads the partition only. */
-static int refine_check(void *ctx, unsigned worker, size_t chunk)
-{
-	struct refine *f = ctx;
-	const struct merge *m = f->m;
-	(void)worker;
-	uint64_t lo = 1 + chunk * f->chunk, hi = lo + f->chunk;
-	if (hi > m->nnodes + 1)
-		hi = m->nnodes + 1;
+	if (f->pass == 0) {
+		for (uint64_t g = lo; g < hi; g++)
+			f->seen[g] = m->weak[g] == NO_CLASS ? NO_CLASS : class_seen(m, (uint32_t)g);
+		return 0;
+	}
 	f->ndiff[chunk] = 0;
 	for (uint64_t g = lo; g < hi; g++) {
 		uint32_t c = m->cls[g];
@@ -672,8 +666,9 @@ int classes_refine(struct merge *m)
 	m->ncls = m->nweak;
 
 	for (int round = 1;; round++) {
-		if ((err = pool_ordered(jobs, f.nchunks, 4 * (size_t)jobs, refine_seen, NULL, &f)) ||
-		    (err = pool_ordered(jobs, f.nchunks, 4 * (size_t)jobs, refine_check, NULL, &f)))
+		for (f.pass = 0; f.pass < 2 && !err; f.pass++)
+			err = pool_ordered(jobs, f.nchunks, 4 * (size_t)jobs, refine_chunk, NULL, &f);
+		if (err)
 			goto out;
 		size_t ndiff = 0;
 		for (size_t k = 0; k < f.nchunks; k++)
