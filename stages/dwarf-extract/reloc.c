@@ -20,7 +20,9 @@
  * Anything else (another machine, class or byte order, a section with an
  * address already, REL sections, a compressed or .zdebug section, an
  * undefined or common symbol, another relocation type, a relocation outside
- * its section, no .debug_info of its own) is left to libdwfl, whole.
+ * its section, a symbol table with any doubt about it, a debug section that
+ * is SHF_ALLOC or lies over headers or tables, no .debug_info of its own) is
+ * left to libdwfl, whole. (Symbol 0 is S = 0, as libdwfl takes it.)
  */
 #include "extract.h"
 
@@ -84,6 +86,10 @@ struct symtab {
 static int sym_value(const struct symtab *st, size_t i, Elf *elf, size_t shnum, const uint64_t *addr,
 		     uint64_t *out)
 {
+	if (i == 0) {
+		*out = 0; /* STN_UNDEF: libdwfl takes 0 without reading the entry */
+		return 1;
+	}
 	if (i >= st->n)
 		return 0;
 	const Elf64_Sym *s = &st->syms[i];
@@ -92,6 +98,8 @@ static int sym_value(const struct symtab *st, size_t i, Elf *elf, size_t shnum, 
 		if (!st->xndx || i >= st->nx)
 			return 0;
 		shndx = st->xndx[i];
+		if (shndx == SHN_UNDEF)
+			return 0;
 	} else if (shndx == SHN_ABS) {
 		*out = s->st_value;
 		return 1;
@@ -107,33 +115,81 @@ static int sym_value(const struct symtab *st, size_t i, Elf *elf, size_t shnum, 
 	return 1;
 }
 
+/* The symbol table, when there is no doubt which one libdwfl would use and
+ * that it would use it: exactly one SHT_SYMTAB, well formed, with a
+ * readable string table, and at most one SHT_SYMTAB_SHNDX, linked to it and
+ * covering every symbol. */
 static int read_symtab(Elf *elf, size_t shnum, struct symtab *st)
 {
-	size_t symi = 0;
+	size_t symi = 0, xi = 0;
 	memset(st, 0, sizeof(*st));
-	for (size_t i = 1; i < shnum && !symi; i++) {
+	for (size_t i = 1; i < shnum; i++) {
 		GElf_Shdr sh;
-		if (gelf_getshdr(elf_getscn(elf, i), &sh) && sh.sh_type == SHT_SYMTAB)
+		if (!gelf_getshdr(elf_getscn(elf, i), &sh))
+			return 0;
+		if (sh.sh_type == SHT_SYMTAB) {
+			if (symi)
+				return 0;
 			symi = i;
+		} else if (sh.sh_type == SHT_SYMTAB_SHNDX) {
+			if (xi)
+				return 0;
+			xi = i;
+		}
 	}
-	if (!symi)
+	GElf_Shdr sh;
+	if (!symi || !gelf_getshdr(elf_getscn(elf, symi), &sh) || sh.sh_entsize != sizeof(Elf64_Sym) ||
+	    sh.sh_link == 0 || sh.sh_link >= shnum || !elf_getdata(elf_getscn(elf, sh.sh_link), NULL))
 		return 0;
 	Elf_Data *d = elf_getdata(elf_getscn(elf, symi), NULL);
 	if (!d || d->d_type != ELF_T_SYM)
 		return 0;
 	st->syms = d->d_buf;
 	st->n = d->d_size / sizeof(Elf64_Sym);
-	for (size_t i = 1; i < shnum; i++) {
-		GElf_Shdr sh;
-		if (gelf_getshdr(elf_getscn(elf, i), &sh) && sh.sh_type == SHT_SYMTAB_SHNDX && sh.sh_link == symi) {
-			Elf_Data *x = elf_getdata(elf_getscn(elf, i), NULL);
-			if (!x || x->d_type != ELF_T_WORD)
-				return 0;
-			st->xndx = x->d_buf;
-			st->nx = x->d_size / sizeof(Elf32_Word);
-		}
+	if (sh.sh_info > st->n)
+		return 0;
+	if (xi) {
+		GElf_Shdr xs;
+		Elf_Data *x = elf_getdata(elf_getscn(elf, xi), NULL);
+		if (!gelf_getshdr(elf_getscn(elf, xi), &xs) || xs.sh_link != symi || !x || x->d_type != ELF_T_WORD)
+			return 0;
+		st->xndx = x->d_buf;
+		st->nx = x->d_size / sizeof(Elf32_Word);
+		if (st->nx < st->n)
+			return 0;
 	}
 	return 1;
+}
+
+/* Do file ranges [a, a + n) and [b, b + m) share a byte? */
+static int overlap(uint64_t a, uint64_t n, uint64_t b, uint64_t m)
+{
+	return n && m && a < b + m && b < a + n;
+}
+
+/* A target section lying over the headers, a relocation section or the
+ * symbol table would change what is being read while it is written (the
+ * private mapping holds them all): libdwfl refuses such files, so they
+ * are its to refuse. */
+static int target_overlaps(Elf *elf, size_t shnum, const GElf_Shdr *t)
+{
+	GElf_Ehdr eh;
+	if (!gelf_getehdr(elf, &eh))
+		return 1;
+	if (overlap(t->sh_offset, t->sh_size, 0, eh.e_ehsize) ||
+	    overlap(t->sh_offset, t->sh_size, eh.e_shoff, (uint64_t)shnum * eh.e_shentsize) ||
+	    overlap(t->sh_offset, t->sh_size, eh.e_phoff, (uint64_t)eh.e_phnum * eh.e_phentsize))
+		return 1;
+	for (size_t i = 1; i < shnum; i++) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(elf_getscn(elf, i), &sh))
+			return 1;
+		if ((sh.sh_type == SHT_RELA || sh.sh_type == SHT_REL || sh.sh_type == SHT_SYMTAB ||
+		     sh.sh_type == SHT_SYMTAB_SHNDX || sh.sh_type == SHT_STRTAB) &&
+		    overlap(t->sh_offset, t->sh_size, sh.sh_offset, sh.sh_size))
+			return 1;
+	}
+	return 0;
 }
 
 /* One RELA section's relocations into its target's bytes (writable: the
@@ -227,14 +283,24 @@ int reloc_open(int fd, Elf **out)
 	for (size_t i = 1; i < shnum; i++) {
 		Elf_Scn *scn = elf_getscn(elf, i);
 		GElf_Shdr sh, t;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || sh.sh_info >= shnum)
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA)
 			continue;
+		if (sh.sh_info >= shnum) {
+			if (sh.sh_size)
+				goto out; /* libdwfl fails such a file */
+			continue;
+		}
 		Elf_Scn *tscn = elf_getscn(elf, sh.sh_info);
+		if (!gelf_getshdr(tscn, &t))
+			goto out;
 		/* libdw reads only the .debug_* sections: the others keep theirs. */
-		if (!gelf_getshdr(tscn, &t) || (t.sh_flags & SHF_ALLOC) || t.sh_type == SHT_NOBITS ||
-		    !is_debug_name(elf_strptr(elf, shstrndx, t.sh_name)))
+		if (!is_debug_name(elf_strptr(elf, shstrndx, t.sh_name)))
 			continue;
+		if ((t.sh_flags & SHF_ALLOC) || t.sh_type == SHT_NOBITS || target_overlaps(elf, shnum, &t))
+			goto out; /* libdwfl relocates (or refuses) it by its name: its call */
 		Elf_Data *td = elf_getdata(tscn, NULL);
+		if (td && td->d_size == 0)
+			continue;
 		if (!td || td->d_type != ELF_T_BYTE || !td->d_buf || !apply(elf, scn, td, &st, shnum, addr))
 			goto out;
 	}

@@ -46,7 +46,7 @@ static int run(const char *desc, size_t n, size_t prefix, size_t maxlen, unsigne
 		for (size_t k = prefix; k < len; k++)
 			strs[i][k] = (char)(first + next() % alpha);
 		strs[i][len] = 0;
-		a[i] = (struct strsort_item){ strs[i], ties ? next() % ties : 0, (uint32_t)(next() % (n * 2)) };
+		a[i] = (struct strsort_item){ strs[i], ties ? next() % ties : 0, (uint32_t)i };
 		b[i] = a[i];
 	}
 	qsort(a, n, sizeof(*a), cmp);
