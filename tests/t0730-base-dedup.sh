@@ -17,7 +17,9 @@
 #  (h) a hostile base (name offsets outside its strings) is survived;
 #  (i) an anonymous union the base has twice but for a typedef member's name
 #      (each tracepoint's union { event; handler; } in a vmlinux) is the
-#      base's second one; one the base lacks stays ours.
+#      base's second one; one the base lacks stays ours;
+#  (j) a base that is not BTF is refused with what it is instead: an ELF
+#      without .BTF, a text file (libbpf says ENOENT and its code 4001).
 . "$(dirname "$0")/lib.sh"
 
 BTFCMP="$T_TOP/tests/tools/btfcmp.py"
@@ -123,3 +125,18 @@ if [ $rc -eq 0 ] && "$BTFCHECK" --base "$HOSTILE" "$D/hostile.btf" >>"$D/hostile
 else
 	not_ok "(h) a base with name offsets outside its strings: encoded, and libbpf parses it" "exit $rc: $(cat "$D/hostile.err")"
 fi
+
+# (j) Bases that are not BTF: exit 1, and the message says what the file is.
+base_refused() { # base_refused DESC FILE WANT
+	local out rc
+	out=$("$T_BIN/btf-emit" --btf-base "$2" -o "$D/refused.btf" "$D/mod1.graph" 2>&1)
+	rc=$?
+	if [ $rc -eq 1 ] && echo "$out" | grep -q "$3" && [ ! -e "$D/refused.btf" ]; then
+		ok "(j) $1: refused, saying \"$3\""
+	else
+		not_ok "(j) $1: refused, saying \"$3\"" "exit $rc: $out"
+	fi
+}
+base_refused "an ELF without .BTF (the module object)" "$D/mod.o" "an ELF file without a .BTF section"
+printf 'not btf\n' >"$D/text.base"
+base_refused "a text file" "$D/text.base" "neither raw BTF (magic 0xeB9F) nor an ELF file"

@@ -224,6 +224,22 @@ static struct btf *read_base(const char *path)
 	return btf;
 }
 
+/* Why read_base() failed, in words: libbpf answers "no .BTF in this ELF"
+ * with ENOENT (strerror: "No such file or directory", of a file that is
+ * there) and "neither raw BTF nor ELF" with its own code 4001, which
+ * strerror() does not know. */
+static const char *base_error(const char *path, int e, char *buf, size_t size)
+{
+	struct stat st;
+	if (e == ENOENT && stat(path, &st) == 0)
+		return "an ELF file without a .BTF section";
+	if (e == LIBBPF_ERRNO__FORMAT)
+		return "neither raw BTF (magic 0xeB9F) nor an ELF file";
+	if (e >= __LIBBPF_ERRNO__START && !libbpf_strerror(e, buf, size))
+		return buf;
+	return strerror(e);
+}
+
 void skip_log__add(struct skip_log *s, const char *what, const char *name, const char *why,
 		   const struct graph *g, uint32_t cu)
 {
@@ -334,8 +350,9 @@ static int emit(const struct emit_opts *o, const struct emit_memo *memo, struct 
 		*where = o->base;
 		base = read_base(o->base);
 		if (!base) {
+			char why[128];
 			err = diag_fail(d, EINVAL, "%s: cannot read base BTF (raw BTF or an ELF with .BTF): %s",
-					o->base, strerror(errno));
+					o->base, base_error(o->base, errno, why, sizeof(why)));
 			goto out;
 		}
 		*where = o->output ? o->output : o->elf_out;
