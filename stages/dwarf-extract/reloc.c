@@ -37,7 +37,8 @@ static int is_pow2(uint64_t a)
 	return a && !(a & (a - 1));
 }
 
-/* libdwfl's layout of the SHF_ALLOC sections; 0 when it does not apply. */
+/* libdwfl's layout of the SHF_ALLOC sections into addr (0 for the other
+ * sections); 0 when it does not apply. */
 static int layout(Elf *elf, size_t shnum, uint64_t *addr)
 {
 	uint64_t base = (OFFLINE_BASE + REL_MIN_ALIGN - 1) & ~(uint64_t)(REL_MIN_ALIGN - 1);
@@ -82,9 +83,11 @@ struct symtab {
 	size_t nx;
 };
 
-/* S for relocations against symbol i; 0 when libdwfl must decide. */
-static int sym_value(const struct symtab *st, size_t i, Elf *elf, size_t shnum, const uint64_t *addr,
-		     uint64_t *out)
+/* S for relocations against symbol i; 0 when libdwfl must decide. addr is
+ * layout()'s: a section's address, 0 for one that is not SHF_ALLOC (its
+ * symbols are worth their st_value), so no section header is read per
+ * relocation. */
+static int sym_value(const struct symtab *st, size_t i, size_t shnum, const uint64_t *addr, uint64_t *out)
 {
 	if (i == 0) {
 		*out = 0; /* STN_UNDEF: libdwfl takes 0 without reading the entry */
@@ -108,10 +111,7 @@ static int sym_value(const struct symtab *st, size_t i, Elf *elf, size_t shnum, 
 	}
 	if (shndx >= shnum)
 		return 0;
-	GElf_Shdr sh;
-	if (!gelf_getshdr(elf_getscn(elf, shndx), &sh))
-		return 0;
-	*out = s->st_value + ((sh.sh_flags & SHF_ALLOC) ? addr[shndx] : 0);
+	*out = s->st_value + addr[shndx];
 	return 1;
 }
 
@@ -194,8 +194,7 @@ static int target_overlaps(Elf *elf, size_t shnum, const GElf_Shdr *t)
 
 /* One RELA section's relocations into its target's bytes (writable: the
  * Elf is a private mapping). 0 when libdwfl must do the file. */
-static int apply(Elf *elf, Elf_Scn *rscn, Elf_Data *target, const struct symtab *st, size_t shnum,
-		 const uint64_t *addr)
+static int apply(Elf_Scn *rscn, Elf_Data *target, const struct symtab *st, size_t shnum, const uint64_t *addr)
 {
 	Elf_Data *rd = elf_getdata(rscn, NULL);
 	if (!rd || rd->d_type != ELF_T_RELA)
@@ -214,7 +213,7 @@ static int apply(Elf *elf, Elf_Scn *rscn, Elf_Data *target, const struct symtab 
 		}
 		uint64_t s;
 		if (rel[k].r_offset > target->d_size || target->d_size - rel[k].r_offset < size ||
-		    !sym_value(st, ELF64_R_SYM(rel[k].r_info), elf, shnum, addr, &s))
+		    !sym_value(st, ELF64_R_SYM(rel[k].r_info), shnum, addr, &s))
 			return 0;
 		uint64_t v = s + (uint64_t)rel[k].r_addend;
 		if (size == 8) {
@@ -250,7 +249,7 @@ static int ours(Elf *elf, size_t shnum, size_t shstrndx)
 			return 0;
 		if (is_debug_name(name) && (sh.sh_flags & SHF_COMPRESSED))
 			return 0;
-		if (name && !strcmp(name, ".debug_info") && sh.sh_type != SHT_NOBITS && sh.sh_size)
+		if (!strcmp(name, ".debug_info") && sh.sh_type != SHT_NOBITS && sh.sh_size)
 			has_info = 1;
 		if (sh.sh_type == SHT_REL) {
 			GElf_Shdr t;
@@ -301,7 +300,7 @@ int reloc_open(int fd, Elf **out)
 		Elf_Data *td = elf_getdata(tscn, NULL);
 		if (td && td->d_size == 0)
 			continue;
-		if (!td || td->d_type != ELF_T_BYTE || !td->d_buf || !apply(elf, scn, td, &st, shnum, addr))
+		if (!td || td->d_type != ELF_T_BYTE || !td->d_buf || !apply(scn, td, &st, shnum, addr))
 			goto out;
 	}
 	/* The addresses, where input.c reads them, as libdwfl leaves them. */
