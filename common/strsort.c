@@ -37,15 +37,21 @@ static void insertion(struct strsort_item *v, size_t n, size_t d)
 	}
 }
 
+/* v[0..n), which share their first d bytes, by comparisons: what is
+ * left below SMALL items, past MAX_DEPTH, or of equal strings. */
+static void by_comparison(struct strsort_item *v, size_t n, size_t d)
+{
+	if (n < SMALL)
+		insertion(v, n, d);
+	else
+		qsort(v, n, sizeof(*v), cmp_whole); /* equal prefixes: the same order */
+}
+
 /* v[0..n) share their first d bytes; tmp has room for n items. */
 static void msd(struct strsort_item *v, struct strsort_item *tmp, size_t n, size_t d)
 {
-	if (n < SMALL) {
-		insertion(v, n, d);
-		return;
-	}
-	if (d >= MAX_DEPTH) {
-		qsort(v, n, sizeof(*v), cmp_whole); /* equal prefixes: the same order */
+	if (n < SMALL || d >= MAX_DEPTH) {
+		by_comparison(v, n, d);
 		return;
 	}
 	size_t count[257] = { 0 };
@@ -61,13 +67,7 @@ static void msd(struct strsort_item *v, struct strsort_item *tmp, size_t n, size
 		tmp[count[(unsigned char)v[i].s[d]]++] = v[i];
 	memcpy(v, tmp, n * sizeof(*v));
 	/* Bucket 0: strings that end here, all equal: by tie and index. */
-	size_t n0 = start[1] - start[0];
-	if (n0 > 1) {
-		if (n0 < SMALL)
-			insertion(v, n0, d);
-		else
-			qsort(v, n0, sizeof(*v), cmp_whole);
-	}
+	by_comparison(v, start[1], d);
 	for (int b = 1; b < 256; b++) {
 		size_t lo = start[b], hi = start[b + 1];
 		if (hi - lo > 1)

@@ -112,8 +112,9 @@ static uint64_t shallow_hash(const struct bd *x, const struct btf *b, const stru
 	 * base's enum of its name, of whatever size or width (libbpf too). */
 	if (k == BTF_KIND_ENUM || k == BTF_KIND_ENUM64)
 		return hash_step(BTF_KIND_ENUM, str_hash(name_of(b, t))) | 1;
+	const char *name = name_of(b, t);
 	uint64_t h = hash_step(hash_step(k, btf_vlen(t)), btf_kflag(t));
-	h = hash_step(h, str_hash(name_of(b, t)));
+	h = hash_step(h, str_hash(name));
 	uint32_t r;
 	switch (k) {
 	case BTF_KIND_INT:
@@ -122,7 +123,7 @@ static uint64_t shallow_hash(const struct bd *x, const struct btf *b, const stru
 		return hash_step(h, t->size) | 1;
 	case BTF_KIND_STRUCT: case BTF_KIND_UNION: {
 		h = hash_step(h, t->size);
-		if (*name_of(b, t))
+		if (*name)
 			return h | 1;
 		/* Anonymous ones differ by their members only, and hundreds
 		 * of the base's can share size and length: every tracepoint's

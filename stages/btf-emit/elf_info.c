@@ -8,7 +8,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>

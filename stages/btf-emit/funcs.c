@@ -51,7 +51,6 @@
 
 #define DW_CC_nocall_ 0x3
 
-
 /* ---- rule 1 and 2: the symbol group of a name ---- */
 
 struct sym_group {
@@ -368,24 +367,20 @@ int select_funcs(const struct graph *g, const struct elf_info *ei, const uint8_t
 	uint32_t *order = malloc((g->nfuncs + 1) * sizeof(*order));
 	uint32_t *picks = malloc((g->nfuncs + 1) * sizeof(*picks));
 	struct strsort_item *by_name = malloc((g->nfuncs + 1) * sizeof(*by_name));
-	if (!order || !picks || !by_name) {
-		free(order);
-		free(picks);
-		free(by_name);
-		return -ENOMEM;
-	}
+	int err = order && picks && by_name ? 0 : -ENOMEM;
 	/* By name, then graph order. */
-	for (uint32_t i = 0; i < g->nfuncs; i++)
+	for (uint32_t i = 0; !err && i < g->nfuncs; i++)
 		by_name[i] = (struct strsort_item){ graph_str(g, g->funcs[i].name), 0, i };
-	if (strsort(by_name, g->nfuncs)) {
-		free(order);
-		free(picks);
-		free(by_name);
-		return -ENOMEM;
-	}
-	for (uint32_t i = 0; i < g->nfuncs; i++)
+	if (!err)
+		err = strsort(by_name, g->nfuncs);
+	for (uint32_t i = 0; !err && i < g->nfuncs; i++)
 		order[i] = by_name[i].idx;
 	free(by_name);
+	if (err) {
+		free(order);
+		free(picks);
+		return err;
+	}
 
 	size_t n = 0;
 	for (size_t i = 0; i < g->nfuncs;) {

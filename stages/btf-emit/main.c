@@ -10,6 +10,7 @@
 #include "../../common/cachedir.h"
 #include "../../common/cli.h"
 #include "../../common/diag.h"
+#include "../../common/mapfile.h"
 #include "../../common/memo.h"
 #include "../../common/outfile.h"
 #include "../../common/version.h"
@@ -17,14 +18,12 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #define TOOL "btf-emit"
 
@@ -198,28 +197,18 @@ static int base_flattens(const struct btf *base)
  * Returns NULL with errno set, as libbpf does. */
 static struct btf *read_base(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < 4) {
-		if (fd >= 0)
-			close(fd);
-		return btf__parse(path, NULL);
-	}
-	size_t size = (size_t)st.st_size;
-	void *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
+	const void *m;
+	size_t size;
+	if (mapfile_open(path, 4, "base BTF", &m, &size, NULL))
 		return btf__parse(path, NULL);
 	const uint8_t *b = m;
 	/* BTF_MAGIC 0xeB9F in either byte order, as btf__parse_raw() accepts. */
 	int raw = size <= UINT32_MAX && ((b[0] == 0x9f && b[1] == 0xeb) || (b[0] == 0xeb && b[1] == 0x9f));
-	if (!raw) {
-		munmap(m, size);
-		return btf__parse(path, NULL);
-	}
-	struct btf *btf = btf__new(m, (uint32_t)size);
+	struct btf *btf = raw ? btf__new(m, (uint32_t)size) : NULL;
 	int err = errno;
-	munmap(m, size);
+	munmap((void *)m, size);
+	if (!raw)
+		return btf__parse(path, NULL);
 	errno = err;
 	return btf;
 }
