@@ -62,17 +62,8 @@ static int form_ref(struct attrs_ctx *x, Dwarf_Attribute *at, uint64_t *out)
 {
 	const struct die_reader *r = x->raw;
 	if (r) {
-		const uint8_t *v = at->valp;
 		uint64_t off;
-		int local = 1;
-		switch (at->form) {
-		case DW_FORM_ref1: off = v[0]; break;
-		case DW_FORM_ref2: off = le16_get(v); break;
-		case DW_FORM_ref4: off = le32_get(v); break;
-		case DW_FORM_ref8: off = le64_get(v); break;
-		case DW_FORM_ref_udata: local = raw_leb(r, v, 0, &off); break;
-		default: local = 0; off = 0; break;
-		}
+		int local = die_local_ref(at->form, at->valp, r->end, &off);
 		/* Inside the unit, libdw finds the DIE at unit + off; outside, it
 		 * looks further, so it decides. */
 		if (local && off < (uint64_t)(r->end - r->start)) {

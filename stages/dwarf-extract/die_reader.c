@@ -331,25 +331,6 @@ int die_first_child(const struct die_reader *r, Dwarf_Die *die, Dwarf_Die *child
 	return 1;
 }
 
-/* A local reference's value (ref1/2/4/8/udata), as __libdw_formref reads
- * it. Returns 0 for any other form. */
-static int local_ref(unsigned form, const uint8_t *v, const uint8_t *end, uint64_t *out)
-{
-	switch (form) {
-	case DW_FORM_ref1: *out = v[0]; return 1;
-	case DW_FORM_ref2: *out = le16_get(v); return 1;
-	case DW_FORM_ref4: *out = le32_get(v); return 1;
-	case DW_FORM_ref8: *out = le64_get(v); return 1;
-	case DW_FORM_ref_udata: {
-		struct cursor c;
-		cursor_init(&c, v, (size_t)(end - v));
-		*out = cur_uleb(&c);
-		return !c.err;
-	}
-	}
-	return 0;
-}
-
 /* The address after the DIE at p and its children, as dwarf_siblingof()
  * finds it: through DW_AT_sibling when the DIE has one, else by walking
  * its subtree. Returns 1 with *next set, 0 when there is no next sibling,
@@ -389,7 +370,7 @@ static int sibling_addr(const struct die_reader *r, Dwarf_Die *die, const uint8_
 		if (sib) {
 			uint64_t off;
 			if (!skip_value(r, form_len(sib_form, r->addr_size), sib_form, sib) ||
-			    !local_ref(sib_form, sib, r->end, &off))
+			    !die_local_ref(sib_form, sib, r->end, &off))
 				return -1;
 			/* libdw refuses a sibling that does not point forward in the unit. */
 			if (off >= (uint64_t)(r->end - r->start) || off <= (uint64_t)(p - r->start))

@@ -14,6 +14,7 @@
 #ifndef BTFPIPE_EXTRACT_H
 #define BTFPIPE_EXTRACT_H
 
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
@@ -35,7 +36,7 @@ struct extract_opts {
 	int quiet;		/* -q: no progress line */
 	struct cachedir_cli cache; /* --cache and friends (common/cachedir.h) */
 	int cache_verify;	/* --cache-verify or $BTFPIPE_CACHE_VERIFY */
-	int libdw_only;		/* --libdw-only: no DIE reader (die_reader.c) */
+	int libdw_only;		/* --libdw-only: no DIE reader (die_reader.c), libdwfl relocates */
 };
 
 struct section {
@@ -174,6 +175,26 @@ int die_tag(const struct die_reader *r, Dwarf_Die *die);
 int die_first_child(const struct die_reader *r, Dwarf_Die *die, Dwarf_Die *child);
 /* dwarf_siblingof(die, die) == 0: 1 with *die moved to its next sibling. */
 int die_next(const struct die_reader *r, Dwarf_Die *die);
+/* A CU-local reference's value (ref1/2/4/8/udata at v, the unit ending at
+ * end), as libdw's __libdw_formref reads it. Returns 0 for any other form,
+ * or a ref_udata that does not decode. Inline: every type reference of
+ * every DIE comes through here. */
+static inline int die_local_ref(unsigned form, const uint8_t *v, const uint8_t *end, uint64_t *out)
+{
+	switch (form) {
+	case DW_FORM_ref1: *out = v[0]; return 1;
+	case DW_FORM_ref2: *out = le16_get(v); return 1;
+	case DW_FORM_ref4: *out = le32_get(v); return 1;
+	case DW_FORM_ref8: *out = le64_get(v); return 1;
+	case DW_FORM_ref_udata: {
+		struct cursor c;
+		cursor_init(&c, v, (size_t)(end - v));
+		*out = cur_uleb(&c);
+		return !c.err;
+	}
+	}
+	return 0;
+}
 
 /* Every attribute dwarf-extract reads, from one pass over a DIE. */
 int die_attrs__bit(unsigned attr);	/* its ATTR_* bit, or -1: not one of them */

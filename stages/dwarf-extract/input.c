@@ -64,9 +64,8 @@ static int collect_sections(struct input *in, struct diag *d)
 /* The DWARF sections cu_key.c reads, as libdw reads them: after the Dwarf
  * handles are open, so that libdw has decompressed them in place, and from
  * in->elf, which for ET_REL holds the relocated data (reloc.c's or
- * libdwfl's). Any doubt (a
- * section still compressed, a big-endian input) leaves dws_ok 0: nothing is
- * cached, nothing is wrong. */
+ * libdwfl's). Any doubt (a section still compressed, a big-endian input)
+ * leaves dws_ok 0: nothing is cached, nothing is wrong. */
 static void collect_dwarf_sections(struct input *in)
 {
 	static const char *const names[DWS_N] = {
@@ -202,8 +201,9 @@ static int identify(struct input *in, uint64_t size, struct diag *d)
 }
 
 /* ET_REL (.o, .ko): reloc.c relocates an x86-64 file's debug sections in a
- * private mapping; for any other, libdwfl applies the relocations to the debug sections of
- * its own Elf; the workers' handles are then built over that Elf. */
+ * private mapping; for any other, libdwfl applies the relocations to the
+ * debug sections of its own Elf. The workers' handles are then built over
+ * that Elf. */
 static int open_relocated(struct input *in, int libdw_only, struct diag *d)
 {
 	if (!libdw_only) {
