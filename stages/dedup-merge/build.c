@@ -733,13 +733,20 @@ static int rep_make(void *ctx, size_t ci)
 	return err;
 }
 
-/* Node ids go to classes in order of their first gid. Each chunk of gids
- * finds the first gid of every class it holds (in parallel); the first
- * chunk that has a class has its first gid; ids follow those gids' order. */
+/* Node ids go to classes in order of their first gid, with no sort. Each
+ * chunk of gids finds the first gid of every class it holds (in parallel);
+ * the first chunk that has a class has its first gid, and counts one node.
+ * A chunk's nodes follow those of the chunks before it, so after a prefix
+ * sum each chunk numbers its own representatives in gid order (in parallel
+ * again): the same ids whatever the thread count. */
 struct num_run {
 	const struct merge *m;
 	size_t nchunks;
+	int pass;		/* 0: find first gids; 1: number the representatives */
 	uint32_t **first;	/* per chunk: per class, its first gid in the chunk, or 0 */
+	const uint32_t *rep;	/* pass 1: per class, its first gid */
+	uint32_t *next;		/* pass 1: per chunk, the node id before its first */
+	uint32_t *node_of_class;
 };
 
 static int num_chunk(void *ctx, unsigned worker, size_t k)
@@ -752,16 +759,15 @@ static int num_chunk(void *ctx, unsigned worker, size_t k)
 	for (uint64_t gid = lo; gid < hi; gid++) {
 		if (m->weak[gid] == NO_CLASS || classes_final(m, (uint32_t)gid) != m->cls[gid])
 			continue; /* not a type, or a fwd that stands for its definition */
-		if (!first[m->cls[gid]])
-			first[m->cls[gid]] = (uint32_t)gid;
+		uint32_t c = m->cls[gid];
+		if (r->pass == 0) {
+			if (!first[c])
+				first[c] = (uint32_t)gid;
+		} else if (r->rep[c] == gid) {
+			r->node_of_class[c] = ++r->next[k];
+		}
 	}
 	return 0;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
 }
 
 /* rep[c] := class c's first gid, node_of_class[c] := its node id (1-based,
@@ -769,37 +775,38 @@ static int cmp_u64(const void *a, const void *b)
 static int number_classes(const struct merge *m, uint32_t *rep, uint32_t *node_of_class, uint32_t *count)
 {
 	unsigned jobs = m->o->jobs ? m->o->jobs : 1;
-	struct num_run r = { .m = m, .nchunks = pass_chunks(m) };
-	uint64_t *order = NULL; /* first gid << 32 | class, sorted */
-	size_t n = 0;
+	struct num_run r = { .m = m, .nchunks = pass_chunks(m), .rep = rep, .node_of_class = node_of_class };
 	int err = -ENOMEM;
-	if (!(r.first = calloc(r.nchunks, sizeof(*r.first))))
+	if (!(r.first = calloc(r.nchunks, sizeof(*r.first))) || !(r.next = calloc(r.nchunks, sizeof(*r.next))))
 		goto out;
 	for (size_t k = 0; k < r.nchunks; k++)
 		if (!(r.first[k] = calloc((size_t)m->ncls + 1, sizeof(uint32_t))))
 			goto out;
 	if ((err = pool_ordered(jobs, r.nchunks, r.nchunks, num_chunk, NULL, &r)))
 		goto out;
-	err = -ENOMEM;
-	if (!(order = malloc(((size_t)m->ncls + 1) * sizeof(*order))))
-		goto out;
 	for (uint32_t c = 0; c < m->ncls; c++) {
-		rep[c] = 0;
-		for (size_t k = 0; k < r.nchunks && !rep[c]; k++)
-			rep[c] = r.first[k][c];
-		if (rep[c])
-			order[n++] = (uint64_t)rep[c] << 32 | c;
+		size_t k = 0;
+		while (k < r.nchunks && !r.first[k][c])
+			k++;
+		rep[c] = k < r.nchunks ? r.first[k][c] : 0;
+		if (k < r.nchunks)
+			r.next[k]++;
 	}
-	qsort(order, n, sizeof(*order), cmp_u64);
-	for (size_t i = 0; i < n; i++)
-		node_of_class[(uint32_t)order[i]] = (uint32_t)i + 1;
-	*count = (uint32_t)n;
-	err = 0;
+	uint32_t n = 0;
+	for (size_t k = 0; k < r.nchunks; k++) {
+		uint32_t here = r.next[k];
+		r.next[k] = n;
+		n += here;
+	}
+	r.pass = 1;
+	if ((err = pool_ordered(jobs, r.nchunks, r.nchunks, num_chunk, NULL, &r)))
+		goto out;
+	*count = n;
 out:
 	for (size_t k = 0; r.first && k < r.nchunks; k++)
 		free(r.first[k]);
 	free(r.first);
-	free(order);
+	free(r.next);
 	return err;
 }
 
