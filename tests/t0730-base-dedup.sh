@@ -12,14 +12,18 @@
 #  (e) libbpf's own btf__dedup() finds nothing more to take from our output
 #      (btfcheck --dedup), and libbpf parses it over the base;
 #  (f) what it describes equals what --libbpf-dedup gives (btfcmp --funcs),
-#      but for struct holder, which libbpf writes again: where we beat it;
+#      but for struct holder and the typedef visit_fn that points to it,
+#      which libbpf writes again: where we beat it;
 #  (g) -j1 and -j2 builds of the module give the same bytes;
 #  (h) a hostile base (name offsets outside its strings) is survived;
 #  (i) an anonymous union the base has twice but for a typedef member's name
 #      (each tracepoint's union { event; handler; } in a vmlinux) is the
 #      base's second one; one the base lacks stays ours;
 #  (j) a base that is not BTF is refused with what it is instead: an ELF
-#      without .BTF, a text file (libbpf says ENOENT and its code 4001).
+#      without .BTF, a text file (libbpf says ENOENT and its code 4001);
+#  (k) a base that names a type by a second copy of a string, and another by
+#      the tail of a longer string (libbpf writes neither, BTF allows both):
+#      the same types are the base's as with the plain base.
 . "$(dirname "$0")/lib.sh"
 
 BTFCMP="$T_TOP/tests/tools/btfcmp.py"
@@ -61,6 +65,7 @@ typedef void (*tp_c)(int);
 union { struct raw_map event; tp_b handler; } mod_map_b;
 union { struct raw_map event; tp_c handler; } mod_map_c;
 int mod_visit(struct holder *h, int depth) { return h->n + depth + mod_state.own.secret; }
+visit_fn mod_visitor = mod_visit;
 int mod_calm(struct opaque *o) { return o->secret == CALM; }
 EOF
 if ! out=$("$GCC" -g -O1 -o "$D/base" "$D/base.c" 2>&1) || ! out=$("$GCC" -g -O1 -c -o "$D/mod.o" "$D/mod.c" 2>&1); then
@@ -100,14 +105,16 @@ check "(e) libbpf parses it over the base and btf__dedup() removes nothing more"
 	"$BTFCHECK" --base "$D/base.btf" --dedup "$D/mod1.btf"
 # (f) libbpf (and so pahole) writes struct holder again: comparing it with
 # the base's, it meets our struct opaque where the base has a declaration,
-# and takes the pair for different at its first encounter. We take the base's
-# holder, which is the same C type; everything else is the same.
+# and takes the pair for different at its first encounter, and so writes the
+# typedef visit_fn that points to holder again too. We take the base's holder
+# and visit_fn, which are the same C types; everything else is the same.
 bpftool -B "$D/base.btf" btf dump file "$D/lib.btf" >"$D/lib.txt" 2>&1
 check_grep "(f) reference: libbpf's dedup writes struct holder again" "STRUCT 'holder'" "$D/lib.txt"
 out=$(python3 "$BTFCMP" --funcs --width 0 --ignore-kind-counts ALL --base-a "$D/base.btf" --base-b "$D/base.btf" \
 	"$D/mod1.btf" "$D/lib.btf" 2>&1 | grep '^  only-in')
 want="  only-in-A *(enum mood)
-  only-in-B struct holder size=32 {o: *(struct opaque) @0; l: *(struct later) @64; m: *(enum mood) @128; n: int 'long int' @192}"
+  only-in-B struct holder size=32 {o: *(struct opaque) @0; l: *(struct later) @64; m: *(enum mood) @128; n: int 'long int' @192}
+  only-in-B typedef visit_fn = *(fn((anon): *(struct holder), (anon): int 'int') -> int 'int')"
 if [ "$out" = "$want" ]; then
 	ok "(f) otherwise the same types and functions as with --libbpf-dedup"
 else
@@ -140,3 +147,39 @@ base_refused() { # base_refused DESC FILE WANT
 base_refused "an ELF without .BTF (the module object)" "$D/mod.o" "an ELF file without a .BTF section"
 printf 'not btf\n' >"$D/text.base"
 base_refused "a text file" "$D/text.base" "neither raw BTF (magic 0xeB9F) nor an ELF file"
+
+# (k) The base, rewritten: typedef visit_fn's name is a second "visit_fn" at
+# the end of the strings, struct holder's the tail of an appended "xholder". The
+# module's BTF over it must read the same as over the plain base (bpftool
+# prints names, not offsets; the base keeps its type ids).
+if python3 - "$D/base.btf" "$D/odd.base" <<'PY'
+import struct, sys
+raw = bytearray(open(sys.argv[1], 'rb').read())
+magic, ver, flags, hlen, toff, tlen, soff, slen = struct.unpack_from('<HBBIIIII', raw, 0)
+types, strs = hlen + toff, hlen + soff
+extra = {1: 4, 4: 12, 5: 12, 6: 8, 13: 8, 14: 4, 15: 12, 17: 4, 19: 12}
+def name(off):
+    return raw[strs + off:raw.index(b'\0', strs + off)].decode()
+dup, tail = slen, slen + len(b'visit_fn\0') + 1
+renamed, p = 0, types
+while p < types + tlen:
+    noff, info, _ = struct.unpack_from('<III', raw, p)
+    kind, vlen = info >> 24 & 0x1f, info & 0xffff
+    if (kind, name(noff)) in ((8, 'visit_fn'), (4, 'holder')):
+        struct.pack_into('<I', raw, p, dup if kind == 8 else tail)
+        renamed += 1
+    p += 12 + (extra[kind] * (vlen if kind in (4, 5, 6, 13, 15, 19) else 1) if kind in extra else 0)
+if renamed != 2:
+    sys.exit('found %d of typedef visit_fn and struct holder' % renamed)
+raw += b'visit_fn\0xholder\0'
+struct.pack_into('<I', raw, 20, slen + len(b'visit_fn\0xholder\0'))
+open(sys.argv[2], 'wb').write(raw)
+PY
+then
+	"$T_BIN/btf-emit" --btf-base "$D/odd.base" --elf "$D/mod.o" -o "$D/odd.btf" "$D/mod1.graph" &&
+		bpftool -B "$D/odd.base" btf dump file "$D/odd.btf" >"$D/odd.txt" 2>&1
+	check_same "(k) a base naming types by a repeated string and by a string's tail: the same split BTF" \
+		"$D/mod.txt" "$D/odd.txt"
+else
+	not_ok "(k) rewriting the base's names" "python3 failed"
+fi

@@ -59,6 +59,7 @@ struct bd {
 					 * when a fwd first asks (base_definition) */
 	size_t nnamed;
 	int depth;
+	struct str_match sm;		/* the strings ours and the base share (split_write.c too) */
 };
 
 /* A string of b, "" for an offset outside its strings: libbpf's parse does
@@ -93,6 +94,19 @@ static uint64_t str_hash(const char *s)
 	return *s ? hash64(s, strlen(s)) : 0;
 }
 
+#define NO_KEY UINT64_MAX
+
+/* What shallow_hash() takes of a name at offset off of b: the id of the
+ * string (str_match.c), the same for equal strings of ours and the base's.
+ * A base name ours lacks is NO_KEY: no type of ours can equal that base type
+ * (equiv() compares every name that is keyed), so it is left out of the
+ * index without its string being read. */
+static uint64_t name_key(const struct bd *x, const struct btf *b, uint32_t off)
+{
+	uint32_t id = b == x->base ? str_match_base(&x->sm, off) : str_match_ours(&x->sm, off);
+	return id ? id : NO_KEY;
+}
+
 /* A reference of a type of b as a base id: a base type's references are
  * base ids already, ours map through their matches. */
 static uint32_t ref_in_base(const struct bd *x, const struct btf *b, uint32_t id)
@@ -108,13 +122,15 @@ static uint32_t ref_in_base(const struct bd *x, const struct btf *b, uint32_t id
 static uint64_t shallow_hash(const struct bd *x, const struct btf *b, const struct btf_type *t)
 {
 	uint32_t k = btf_kind(t);
+	uint64_t name = name_key(x, b, t->name_off);
+	if (name == NO_KEY)
+		return 0;
 	/* An enum hashes its name only: a declared-only enum (vlen 0) is the
 	 * base's enum of its name, of whatever size or width (libbpf too). */
 	if (k == BTF_KIND_ENUM || k == BTF_KIND_ENUM64)
-		return hash_step(BTF_KIND_ENUM, str_hash(name_of(b, t))) | 1;
-	const char *name = name_of(b, t);
+		return hash_step(BTF_KIND_ENUM, name) | 1;
 	uint64_t h = hash_step(hash_step(k, btf_vlen(t)), btf_kflag(t));
-	h = hash_step(h, str_hash(name));
+	h = hash_step(h, name);
 	uint32_t r;
 	switch (k) {
 	case BTF_KIND_INT:
@@ -123,7 +139,7 @@ static uint64_t shallow_hash(const struct bd *x, const struct btf *b, const stru
 		return hash_step(h, t->size) | 1;
 	case BTF_KIND_STRUCT: case BTF_KIND_UNION: {
 		h = hash_step(h, t->size);
-		if (*name)
+		if (name != x->sm.empty_id)
 			return h | 1;
 		/* Anonymous ones differ by their members only, and hundreds
 		 * of the base's can share size and length: every tracepoint's
@@ -135,10 +151,12 @@ static uint64_t shallow_hash(const struct bd *x, const struct btf *b, const stru
 		 * typedef of its name), so no match is hidden. */
 		const struct btf_member *m = btf_members(t);
 		for (uint32_t i = 0; i < btf_vlen(t); i++) {
-			h = hash_step(hash_step(h, m[i].offset), str_hash(str_at(b, m[i].name_off)));
+			uint64_t mn = name_key(x, b, m[i].name_off);
 			const struct btf_type *mt = btf__type_by_id(b, m[i].type);
-			if (mt && btf_is_typedef(mt))
-				h = hash_step(h, str_hash(name_of(b, mt)));
+			uint64_t tn = mt && btf_is_typedef(mt) ? name_key(x, b, mt->name_off) : 0;
+			if (mn == NO_KEY || tn == NO_KEY)
+				return 0;
+			h = hash_step(hash_step(hash_step(h, m[i].offset), mn), tn);
 		}
 		return h | 1;
 	}
@@ -517,7 +535,14 @@ int base_dedup(struct btf **ours, struct btf *base, uint32_t *removed, struct di
 	x.hyp = calloc(n + 1, sizeof(*x.hyp));
 	newid = calloc(n + 1, sizeof(*newid));
 	keep = calloc(n + 1, 1);
-	if (!x.final || !x.hyp || !newid || !keep || (err = index_base(&x)))
+	if (!x.final || !x.hyp || !newid || !keep)
+		goto out;
+	if ((err = str_match_build(&x.sm, *ours, base))) {
+		if (err == -EINVAL)
+			err = diag_fail(d, EINVAL, "the base BTF's string section is unreadable");
+		goto out;
+	}
+	if ((err = index_base(&x)))
 		goto out;
 	/* Structs and unions first: comparing them settles the pointers,
 	 * typedefs and fwds they reach, which on their own could only be
@@ -551,7 +576,7 @@ int base_dedup(struct btf **ours, struct btf *base, uint32_t *removed, struct di
 	}
 	*removed = (uint32_t)(n - (next - btf__type_cnt(base)));
 	struct btf *split = NULL;
-	if ((err = split_write(*ours, base, newid, keep, &split, d)))
+	if ((err = split_write(*ours, base, &x.sm, newid, keep, &split, d)))
 		goto out;
 	btf__free(*ours);
 	*ours = split;
@@ -564,6 +589,7 @@ out:
 	free(x.bucket);
 	free(x.ents);
 	free(x.named);
+	str_match_free(&x.sm);
 	free(newid);
 	free(keep);
 	return err;

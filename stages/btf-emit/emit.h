@@ -4,6 +4,7 @@
  *   types.c     where a graph node becomes BTF types
  *   funcs.c     which function candidates become FUNCs (the policy, one place)
  *   vars.c      which variables become VARs, and their DATASECs
+ *   base_dedup.c, str_match.c, split_write.c  split BTF over a base
  *   main.c      options, then: read graph, types, funcs, vars, write
  */
 #ifndef BTFPIPE_EMIT_H
@@ -134,6 +135,34 @@ int explain(FILE *o, const struct graph *g, const struct elf_info *ei, const str
 /* Step 4: their FUNCs and decl tags. */
 int emit_funcs(struct btf *btf, const struct graph *g, const struct elf_info *ei, const uint32_t *picks,
 	       size_t npicks, const struct type_map *map, const struct emit_opts *o, struct diag *d);
+/* str_match.c: the strings of ours (standalone BTF) and which of them the
+ * base has, by id (see there). str_match_build() returns -EINVAL when either
+ * string section is unreadable (or in the other byte order), else 0 or
+ * -ENOMEM; the match points into both BTFs' raw data, so they outlive it and
+ * ours is not changed meanwhile. */
+struct str_match {
+	const char *odata, *bdata;	/* our and the base's string sections */
+	uint32_t olen, blen;
+	struct sm_slot {
+		uint64_t sig;		/* the string's signature, never 0; 0: an empty slot */
+		uint32_t off1;		/* our first offset of the string + 1 */
+		uint32_t base1;		/* the base's first offset of it + 1, or 0 */
+	} *slots;			/* our distinct strings, open addressing */
+	size_t nslots;
+	uint64_t *sfilt;		/* 4 * nslots bits: the slots' signatures */
+	uint32_t *id_at;		/* per our offset: the id of the string starting there, or 0 */
+	struct { uint32_t boff1, id; } *bmap;	/* base offsets (+ 1) holding a string of ours */
+	size_t nbmap;
+	uint64_t *bfilt;		/* 4 * nbmap bits: bmap's offsets */
+	uint64_t *bstart;		/* bit per base offset: a string starts there */
+	uint32_t empty_id;		/* the id of "" */
+};
+int str_match_build(struct str_match *sm, const struct btf *ours, const struct btf *base);
+uint32_t str_match_ours(const struct str_match *sm, uint32_t off);	/* id of our string at off */
+uint32_t str_match_base(const struct str_match *sm, uint32_t boff);	/* its id, 0: not ours */
+int64_t str_match_base_off(const struct str_match *sm, uint32_t id);	/* base offset, or -1 */
+void str_match_free(struct str_match *sm);
+
 /* base_dedup.c: *ours is standalone BTF (ids from 1); replace it by split
  * BTF over base with only the types the base lacks, references renumbered.
  * *removed: how many the base had. */
@@ -141,8 +170,8 @@ int base_dedup(struct btf **ours, struct btf *base, uint32_t *removed, struct di
 /* split_write.c: split BTF over base of the types of ours with keep[id] set,
  * in order, references through newid[] (per our id; 0 stays void). *out is
  * libbpf's parse of the bytes. */
-int split_write(const struct btf *ours, const struct btf *base, const uint32_t *newid, const uint8_t *keep,
-		struct btf **out, struct diag *d);
+int split_write(const struct btf *ours, const struct btf *base, const struct str_match *sm,
+		const uint32_t *newid, const uint8_t *keep, struct btf **out, struct diag *d);
 
 int emit_vars(struct btf *btf, const struct graph *g, const struct elf_info *ei,
 	      const struct type_map *map, const struct emit_opts *o, struct skip_log *skips,

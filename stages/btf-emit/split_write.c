@@ -5,7 +5,7 @@
  * it adds is first looked up in the base, and the first lookup turns the
  * whole base into an editable copy with a hash of its ~100,000 strings
  * (20-25 ms per module, most of a small module's time). Here the base's
- * string section is indexed once with xxh3, in a flat table, and only read.
+ * strings come from str_match.c, which base_dedup() made.
  *
  * The bytes are what libbpf would write: the types in order, each reference
  * renumbered, each string the base's offset when the base has it, else
@@ -16,7 +16,6 @@
 #include "emit.h"
 #include "../../common/buf.h"
 #include "../../common/diag.h"
-#include "../../common/hash.h"
 #include "../../common/strtab.h"
 
 #include <bpf/btf.h>
@@ -27,60 +26,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-struct base_strs {
-	const char *data;
-	uint32_t len;
-	uint32_t *slots;	/* offset + 1, open addressing, 0 empty */
-	size_t nslots;
-};
-
-static int index_strs(struct base_strs *bs, const struct btf *base)
-{
-	uint32_t size;
-	const uint8_t *raw = btf__raw_data(base, &size);
-	if (!raw || size < sizeof(struct btf_header))
-		return -EINVAL;
-	const struct btf_header *h = (const void *)raw;
-	if (h->magic != BTF_MAGIC || (uint64_t)h->hdr_len + h->str_off + h->str_len > size)
-		return -EINVAL; /* a base in the other byte order: the caller falls back */
-	bs->data = (const char *)raw + h->hdr_len + h->str_off;
-	bs->len = h->str_len;
-	size_t n = 0;
-	for (uint32_t off = 0; off < bs->len; off += (uint32_t)strnlen(bs->data + off, bs->len - off) + 1)
-		n++;
-	bs->nslots = 1024;
-	while (bs->nslots < n * 2)
-		bs->nslots *= 2;
-	if (!(bs->slots = calloc(bs->nslots, sizeof(*bs->slots))))
-		return -ENOMEM;
-	for (uint32_t off = 0; off < bs->len;) {
-		size_t l = strnlen(bs->data + off, bs->len - off);
-		size_t j = hash64(bs->data + off, l) & (bs->nslots - 1);
-		for (; bs->slots[j]; j = (j + 1) & (bs->nslots - 1))
-			if (!strcmp(bs->data + bs->slots[j] - 1, bs->data + off))
-				break;
-		if (!bs->slots[j])
-			bs->slots[j] = off + 1; /* the first of equal strings, as libbpf */
-		off += (uint32_t)l + 1;
-	}
-	return 0;
-}
-
-/* The base's offset of s, or -1. */
-static int64_t base_str(const struct base_strs *bs, const char *s)
-{
-	size_t j = hash64(s, strlen(s)) & (bs->nslots - 1);
-	for (; bs->slots[j]; j = (j + 1) & (bs->nslots - 1))
-		if (!strcmp(bs->data + bs->slots[j] - 1, s))
-			return bs->slots[j] - 1;
-	return -1;
-}
-
 struct sw {
 	const struct btf *ours;
 	const uint32_t *newid;	/* per id of ours: its id in the split BTF */
 	uint32_t nids;
-	struct base_strs bs;
+	const struct str_match *sm;
 	struct strtab *own;	/* our section; its leading "" is not written */
 	int err;
 };
@@ -92,7 +42,7 @@ static void put_str(struct sw *w, uint32_t *off)
 		*off = 0;
 		return;
 	}
-	int64_t b = base_str(&w->bs, s);
+	int64_t b = str_match_base_off(w->sm, str_match_ours(w->sm, *off));
 	if (b >= 0) {
 		*off = (uint32_t)b;
 		return;
@@ -102,7 +52,7 @@ static void put_str(struct sw *w, uint32_t *off)
 		w->err = (int)o;
 		return;
 	}
-	*off = w->bs.len + (uint32_t)o - 1;
+	*off = w->sm->blen + (uint32_t)o - 1;
 }
 
 /* The bytes a type takes, header included. */
@@ -212,15 +162,13 @@ static int parse_split(const void *data, size_t len, const struct btf *base, str
 	return err;
 }
 
-int split_write(const struct btf *ours, const struct btf *base, const uint32_t *newid, const uint8_t *keep,
-		struct btf **out, struct diag *d)
+int split_write(const struct btf *ours, const struct btf *base, const struct str_match *sm,
+		const uint32_t *newid, const uint8_t *keep, struct btf **out, struct diag *d)
 {
-	struct sw w = { .ours = ours, .newid = newid, .nids = btf__type_cnt(ours) };
+	struct sw w = { .ours = ours, .newid = newid, .nids = btf__type_cnt(ours), .sm = sm };
 	struct buf types = { 0 }, raw = { 0 };
-	int err = index_strs(&w.bs, base);
-	if (err == -EINVAL)
-		err = diag_fail(d, EINVAL, "the base BTF's string section is unreadable");
-	if (!err && !(w.own = strtab__new()))
+	int err = 0;
+	if (!(w.own = strtab__new()))
 		err = -ENOMEM;
 	for (uint32_t id = 1; !err && id < btf__type_cnt(ours); id++) {
 		if (keep[id])
@@ -242,7 +190,6 @@ int split_write(const struct btf *ours, const struct btf *base, const uint32_t *
 	if (!err)
 		err = parse_split(raw.data, raw.len, base, out, d);
 	strtab__free(w.own);
-	free(w.bs.slots);
 	buf_free(&types);
 	buf_free(&raw);
 	return err;

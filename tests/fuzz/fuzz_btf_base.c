@@ -9,8 +9,8 @@
  *
  * Then what btf-emit does over a base itself: a standalone copy of the base
  * is matched against the base
- * (stages/btf-emit/base_dedup.c) and written as split BTF (split_write.c),
- * which libbpf parses again.
+ * (stages/btf-emit/base_dedup.c, its strings by str_match.c) and written as
+ * split BTF (split_write.c), which libbpf parses again.
  *
  * This fuzzes libbpf's parser and dedup as btfpipe uses them, and our base
  * matcher and split writer: a crash inside libbpf is libbpf's (upstream),
