@@ -81,6 +81,10 @@ struct symtab {
 	size_t n;
 	const Elf32_Word *xndx;	/* SHT_SYMTAB_SHNDX, or NULL */
 	size_t nx;
+	/* Per symbol, sym_value()'s answer, worked out once (a module's debug
+	 * sections have ~50 relocations per symbol): val[i] when ok[i]. */
+	uint64_t *val;
+	uint8_t *ok;
 };
 
 /* S for relocations against symbol i; 0 when libdwfl must decide. addr is
@@ -161,6 +165,19 @@ static int read_symtab(Elf *elf, size_t shnum, struct symtab *st)
 	return 1;
 }
 
+/* val[] and ok[] of every symbol, from sym_value(). Returns -ENOMEM or 0. */
+static int symtab_values(struct symtab *st, size_t shnum, const uint64_t *addr)
+{
+	size_t n = st->n ? st->n : 1; /* symbol 0 even in an empty table */
+	st->val = malloc(n * sizeof(*st->val));
+	st->ok = malloc(n);
+	if (!st->val || !st->ok)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		st->ok[i] = (uint8_t)sym_value(st, i, shnum, addr, &st->val[i]);
+	return 0;
+}
+
 /* Do file ranges [a, a + n) and [b, b + m) share a byte? */
 static int overlap(uint64_t a, uint64_t n, uint64_t b, uint64_t m)
 {
@@ -194,7 +211,7 @@ static int target_overlaps(Elf *elf, size_t shnum, const GElf_Shdr *t)
 
 /* One RELA section's relocations into its target's bytes (writable: the
  * Elf is a private mapping). 0 when libdwfl must do the file. */
-static int apply(Elf_Scn *rscn, Elf_Data *target, const struct symtab *st, size_t shnum, const uint64_t *addr)
+static int apply(Elf_Scn *rscn, Elf_Data *target, const struct symtab *st)
 {
 	Elf_Data *rd = elf_getdata(rscn, NULL);
 	if (!rd || rd->d_type != ELF_T_RELA)
@@ -211,11 +228,11 @@ static int apply(Elf_Scn *rscn, Elf_Data *target, const struct symtab *st, size_
 		case R_X86_64_32: case R_X86_64_32S: size = 4; break;
 		default: return 0;
 		}
-		uint64_t s;
+		size_t sym = ELF64_R_SYM(rel[k].r_info);
 		if (rel[k].r_offset > target->d_size || target->d_size - rel[k].r_offset < size ||
-		    !sym_value(st, ELF64_R_SYM(rel[k].r_info), shnum, addr, &s))
+		    sym >= (st->n ? st->n : 1) || !st->ok[sym])
 			return 0;
-		uint64_t v = s + (uint64_t)rel[k].r_addend;
+		uint64_t v = st->val[sym] + (uint64_t)rel[k].r_addend;
 		if (size == 8) {
 			le64_put(buf + rel[k].r_offset, v);
 		} else {
@@ -267,8 +284,8 @@ int reloc_open(int fd, Elf **out)
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP_PRIVATE, NULL);
 	size_t shnum, shstrndx;
 	uint64_t *addr = NULL;
-	struct symtab st;
-	int done = 0;
+	struct symtab st = { 0 };
+	int done = 0, err = 0;
 	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrnum(elf, &shnum) ||
 	    elf_getshdrstrndx(elf, &shstrndx) || !ours(elf, shnum, shstrndx))
 		goto out;
@@ -278,6 +295,8 @@ int reloc_open(int fd, Elf **out)
 		return -ENOMEM;
 	}
 	if (!layout(elf, shnum, addr) || !read_symtab(elf, shnum, &st))
+		goto out;
+	if ((err = symtab_values(&st, shnum, addr)))
 		goto out;
 	for (size_t i = 1; i < shnum; i++) {
 		Elf_Scn *scn = elf_getscn(elf, i);
@@ -300,7 +319,7 @@ int reloc_open(int fd, Elf **out)
 		Elf_Data *td = elf_getdata(tscn, NULL);
 		if (td && td->d_size == 0)
 			continue;
-		if (!td || td->d_type != ELF_T_BYTE || !td->d_buf || !apply(scn, td, &st, shnum, addr))
+		if (!td || td->d_type != ELF_T_BYTE || !td->d_buf || !apply(scn, td, &st))
 			goto out;
 	}
 	/* The addresses, where input.c reads them, as libdwfl leaves them. */
@@ -318,10 +337,12 @@ int reloc_open(int fd, Elf **out)
 	done = 1;
 out:
 	free(addr);
+	free(st.val);
+	free(st.ok);
 	if (!done) {
 		if (elf)
 			elf_end(elf);
-		return 0;
+		return err;
 	}
 	*out = elf;
 	return 1;
