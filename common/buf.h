@@ -123,12 +123,51 @@ static inline int64_t cur_sleb(struct cursor *c)
 /* Returns a pointer to the next n bytes and skips them, or NULL (error set). */
 const uint8_t *cur_bytes(struct cursor *c, size_t n);
 
-/* Plain little-endian stores/loads for fixed layouts. */
-static inline void le32_put(uint8_t *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i)); }
-static inline void le64_put(uint8_t *p, uint64_t v) { for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i)); }
+/* Plain little-endian stores/loads for fixed layouts. On a little-endian
+ * host each is one unaligned move: GCC does not merge the byte loops, and
+ * le32_get() alone was 3% of a module's extraction. */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define LE_NATIVE 1
+#else
+#define LE_NATIVE 0
+#endif
+static inline void le32_put(uint8_t *p, uint32_t v)
+{
+	if (LE_NATIVE)
+		__builtin_memcpy(p, &v, 4);
+	else
+		for (int i = 0; i < 4; i++)
+			p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline void le64_put(uint8_t *p, uint64_t v)
+{
+	if (LE_NATIVE)
+		__builtin_memcpy(p, &v, 8);
+	else
+		for (int i = 0; i < 8; i++)
+			p[i] = (uint8_t)(v >> (8 * i));
+}
 static inline void le16_put(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
 static inline uint16_t le16_get(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static inline uint32_t le32_get(const uint8_t *p) { uint32_t v = 0; for (int i = 3; i >= 0; i--) v = v << 8 | p[i]; return v; }
-static inline uint64_t le64_get(const uint8_t *p) { uint64_t v = 0; for (int i = 7; i >= 0; i--) v = v << 8 | p[i]; return v; }
+static inline uint32_t le32_get(const uint8_t *p)
+{
+	uint32_t v = 0;
+	if (LE_NATIVE)
+		__builtin_memcpy(&v, p, 4);
+	else
+		for (int i = 3; i >= 0; i--)
+			v = v << 8 | p[i];
+	return v;
+}
+static inline uint64_t le64_get(const uint8_t *p)
+{
+	uint64_t v = 0;
+	if (LE_NATIVE)
+		__builtin_memcpy(&v, p, 8);
+	else
+		for (int i = 7; i >= 0; i--)
+			v = v << 8 | p[i];
+	return v;
+}
 
 #endif
