@@ -145,13 +145,9 @@ static size_t bmap_home(const struct str_match *sm, uint32_t boff)
 	return (size_t)(boff_hash(boff) >> 16) & (sm->nbmap - 1);
 }
 
-int str_match_build(struct str_match *sm, const struct btf *ours, const struct btf *base)
+/* Ours: every string into the table and its filter, its offset to its id. */
+static int index_ours(struct str_match *sm)
 {
-	memset(sm, 0, sizeof(*sm));
-	int err = str_section(base, &sm->bdata, &sm->blen);
-	if (err || (err = str_section(ours, &sm->odata, &sm->olen)))
-		return err;
-	/* Ours: every string into the table, its offset to its id. */
 	size_t n = 0;
 	for (uint32_t off = 0; off < sm->olen; off += (uint32_t)strnlen(sm->odata + off, sm->olen - off) + 1)
 		n++;
@@ -162,7 +158,7 @@ int str_match_build(struct str_match *sm, const struct btf *ours, const struct b
 	sm->sfilt = calloc(sm->nslots * 4 / 64, sizeof(uint64_t));
 	sm->id_at = calloc((size_t)sm->olen + 1, sizeof(*sm->id_at));
 	if (!sm->slots || !sm->sfilt || !sm->id_at)
-		goto nomem;
+		return -ENOMEM;
 	for (uint32_t off = 0; off < sm->olen;) {
 		const char *s = sm->odata + off;
 		uint64_t sig;
@@ -177,12 +173,21 @@ int str_match_build(struct str_match *sm, const struct btf *ours, const struct b
 		sm->id_at[off] = (uint32_t)j + 1;
 		off += (uint32_t)l + 1;
 	}
-	/* The base: each string measured, signed and probed; the offsets that
-	 * hold a string of ours go to bmap, the first one per id to base1. */
-	struct { uint32_t boff, id; } *hit = NULL;
-	size_t nhit = 0, cap = 0;
+	return 0;
+}
+
+struct hit {
+	uint32_t boff, id;
+};
+
+/* The base: each string measured, signed and looked up; where one of ours
+ * starts goes to *hits, the first offset per id to its slot's base1, every
+ * string start to bstart. */
+static int scan_base(struct str_match *sm, struct hit **hits, size_t *nhit)
+{
+	size_t cap = 0;
 	if (!(sm->bstart = calloc((size_t)sm->blen / 64 + 1, sizeof(uint64_t))))
-		goto nomem;
+		return -ENOMEM;
 	for (uint32_t off = 0; off < sm->blen;) {
 		const char *s = sm->bdata + off;
 		uint64_t sig;
@@ -192,26 +197,27 @@ int str_match_build(struct str_match *sm, const struct btf *ours, const struct b
 		sm->bstart[off / 64] |= (uint64_t)1 << (off % 64);
 		size_t j;
 		if (filt_has(sm->sfilt, sm->nslots * 4, sig) && sm->slots[j = probe(sm, s, sig)].sig) {
-			if (vec_grow(&hit, &cap, nhit + 1)) {
-				free(hit);
-				goto nomem;
-			}
-			hit[nhit].boff = off;
-			hit[nhit++].id = (uint32_t)j + 1;
+			if (vec_grow(hits, &cap, *nhit + 1))
+				return -ENOMEM;
+			(*hits)[(*nhit)++] = (struct hit){ off, (uint32_t)j + 1 };
 			if (!sm->slots[j].base1)
 				sm->slots[j].base1 = off + 1;
 		}
 		off += (uint32_t)l + 1;
 	}
+	return 0;
+}
+
+/* bmap and its filter from the hits. */
+static int index_hits(struct str_match *sm, const struct hit *hit, size_t nhit)
+{
 	sm->nbmap = 64;
 	while (sm->nbmap < nhit * 2)
 		sm->nbmap *= 2;
 	sm->bmap = calloc(sm->nbmap, sizeof(*sm->bmap));
 	sm->bfilt = calloc(sm->nbmap * 4 / 64, sizeof(uint64_t));
-	if (!sm->bmap || !sm->bfilt) {
-		free(hit);
-		goto nomem;
-	}
+	if (!sm->bmap || !sm->bfilt)
+		return -ENOMEM;
 	for (size_t i = 0; i < nhit; i++) {
 		size_t j = bmap_home(sm, hit[i].boff);
 		while (sm->bmap[j].boff1)
@@ -220,12 +226,25 @@ int str_match_build(struct str_match *sm, const struct btf *ours, const struct b
 		sm->bmap[j].id = hit[i].id;
 		filt_set(sm->bfilt, sm->nbmap * 4, boff_hash(hit[i].boff));
 	}
-	free(hit);
+	return 0;
+}
+
+int str_match_build(struct str_match *sm, const struct btf *ours, const struct btf *base)
+{
+	memset(sm, 0, sizeof(*sm));
+	int err = str_section(base, &sm->bdata, &sm->blen);
+	if (err || (err = str_section(ours, &sm->odata, &sm->olen)))
+		return err;
+	struct hit *hits = NULL;
+	size_t nhit = 0;
+	if ((err = index_ours(sm)) || (err = scan_base(sm, &hits, &nhit)) || (err = index_hits(sm, hits, nhit))) {
+		free(hits);
+		str_match_free(sm);
+		return err;
+	}
+	free(hits);
 	sm->empty_id = id_of_string(sm, "", 0);
 	return 0;
-nomem:
-	str_match_free(sm);
-	return -ENOMEM;
 }
 
 uint32_t str_match_ours(const struct str_match *sm, uint32_t off)
