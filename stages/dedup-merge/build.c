@@ -685,9 +685,14 @@ struct rep_run {
 	struct { uint32_t *idx, *off; size_t n, cap_idx, cap_off; } *sel; /* window slots: which records */
 };
 
+/* Whether gid is its class's representative. rep[] holds only gids that
+ * number_classes() found to be types standing for their own class, so its
+ * own entry is the whole test: no gid can equal another's representative.
+ * (Every gid has a class or NO_CLASS in cls[], which is not below ncls.) */
 static int is_rep(const struct merge *m, const uint32_t *rep, uint32_t gid)
 {
-	return m->weak[gid] != NO_CLASS && classes_final(m, gid) == m->cls[gid] && rep[m->cls[gid]] == gid;
+	uint32_t c = m->cls[gid];
+	return c < m->ncls && rep[c] == gid;
 }
 
 static int rep_decode(void *ctx, unsigned worker, size_t ci)
@@ -757,15 +762,15 @@ static int num_chunk(void *ctx, unsigned worker, size_t k)
 	uint32_t *first = r->first[k];
 	(void)worker;
 	for (uint64_t gid = lo; gid < hi; gid++) {
+		if (r->pass == 1) {
+			if (is_rep(m, r->rep, (uint32_t)gid))
+				r->node_of_class[m->cls[gid]] = ++r->next[k];
+			continue;
+		}
 		if (m->weak[gid] == NO_CLASS || classes_final(m, (uint32_t)gid) != m->cls[gid])
 			continue; /* not a type, or a fwd that stands for its definition */
-		uint32_t c = m->cls[gid];
-		if (r->pass == 0) {
-			if (!first[c])
-				first[c] = (uint32_t)gid;
-		} else if (r->rep[c] == gid) {
-			r->node_of_class[c] = ++r->next[k];
-		}
+		if (!first[m->cls[gid]])
+			first[m->cls[gid]] = (uint32_t)gid;
 	}
 	return 0;
 }
