@@ -121,6 +121,9 @@ struct weak_table {
 	struct buf keys;		/* each class's key, as first seen */
 	uint64_t *key_off;		/* per class */
 	uint32_t *key_len;
+	uint8_t *kind;			/* per class: its key's first byte, the record kind (a
+					 * byte array the build reads per gid, where the key
+					 * itself would be a cache miss further) */
 	size_t cap_ids;
 };
 
@@ -175,9 +178,14 @@ static int64_t weak_intern(struct merge *m, const uint8_t *key, uint32_t len, ui
 		if (!kl)
 			return -ENOMEM;
 		t->key_len = kl;
+		uint8_t *kd = realloc(t->kind, t->cap_ids);
+		if (!kd)
+			return -ENOMEM;
+		t->kind = kd;
 	}
 	t->key_off[id] = t->keys.len;
 	t->key_len[id] = len;
+	t->kind[id] = len ? key[0] : 0;
 	buf_put(&t->keys, key, len);
 	if (t->keys.err)
 		return t->keys.err;
@@ -377,7 +385,7 @@ static uint32_t class_seen(const struct merge *m, uint32_t t)
 uint8_t classes_rec_kind(const struct merge *m, uint32_t gid)
 {
 	uint32_t w = m->weak[gid];
-	return w == NO_CLASS ? 0 : m->wt->keys.data[m->wt->key_off[w]];
+	return w == NO_CLASS ? 0 : m->wt->kind[w];
 }
 
 uint32_t classes_final(const struct merge *m, uint32_t gid)
@@ -716,6 +724,7 @@ void classes_free(struct merge *m)
 		buf_free(&m->wt->keys);
 		free(m->wt->key_off);
 		free(m->wt->key_len);
+		free(m->wt->kind);
 		free(m->wt);
 	}
 	if (m->exports) {
