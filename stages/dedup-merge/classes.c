@@ -388,9 +388,29 @@ uint8_t classes_rec_kind(const struct merge *m, uint32_t gid)
 	return w == NO_CLASS ? 0 : m->wt->kind[w];
 }
 
+/* class_seen() once refinement is over, from one array: the build asks it
+ * of every gid, more than once, and class_seen() reads three. */
 uint32_t classes_final(const struct merge *m, uint32_t gid)
 {
-	return class_seen(m, gid);
+	uint32_t a = m->final_fwd[m->weak[gid]];
+	return a != NO_CLASS ? a : m->cls[gid];
+}
+
+/* final_fwd[] from the refinement's arrays, which go. */
+static int finish_fwds(struct merge *m)
+{
+	if (!(m->final_fwd = malloc(((size_t)m->nweak + 1) * sizeof(uint32_t))))
+		return -ENOMEM;
+	for (uint32_t w = 0; w < m->nweak; w++) {
+		uint32_t def = m->weak_fwd_def[w];
+		m->final_fwd[w] = def != NO_CLASS && !m->weak_split[def] ? m->weak_first_cls[def] : NO_CLASS;
+	}
+	free(m->weak_fwd_def);
+	free(m->weak_first_cls);
+	free(m->weak_split);
+	m->weak_fwd_def = m->weak_first_cls = NULL;
+	m->weak_split = NULL;
+	return 0;
 }
 
 /* A signature table: u32 arrays -> class ids, rebuilt each round. */
@@ -708,6 +728,8 @@ out:
 	free(f.cap_diff);
 	free(f.rep);
 	free(dirty);
+	if (!err)
+		err = finish_fwds(m);
 	/* The stop edges were for the refinement only; kept through the build
 	 * they would make the merge's peak RSS. */
 	free(m->stops);
@@ -742,4 +764,5 @@ void classes_free(struct merge *m)
 	free(m->weak_fwd_def);
 	free(m->weak_first_cls);
 	free(m->weak_split);
+	free(m->final_fwd);
 }

@@ -212,6 +212,10 @@ struct merge {
 	uint32_t *weak_fwd_def;		/* per weak class: the definition a fwd stands for, or NO_CLASS */
 	uint32_t *weak_first_cls;	/* per weak class: the class of its nodes when not split */
 	uint8_t *weak_split;		/* per weak class: its nodes are in several classes */
+	/* After refinement (the three above are freed then): per weak class,
+	 * the class its nodes count as when it is a fwd standing for a
+	 * definition whose nodes share one class, else NO_CLASS. */
+	uint32_t *final_fwd;
 	struct export_map *exports;	/* per input */
 	/* build.c */
 	struct graph g;
