@@ -235,6 +235,28 @@ size_t elf_info__lower_bound(const struct elf_info *ei, const char *name)
 	return lo;
 }
 
+size_t elf_info__lower_bound_from(const struct elf_info *ei, const char *name, size_t hint)
+{
+	size_t n = ei ? ei->nsyms : 0;
+	if (hint > n || (hint && strcmp(ei->syms[hint - 1].name, name) >= 0))
+		return elf_info__lower_bound(ei, name); /* the answer is before hint */
+	/* Every symbol before lo sorts before name; gallop until one does not. */
+	size_t lo = hint, hi = hint, step = 1;
+	while (hi < n && strcmp(ei->syms[hi].name, name) < 0) {
+		lo = hi + 1;
+		hi = lo + step < n ? lo + step : n;
+		step *= 2;
+	}
+	while (lo < hi) { /* hi == n, or syms[hi] sorts at or after name */
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(ei->syms[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 const struct elf_sym *elf_info__find(const struct elf_info *ei, const char *name, size_t *count)
 {
 	size_t lo = elf_info__lower_bound(ei, name), n = 0;

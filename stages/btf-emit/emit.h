@@ -92,6 +92,10 @@ const struct elf_sym *elf_info__find(const struct elf_info *ei, const char *name
 /* The index of the first symbol whose name sorts at or after name: where the
  * names that start with it begin (they are contiguous). ei may be NULL (0). */
 size_t elf_info__lower_bound(const struct elf_info *ei, const char *name);
+/* The same answer, searched forward from hint (any value: an earlier answer
+ * for a smaller name makes it a few comparisons instead of a binary search
+ * over every symbol). */
+size_t elf_info__lower_bound_from(const struct elf_info *ei, const char *name, size_t hint);
 
 /* Why a candidate was left out; one line each in --skip-report. */
 struct skip_log {

@@ -66,12 +66,15 @@ static int is_piece(const char *name)
 }
 
 /* The STT_FUNC symbols named base or base.suffix: how many distinct
- * addresses they have, and whether a clone's name sits at the address. */
-static void symbol_group(const struct elf_info *ei, const char *base, struct sym_group *grp)
+ * addresses they have, and whether a clone's name sits at the address.
+ * *hint: where the last group began (names come in sorted order), then
+ * where this one begins. */
+static void symbol_group(const struct elf_info *ei, const char *base, struct sym_group *grp, size_t *hint)
 {
 	size_t len = strlen(base);
 	memset(grp, 0, sizeof(*grp));
-	for (size_t i = elf_info__lower_bound(ei, base); i < ei->nsyms && !strncmp(ei->syms[i].name, base, len); i++) {
+	*hint = elf_info__lower_bound_from(ei, base, *hint);
+	for (size_t i = *hint; i < ei->nsyms && !strncmp(ei->syms[i].name, base, len); i++) {
 		const struct elf_sym *s = &ei->syms[i];
 		char next = s->name[len];
 		/* A function of a .o/.ko can sit at offset 0 of its own section;
@@ -286,7 +289,8 @@ static int uncertain_location(const struct graph *g, const struct graph_func *f,
 /* ---- the rules applied to one name ---- */
 
 static const char *judge(const struct graph *g, const struct elf_info *ei, const struct emit_opts *o,
-			 const uint8_t *dropped, const uint32_t *cand, size_t n, size_t *pick, int *true_sig)
+			 const uint8_t *dropped, const uint32_t *cand, size_t n, size_t *pick, int *true_sig,
+			 size_t *hint)
 {
 	*true_sig = 0;
 	const char *name = graph_str(g, g->funcs[cand[0]].name);
@@ -297,7 +301,7 @@ static const char *judge(const struct graph *g, const struct elf_info *ei, const
 	if (!btf_name_ok(name))
 		return "a name BTF does not allow (C++ template or operator)";
 	if (ei && ei->nsyms) {
-		symbol_group(ei, name, &grp);
+		symbol_group(ei, name, &grp, hint);
 		if (!grp.naddrs)
 			return "no function symbol of that name";
 		if (grp.naddrs > 1)
@@ -382,14 +386,14 @@ int select_funcs(const struct graph *g, const struct elf_info *ei, const uint8_t
 		return err;
 	}
 
-	size_t n = 0;
+	size_t n = 0, hint = 0;
 	for (size_t i = 0; i < g->nfuncs;) {
 		const char *name = graph_str(g, g->funcs[order[i]].name);
 		size_t end = i + 1, pick;
 		while (end < g->nfuncs && !strcmp(graph_str(g, g->funcs[order[end]].name), name))
 			end++;
 		int true_sig;
-		const char *why = judge(g, ei, o, dropped, order + i, end - i, &pick, &true_sig);
+		const char *why = judge(g, ei, o, dropped, order + i, end - i, &pick, &true_sig, &hint);
 		if (!why)
 			picks[n++] = order[i + pick] | (true_sig ? PICK_TRUE_SIG : 0);
 		else if (skips)
