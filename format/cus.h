@@ -212,8 +212,15 @@ struct cus_file {
 	size_t count;
 };
 
-/* Returns: 0; -EBADMSG/-EPROTO (bad or foreign file) or an I/O errno, detail in d. */
+/* Returns: 0; -EBADMSG/-EPROTO (bad or foreign file) or an I/O errno, detail in d.
+ * Every blob's checksum is checked before it returns. */
 int cus_file__open(struct cus_file *f, const char *path, struct diag *d);
+/* The same, but the blobs' checksums are the caller's to check, each with
+ * cus_file__check_blob() before anything of that CU is read (the merge does
+ * it in parallel, with each CU's first read). */
+int cus_file__open_unchecked(struct cus_file *f, const char *path, struct diag *d);
+/* 0, or -EBADMSG when CU i's blob does not match its checksum (detail in d). */
+int cus_file__check_blob(const struct cus_file *f, size_t i, struct diag *d);
 void cus_file__close(struct cus_file *f);
 /* Decode CU i of an open file. */
 int cus_file__decode(const struct cus_file *f, size_t i, struct cus_cu *cu, struct diag *d);

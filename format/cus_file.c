@@ -163,7 +163,19 @@ void cus_writer__abort(struct cus_writer *w)
 
 /* ---- reader ------------------------------------------------------------ */
 
-int cus_file__open(struct cus_file *f, const char *path, struct diag *d)
+int cus_file__check_blob(const struct cus_file *f, size_t i, struct diag *d)
+{
+	const struct cus_index_entry *e = &f->index[i];
+	if (key128_eq(key128_of(f->map + e->blob_off, e->blob_size), e->key))
+		return 0;
+	return diag_fail(d, EBADMSG, "%s: CU %zu (0x%llx): blob checksum mismatch (blob at offset %llu, "
+			 "%u bytes): the file is corrupted", f->path, i, (unsigned long long)e->cu_offset,
+			 (unsigned long long)e->blob_off, e->blob_size);
+}
+
+/* check_blobs: every blob's checksum now (cus_file__open), or left to the
+ * caller, CU by CU (cus_file__open_unchecked). */
+static int open_file(struct cus_file *f, const char *path, int check_blobs, struct diag *d)
 {
 	memset(f, 0, sizeof(*f));
 	f->path = path;
@@ -245,16 +257,13 @@ int cus_file__open(struct cus_file *f, const char *path, struct diag *d)
 			goto fail;
 		}
 		expect += e->blob_size;
-		int ok = key128_eq(key128_of(f->map + e->blob_off, e->blob_size), e->key);
+		if (!check_blobs)
+			continue;
+		err = cus_file__check_blob(f, i, d);
 		/* Checked now, read later CU by CU: the pages need not stay. */
 		mapfile_done_with(f->map + e->blob_off, e->blob_size);
-		if (!ok) {
-			err = diag_fail(d, EBADMSG, "%s: CU %u (0x%llx): blob checksum mismatch (blob at offset %llu, "
-					"%u bytes): the file is corrupted", path, i,
-					(unsigned long long)e->cu_offset, (unsigned long long)e->blob_off,
-					e->blob_size);
+		if (err)
 			goto fail;
-		}
 	}
 	if (expect != index_off) {
 		err = diag_fail(d, EBADMSG, "%s: %llu stray bytes between the last blob and the index at offset %llu",
@@ -265,6 +274,16 @@ int cus_file__open(struct cus_file *f, const char *path, struct diag *d)
 fail:
 	cus_file__close(f);
 	return err;
+}
+
+int cus_file__open(struct cus_file *f, const char *path, struct diag *d)
+{
+	return open_file(f, path, 1, d);
+}
+
+int cus_file__open_unchecked(struct cus_file *f, const char *path, struct diag *d)
+{
+	return open_file(f, path, 0, d);
 }
 
 void cus_file__close(struct cus_file *f)

@@ -202,8 +202,49 @@ static int insert_cu(void *ctx, size_t ci)
 	return err;
 }
 
+/* Each CU's blob checked against its checksum and its head (the extern
+ * table) decoded, in parallel; the externs go into the wanted set in CU
+ * order. Per-CU diagnostics, so the lowest failing CU's message wins. */
+struct head_run {
+	struct merge *m;
+	size_t window;
+	struct cus_cu *heads;	/* window slots */
+	struct diag *ds;	/* per CU */
+};
+
+static int head_work(void *ctx, unsigned worker, size_t ci)
+{
+	struct head_run *r = ctx;
+	struct merge *m = r->m;
+	const struct cus_file *f = &m->files[m->cu_input[ci]];
+	size_t k = m->cu_index[ci];
+	const struct cus_index_entry *e = &f->index[k];
+	(void)worker;
+	int err = cus_file__check_blob(f, k, &r->ds[ci]);
+	if (!err) {
+		char what[600];
+		snprintf(what, sizeof(what), "%s: CU %zu (0x%llx)", f->path, k, (unsigned long long)e->cu_offset);
+		err = cus_cu__decode_head(&r->heads[ci % r->window], f->map + e->blob_off, e->blob_size, what,
+					  &r->ds[ci]);
+	}
+	merge_done_with_blob(m, ci);
+	return err;
+}
+
+static int head_add(void *ctx, size_t ci)
+{
+	struct head_run *r = ctx;
+	struct merge *m = r->m;
+	const struct cus_cu *head = &r->heads[ci % r->window];
+	int err = 0;
+	for (size_t x = 0; x < head->nexterns && !err; x++)
+		err = offset_set__add(&m->wanted[m->cu_input[ci]], head->externs[x]);
+	return err;
+}
+
 /* Open every input, list its CUs, and note which DIE offsets some CU
- * refers to across CUs (from each blob's extern table). */
+ * refers to across CUs (from each blob's extern table). The blobs' checksums
+ * are checked here too, by head_work(), before anything else reads them. */
 static int open_inputs(struct merge *m)
 {
 	const struct merge_opts *o = m->o;
@@ -214,7 +255,7 @@ static int open_inputs(struct merge *m)
 		return -ENOMEM;
 	int err = 0;
 	for (size_t i = 0; i < o->ninputs && !err; i++) {
-		if ((err = cus_file__open(&m->files[i], o->inputs[i], m->d)))
+		if ((err = cus_file__open_unchecked(&m->files[i], o->inputs[i], m->d)))
 			return err;
 		m->ncus += m->files[i].count;
 	}
@@ -224,24 +265,25 @@ static int open_inputs(struct merge *m)
 	m->scans = calloc(m->ncus + 1, sizeof(*m->scans));
 	if (!m->cu_input || !m->cu_index || !m->cu_base || !m->scans)
 		return -ENOMEM;
-	struct cus_cu head = { 0 };
 	size_t ci = 0;
-	for (size_t i = 0; i < o->ninputs && !err; i++) {
-		const struct cus_file *f = &m->files[i];
-		for (size_t k = 0; k < f->count && !err; k++, ci++) {
+	for (size_t i = 0; i < o->ninputs; i++)
+		for (size_t k = 0; k < m->files[i].count; k++, ci++) {
 			m->cu_input[ci] = (uint32_t)i;
 			m->cu_index[ci] = (uint32_t)k;
-			const struct cus_index_entry *e = &f->index[k];
-			char what[600];
-			snprintf(what, sizeof(what), "%s: CU %zu (0x%llx)", f->path, k,
-				 (unsigned long long)e->cu_offset);
-			err = cus_cu__decode_head(&head, f->map + e->blob_off, e->blob_size, what, m->d);
-			for (size_t x = 0; x < head.nexterns && !err; x++)
-				err = offset_set__add(&m->wanted[i], head.externs[x]);
-			merge_done_with_blob(m, ci);
 		}
-	}
-	cus_cu__free(&head);
+	struct head_run r = { .m = m, .window = 4 * (size_t)(o->jobs ? o->jobs : 1) };
+	r.heads = calloc(r.window, sizeof(*r.heads));
+	r.ds = calloc(m->ncus + 1, sizeof(*r.ds));
+	err = r.heads && r.ds ? pool_ordered(o->jobs, m->ncus, r.window, head_work, head_add, &r) : -ENOMEM;
+	for (size_t i = 0; err && r.ds && i < m->ncus; i++)
+		if (r.ds[i].set) {
+			*m->d = r.ds[i];
+			break;
+		}
+	for (size_t i = 0; r.heads && i < r.window; i++)
+		cus_cu__free(&r.heads[i]);
+	free(r.heads);
+	free(r.ds);
 	m->xt = calloc(o->ninputs, sizeof(*m->xt));
 	if (!m->xt)
 		return -ENOMEM;
