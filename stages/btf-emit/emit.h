@@ -140,9 +140,9 @@ int explain(FILE *o, const struct graph *g, const struct elf_info *ei, const str
 int emit_funcs(struct btf *btf, const struct graph *g, const struct elf_info *ei, const uint32_t *picks,
 	       size_t npicks, const struct type_map *map, const struct emit_opts *o, struct diag *d);
 /* str_match.c: the strings of ours (standalone BTF) and which of them the
- * base has, by id (see there). str_match_build() returns -EINVAL when either
- * string section is unreadable (or in the other byte order), else 0 or
- * -ENOMEM; the match points into both BTFs' raw data, so they outlive it and
+ * base has, by id (see there). str_match_build() returns -EINVAL when the
+ * base's string section is unreadable (or in the other byte order), -EPROTO
+ * when ours is (a bug), else 0 or -ENOMEM; the match points into both BTFs' raw data, so they outlive it and
  * ours is not changed meanwhile. */
 struct str_match {
 	const char *odata, *bdata;	/* our and the base's string sections */

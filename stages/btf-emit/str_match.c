@@ -24,13 +24,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The string section of raw BTF b, or -EINVAL (unreadable, or the other
- * byte order). */
+/* The string section of raw BTF b: 0, -ENOMEM (libbpf could not lay b out)
+ * or -EINVAL (unreadable, or the other byte order). */
 static int str_section(const struct btf *b, const char **data, uint32_t *len)
 {
 	uint32_t size;
 	const uint8_t *raw = btf__raw_data(b, &size);
-	if (!raw || size < sizeof(struct btf_header))
+	if (!raw)
+		return -ENOMEM;
+	if (size < sizeof(struct btf_header))
 		return -EINVAL;
 	const struct btf_header *h = (const void *)raw;
 	if (h->magic != BTF_MAGIC || (uint64_t)h->hdr_len + h->str_off + h->str_len > size)
@@ -233,8 +235,10 @@ int str_match_build(struct str_match *sm, const struct btf *ours, const struct b
 {
 	memset(sm, 0, sizeof(*sm));
 	int err = str_section(base, &sm->bdata, &sm->blen);
-	if (err || (err = str_section(ours, &sm->odata, &sm->olen)))
+	if (err)
 		return err;
+	if ((err = str_section(ours, &sm->odata, &sm->olen)))
+		return err == -EINVAL ? -EPROTO : err; /* ours: libbpf wrote it, so a bug */
 	struct hit *hits = NULL;
 	size_t nhit = 0;
 	if ((err = index_ours(sm)) || (err = scan_base(sm, &hits, &nhit)) || (err = index_hits(sm, hits, nhit))) {
