@@ -142,8 +142,8 @@ int emit_funcs(struct btf *btf, const struct graph *g, const struct elf_info *ei
 /* str_match.c: the strings of ours (standalone BTF) and which of them the
  * base has, by id (see there). str_match_build() returns -EINVAL when the
  * base's string section is unreadable (or in the other byte order), -EPROTO
- * when ours is (a bug), else 0 or -ENOMEM; the match points into both BTFs' raw data, so they outlive it and
- * ours is not changed meanwhile. */
+ * when ours is (a bug), else 0 or -ENOMEM. The match points into both BTFs'
+ * raw data, so they outlive it and ours is not changed meanwhile. */
 struct str_match {
 	const char *odata, *bdata;	/* our and the base's string sections */
 	uint32_t olen, blen;

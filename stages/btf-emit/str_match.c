@@ -69,7 +69,7 @@ static uint64_t sig_of(const char *s, size_t n)
 
 /* The length and signature of the string at s, which ends before end: the
  * same as strnlen() and sig_of(), 8 bytes at a time while 8 bytes remain
- * (each of a base's ~100,000 strings is measured here). -1 when
+ * (each of a base's ~96,000 strings is measured here). -1 when
  * unterminated. Little-endian: the first byte is the lowest. */
 static inline int64_t measure(const char *s, const char *end, uint64_t *sig)
 {

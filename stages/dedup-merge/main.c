@@ -163,6 +163,17 @@ static int run_dump(const struct merge_opts *o)
 	return err ? diag_report(&d, o->dump, err) : EXIT_OK;
 }
 
+/* The lowest CU's message of the per-CU ds[] into m->d: what one thread
+ * going in CU order would have reported, at any -j. */
+static void first_diag(struct merge *m, const struct diag *ds)
+{
+	for (size_t i = 0; i < m->ncus; i++)
+		if (ds[i].set) {
+			*m->d = ds[i];
+			return;
+		}
+}
+
 /* Per-CU diagnostics, so the lowest failing CU's message wins at any -j. */
 struct scan_run {
 	struct merge *m;
@@ -275,11 +286,8 @@ static int open_inputs(struct merge *m)
 	r.heads = calloc(r.window, sizeof(*r.heads));
 	r.ds = calloc(m->ncus + 1, sizeof(*r.ds));
 	err = r.heads && r.ds ? pool_ordered(o->jobs, m->ncus, r.window, head_work, head_add, &r) : -ENOMEM;
-	for (size_t i = 0; err && r.ds && i < m->ncus; i++)
-		if (r.ds[i].set) {
-			*m->d = r.ds[i];
-			break;
-		}
+	if (err && r.ds)
+		first_diag(m, r.ds);
 	for (size_t i = 0; r.heads && i < r.window; i++)
 		cus_cu__free(&r.heads[i]);
 	free(r.heads);
@@ -309,13 +317,8 @@ static int merge_run(struct merge *m)
 	err = pool_ordered(m->o->jobs, m->ncus, 4 * (size_t)m->o->jobs, work_cu, insert_cu, &r);
 	progress_end(&m->pr);
 	stats_phase(m->st, "scan");
-	if (err) {
-		for (size_t i = 0; i < m->ncus; i++)
-			if (r.ds[i].set) {
-				*m->d = r.ds[i];
-				break;
-			}
-	}
+	if (err)
+		first_diag(m, r.ds);
 	free(r.ds);
 	if (!err && !(err = classes_resolve_xrefs(m)))
 		stats_phase(m->st, "resolve");
