@@ -40,7 +40,12 @@ void buf_put_slow(struct buf *b, const void *p, size_t n)
 	b->len += n;
 }
 
-void buf_put_self(struct buf *b, size_t off, size_t n)
+int buf_reserve(struct buf *b, size_t n)
+{
+	return reserve(b, n) ? 0 : b->err;
+}
+
+void buf_put_self_slow(struct buf *b, size_t off, size_t n)
 {
 	if (!reserve(b, n))
 		return;

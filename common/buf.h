@@ -33,8 +33,24 @@ static inline void buf_put(struct buf *b, const void *p, size_t n)
 	}
 	buf_put_slow(b, p, n);
 }
-/* Append a copy of b's own bytes [off, off + n): safe although data moves. */
-void buf_put_self(struct buf *b, size_t off, size_t n);
+/* Append a copy of b's own bytes [off, off + n), which end at or before
+ * b->len: safe although data moves. Inline when it fits (keys that inline
+ * other keys copy millions of short runs). */
+void buf_put_self_slow(struct buf *b, size_t off, size_t n);
+static inline void buf_put_self(struct buf *b, size_t off, size_t n)
+{
+	if (__builtin_expect(b->cap - b->len >= n && !b->err, 1)) {
+		if (n) /* the source ends at or before len, where the copy starts */
+			__builtin_memcpy(b->data + b->len, b->data + off, n);
+		b->len += n;
+		return;
+	}
+	buf_put_self_slow(b, off, n);
+}
+/* Room for n more bytes without growing; 0, or the sticky -errno. For a
+ * caller that knows about how much it will write: growing by doubling
+ * copies the bytes written so far again at every step. */
+int buf_reserve(struct buf *b, size_t n);
 static inline void buf_u8(struct buf *b, uint8_t v)
 {
 	if (__builtin_expect(b->len < b->cap && !b->err, 1)) {

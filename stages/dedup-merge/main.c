@@ -174,24 +174,25 @@ static void first_diag(struct merge *m, const struct diag *ds)
 		}
 }
 
-/* Per-CU diagnostics, so the lowest failing CU's message wins at any -j. */
+/* Per-CU diagnostics, so the lowest failing CU's message wins at any -j.
+ * Each worker decodes into its own cus[worker], reused from CU to CU. */
 struct scan_run {
 	struct merge *m;
 	struct diag *ds;
+	struct cus_cu *cus;
 };
 
 static int work_cu(void *ctx, unsigned worker, size_t ci)
 {
 	struct scan_run *r = ctx;
 	struct merge *m = r->m;
-	(void)worker;
 	uint32_t in = m->cu_input[ci];
 	uint16_t lang = m->files[in].index[m->cu_index[ci]].language;
 	for (size_t i = 0; i < m->o->nexclude; i++)
 		if (lang == m->o->exclude_langs[i])
 			return scan_cu_excluded(&m->files[in], m->cu_index[ci], in, &m->scans[ci], &r->ds[ci]);
-	int err = scan_cu(&m->files[in], m->cu_index[ci], in, &m->wanted[in], &m->xt[in], &m->scans[ci],
-			  &r->ds[ci]);
+	int err = scan_cu(&m->files[in], m->cu_index[ci], in, &m->wanted[in], &m->xt[in], &r->cus[worker],
+			  &m->scans[ci], &r->ds[ci]);
 	merge_done_with_blob(m, ci);
 	return err;
 }
@@ -308,9 +309,12 @@ static int merge_run(struct merge *m)
 	stats_phase(m->st, "open");
 	m->wt = classes_new_table();
 	m->strs = strtab__new();
-	struct scan_run r = { .m = m, .ds = calloc(m->ncus + 1, sizeof(struct diag)) };
-	if (!m->wt || !m->strs || !r.ds) {
+	unsigned nw = m->o->jobs ? m->o->jobs : 1;
+	struct scan_run r = { .m = m, .ds = calloc(m->ncus + 1, sizeof(struct diag)),
+			      .cus = calloc(nw, sizeof(struct cus_cu)) };
+	if (!m->wt || !m->strs || !r.ds || !r.cus) {
 		free(r.ds);
+		free(r.cus);
 		return -ENOMEM;
 	}
 	progress_init(&m->pr, TOOL, "CU", m->ncus, m->o->quiet);
@@ -320,6 +324,9 @@ static int merge_run(struct merge *m)
 	if (err)
 		first_diag(m, r.ds);
 	free(r.ds);
+	for (unsigned i = 0; i < nw; i++)
+		cus_cu__free(&r.cus[i]);
+	free(r.cus);
 	if (!err && !(err = classes_resolve_xrefs(m)))
 		stats_phase(m->st, "resolve");
 	if (!err && !(err = classes_refine(m)))

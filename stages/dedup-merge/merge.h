@@ -171,9 +171,13 @@ const struct xtarget *xtargets_get(const struct xtargets *xt, uint64_t off);
 void xtargets_free(struct xtargets *xt);
 
 /* scan.c: decode CU `cu_index` of `f` and fill `out`. `wanted` are the
- * offsets other CUs of the same input refer to, `xt` what they are. */
+ * offsets other CUs of the same input refer to, `xt` what they are.
+ * cu_buf is the caller's, decoded into and kept (with its arrays' room) for
+ * the next CU the same thread scans; cus_cu__free() it at the end. out
+ * does not point into it. */
 int scan_cu(const struct cus_file *f, size_t cu_index, uint32_t input,
-	    const struct offset_set *wanted, const struct xtargets *xt, struct cu_scan *out, struct diag *d);
+	    const struct offset_set *wanted, const struct xtargets *xt, struct cus_cu *cu_buf,
+	    struct cu_scan *out, struct diag *d);
 /* A CU left out by --lang-exclude: its name for provenance, no records. */
 int scan_cu_excluded(const struct cus_file *f, size_t cu_index, uint32_t input,
 		     struct cu_scan *out, struct diag *d);

@@ -17,7 +17,8 @@
 enum { K_NEW, K_BUSY, K_DONE };
 
 struct scanner {
-	struct cus_cu cu;
+	struct cus_cu *cu_buf;	/* the caller's, reused from CU to CU */
+	struct cus_cu cu;	/* *cu_buf while the scan runs */
 	struct cu_scan *out;
 	const struct offset_set *wanted;
 	const struct xtargets *xt;
@@ -484,9 +485,10 @@ static int collect_export(struct scanner *x, uint32_t k, size_t *cap_e)
 }
 
 int scan_cu(const struct cus_file *f, size_t cu_index, uint32_t input,
-	    const struct offset_set *wanted, const struct xtargets *xt, struct cu_scan *out, struct diag *d)
+	    const struct offset_set *wanted, const struct xtargets *xt, struct cus_cu *cu_buf,
+	    struct cu_scan *out, struct diag *d)
 {
-	struct scanner x = { .out = out, .d = d, .wanted = wanted, .xt = xt };
+	struct scanner x = { .out = out, .d = d, .wanted = wanted, .xt = xt, .cu = *cu_buf };
 	char what[600];
 	snprintf(what, sizeof(what), "%s: CU %zu (0x%llx)", f->path, cu_index,
 		 (unsigned long long)f->index[cu_index].cu_offset);
@@ -497,6 +499,12 @@ int scan_cu(const struct cus_file *f, size_t cu_index, uint32_t input,
 	if (err)
 		goto out;
 	size_t n = x.cu.nrecs;
+	/* Keys come to about 1.9 times the blob's size on a vmlinux (2.6 at
+	 * most): room for twice the blob up front spares most CUs the copies
+	 * of growing from empty. */
+	err = buf_reserve(&out->keys, 2 * (size_t)f->index[cu_index].blob_size + 64);
+	if (err)
+		goto out;
 	out->nrecs = (uint32_t)n;
 	out->cu_offset = x.cu.cu_offset;
 	out->name = cus_str(&x.cu, x.cu.name);
@@ -539,7 +547,7 @@ int scan_cu(const struct cus_file *f, size_t cu_index, uint32_t input,
 		err = out->keys.err;
 out:
 	free(x.state);
-	cus_cu__free(&x.cu);
+	*cu_buf = x.cu; /* its arrays, grown or not, go back to the caller */
 	return err;
 }
 
