@@ -77,7 +77,12 @@ static int strtab_rehash(struct strtab *t)
 	return 0;
 }
 
-int64_t strtab__addn(struct strtab *t, const char *s, size_t len)
+uint64_t strtab__hash(const char *s, size_t len)
+{
+	return hash64(s, len);
+}
+
+int64_t strtab__add_hashed(struct strtab *t, const char *s, size_t len, uint64_t hash)
 {
 	if (!s || !len)
 		return 0;
@@ -87,7 +92,7 @@ int64_t strtab__addn(struct strtab *t, const char *s, size_t len)
 			return err;
 	}
 	size_t mask = t->nslots - 1;
-	size_t j = hash64(s, len) & mask;
+	size_t j = hash & mask;
 	for (; t->slots[j]; j = (j + 1) & mask) {
 		const char *cand = (const char *)t->bytes.data + t->slots[j] - 1;
 		if (!strncmp(cand, s, len) && cand[len] == 0)
@@ -103,6 +108,11 @@ int64_t strtab__addn(struct strtab *t, const char *s, size_t len)
 	t->slots[j] = (uint32_t)off + 1;
 	t->count++;
 	return (int64_t)off;
+}
+
+int64_t strtab__addn(struct strtab *t, const char *s, size_t len)
+{
+	return s && len ? strtab__add_hashed(t, s, len, hash64(s, len)) : 0;
 }
 
 int64_t strtab__add(struct strtab *t, const char *s)

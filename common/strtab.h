@@ -19,6 +19,10 @@ void strtab__reset(struct strtab *t); /* back to just "" */
 /* Returns: the string's offset (>= 0), or -ENOMEM. NULL and "" give 0. */
 int64_t strtab__add(struct strtab *t, const char *s);
 int64_t strtab__addn(struct strtab *t, const char *s, size_t len);
+/* strtab__addn() with the string's strtab__hash() made beforehand, maybe on
+ * another thread: strings hashed in parallel and added in order. */
+uint64_t strtab__hash(const char *s, size_t len);
+int64_t strtab__add_hashed(struct strtab *t, const char *s, size_t len, uint64_t hash);
 
 const char *strtab__data(const struct strtab *t);
 size_t strtab__size(const struct strtab *t);

@@ -52,13 +52,15 @@ static uint32_t node_of(const struct builder *b, uint32_t gid)
 	return b->node_of_class[classes_final(b->m, gid)];
 }
 
-/* A ref of CU ci (an lref in a candidate, or a cus_ref in a record) -> gid. */
-static int xref_gid(struct builder *b, size_t ci, uint64_t off, uint32_t *gid)
+/* A ref of CU ci (an lref in a candidate, or a cus_ref in a record) -> gid.
+ * Reads only tables that no longer change: safe on any thread, with a
+ * diag of its own. */
+static int xref_gid(const struct builder *b, size_t ci, uint64_t off, uint32_t *gid, struct diag *d)
 {
-	struct merge *m = b->m;
+	const struct merge *m = b->m;
 	const struct export *e = classes_export(m, m->cu_input[ci], off);
 	if (!e || m->weak[e->gid] == NO_CLASS)
-		return diag_fail(m->d, EBADMSG, "%s: CU %u (0x%llx) refers to DIE 0x%llx in another CU, "
+		return diag_fail(d, EBADMSG, "%s: CU %u (0x%llx) refers to DIE 0x%llx in another CU, "
 				 "but no CU of the file has a type record there",
 				 m->files[m->cu_input[ci]].path, m->cu_index[ci],
 				 (unsigned long long)m->scans[ci].cu_offset, (unsigned long long)off);
@@ -66,11 +68,12 @@ static int xref_gid(struct builder *b, size_t ci, uint64_t off, uint32_t *gid)
 	return 0;
 }
 
-static int lref_node(struct builder *b, size_t ci, uint32_t lref_or_gid, uint32_t *node)
+static int lref_node(const struct builder *b, size_t ci, uint32_t lref_or_gid, uint32_t *node,
+		     struct diag *d)
 {
 	uint32_t gid = lref_or_gid;
 	if (gid & STOP_XREF) {
-		int err = xref_gid(b, ci, b->m->scans[ci].xrefs[gid & ~STOP_XREF], &gid);
+		int err = xref_gid(b, ci, b->m->scans[ci].xrefs[gid & ~STOP_XREF], &gid, d);
 		if (err)
 			return err;
 	}
@@ -86,7 +89,7 @@ static int rec_ref_node(struct builder *b, size_t ci, const struct cus_cu *cu, c
 	}
 	uint32_t gid = (uint32_t)(b->m->cu_base[ci] + cus_ref_index(r));
 	if (cus_ref_is_extern(r)) {
-		int err = xref_gid(b, ci, cu->externs[cus_ref_index(r)], &gid);
+		int err = xref_gid(b, ci, cu->externs[cus_ref_index(r)], &gid, b->m->d);
 		if (err)
 			return err;
 	}
@@ -341,12 +344,61 @@ static int grow_graph_nodes(struct builder *b, size_t need)
 	return 0;
 }
 
+/* ---- function and variable candidates ---- */
+
+/* A candidate's string with the hash the string table wants. */
+struct pre_str {
+	const char *s;
+	size_t len;
+	uint64_t hash;
+};
+
+/* What one CU's candidates need from tables that no longer change (the
+ * exports, the classes' nodes), and their strings' hashes: made for several
+ * CUs at once (cand_prepare()). The candidates then go into the graph in CU
+ * order on the calling thread (cand_add()), which alone writes the string
+ * table, the prototypes and the graph's arrays: string offsets and node ids
+ * depend on that order, so they are the same at any -j. */
+struct cand_pre {
+	/* funcs: [i] func i's return, [nfuncs + k] fparam k's type;
+	 * vars: [i] var i's type */
+	uint32_t *node;
+	/* funcs: [2i] func i's name, [2i + 1] its linkage, [2 nfuncs + k]
+	 * fparam k's name; vars: [i] var i's name */
+	struct pre_str *str;
+	size_t cap_node, cap_str;
+	struct diag d;
+};
+
+struct cand_run {
+	struct builder *b;
+	int vars;		/* 0: the functions' pass, 1: the variables' (their strings follow) */
+	size_t window;
+	struct cand_pre *pre;	/* window slots: CU ci in ci % window */
+};
+
+static void pre_str(struct pre_str *p, const char *s)
+{
+	p->s = s ? s : "";
+	p->len = strlen(p->s);
+	p->hash = strtab__hash(p->s, p->len);
+}
+
+static int str_of_pre(struct builder *b, const struct pre_str *p, uint32_t *out)
+{
+	int64_t off = strtab__add_hashed(b->m->strs, p->s, p->len, p->hash);
+	if (off < 0)
+		return (int)off;
+	*out = (uint32_t)off;
+	return 0;
+}
+
 /* The prototype of a candidate: an existing func_proto node or a new one. */
 static int func_proto(struct builder *b, size_t ci, const struct fcand *f, uint32_t ret_node,
-		      uint32_t *proto)
+		      const struct cand_pre *pre, uint32_t *proto)
 {
 	struct graph *g = b->g;
-	struct cu_scan *s = &b->m->scans[ci];
+	const struct cu_scan *s = &b->m->scans[ci];
 	size_t n = 3 + 2 * (size_t)f->param_count;
 	int err;
 	if (vec_grow(&b->words, &b->cap_words, n))
@@ -355,13 +407,12 @@ static int func_proto(struct builder *b, size_t ci, const struct fcand *f, uint3
 	b->words[1] = f->flags & CUS_F_VARARGS;
 	b->words[2] = f->param_count;
 	for (uint32_t i = 0; i < f->param_count; i++) {
-		const struct fcand_param *p = &s->fparams[f->param_first + i];
-		uint32_t name = 0, type = 0;
-		if ((err = str_of(b, p->name ? p->name : "", &name)) ||
-		    (err = lref_node(b, ci, p->type, &type)))
+		size_t k = f->param_first + i;
+		uint32_t name = 0;
+		if ((err = str_of_pre(b, &pre->str[2 * s->nfuncs + k], &name)))
 			return err;
 		b->words[3 + 2 * i] = name;
-		b->words[4 + 2 * i] = type;
+		b->words[4 + 2 * i] = pre->node[s->nfuncs + k];
 	}
 	if ((err = proto_grow(b)))
 		return err;
@@ -392,7 +443,7 @@ static int func_proto(struct builder *b, size_t ci, const struct fcand *f, uint3
 }
 
 /* Fill what a candidate left pending in another CU from the exports. */
-static void resolve_pending_func(struct merge *m, size_t ci, struct fcand *f)
+static void resolve_pending_func(const struct merge *m, size_t ci, struct fcand *f)
 {
 	struct cu_scan *s = &m->scans[ci];
 	if (f->origin_off) {
@@ -421,7 +472,63 @@ static void resolve_pending_func(struct merge *m, size_t ci, struct fcand *f)
 	}
 }
 
-static int add_funcs(struct builder *b, size_t ci)
+static void resolve_pending_var(const struct merge *m, size_t ci, struct vcand *v)
+{
+	if (!v->spec_off)
+		return;
+	const struct export *e = classes_export(m, m->cu_input[ci], v->spec_off);
+	if (e) {
+		if (!v->name)
+			v->name = e->name;
+		if (!v->type)
+			v->type = e->type;
+		v->flags |= e->flags & CUS_F_EXTERNAL;
+	}
+}
+
+/* pool work, any thread: CU ci's candidates resolved (each CU's own
+ * candidates are written here, nothing shared) and cand_pre filled. */
+static int cand_prepare(void *ctx, unsigned worker, size_t ci)
+{
+	struct cand_run *r = ctx;
+	const struct builder *b = r->b;
+	const struct merge *m = b->m;
+	struct cu_scan *s = &m->scans[ci];
+	struct cand_pre *p = &r->pre[ci % r->window];
+	(void)worker;
+	p->d.set = 0;
+	size_t nn = r->vars ? s->nvars : s->nfuncs + s->nfparams;
+	size_t ns = r->vars ? s->nvars : 2 * s->nfuncs + s->nfparams;
+	if (vec_grow(&p->node, &p->cap_node, nn + 1) || vec_grow(&p->str, &p->cap_str, ns + 1))
+		return -ENOMEM;
+	int err = 0;
+	if (r->vars) {
+		for (size_t i = 0; i < s->nvars && !err; i++) {
+			struct vcand *v = &s->vars[i];
+			resolve_pending_var(m, ci, v);
+			pre_str(&p->str[i], v->name);
+			err = lref_node(b, ci, v->type, &p->node[i], &p->d);
+		}
+		return err;
+	}
+	/* In the order the candidates are added, so that the first failure is
+	 * the one a serial pass would have met. */
+	for (size_t i = 0; i < s->nfuncs && !err; i++) {
+		struct fcand *f = &s->funcs[i];
+		resolve_pending_func(m, ci, f);
+		pre_str(&p->str[2 * i], f->name);
+		pre_str(&p->str[2 * i + 1], f->linkage);
+		err = lref_node(b, ci, f->ret, &p->node[i], &p->d);
+		for (uint32_t j = 0; j < f->param_count && !err; j++) {
+			size_t k = f->param_first + j;
+			pre_str(&p->str[2 * s->nfuncs + k], s->fparams[k].name);
+			err = lref_node(b, ci, s->fparams[k].type, &p->node[s->nfuncs + k], &p->d);
+		}
+	}
+	return err;
+}
+
+static int add_funcs(struct builder *b, size_t ci, const struct cand_pre *pre)
 {
 	struct merge *m = b->m;
 	struct graph *g = b->g;
@@ -429,17 +536,16 @@ static int add_funcs(struct builder *b, size_t ci)
 	int err;
 	for (size_t i = 0; i < s->nfuncs; i++) {
 		struct fcand *f = &s->funcs[i];
-		resolve_pending_func(m, ci, f);
-		uint32_t ret, proto;
-		if ((err = lref_node(b, ci, f->ret, &ret)) || (err = func_proto(b, ci, f, ret, &proto)))
+		uint32_t proto;
+		if ((err = func_proto(b, ci, f, pre->node[i], pre, &proto)))
 			return err;
 		if (vec_grow(&g->funcs, &b->cap_funcs, g->nfuncs + 1) ||
 		    vec_grow(&g->locs, &b->cap_locs, g->nlocs + f->param_count))
 			return -ENOMEM;
 		struct graph_func *gf = &g->funcs[g->nfuncs++];
 		memset(gf, 0, sizeof(*gf));
-		if ((err = str_of(b, f->name ? f->name : "", &gf->name)) ||
-		    (err = str_of(b, f->linkage ? f->linkage : "", &gf->linkage)))
+		if ((err = str_of_pre(b, &pre->str[2 * i], &gf->name)) ||
+		    (err = str_of_pre(b, &pre->str[2 * i + 1], &gf->linkage)))
 			return err;
 		gf->proto = proto;
 		gf->cu = (uint32_t)ci;
@@ -470,31 +576,21 @@ static int add_funcs(struct builder *b, size_t ci)
 	return 0;
 }
 
-static int add_vars(struct builder *b, size_t ci)
+static int add_vars(struct builder *b, size_t ci, const struct cand_pre *pre)
 {
 	struct merge *m = b->m;
 	struct graph *g = b->g;
 	struct cu_scan *s = &m->scans[ci];
 	int err;
 	for (size_t i = 0; i < s->nvars; i++) {
-		struct vcand *v = &s->vars[i];
-		if (v->spec_off) {
-			const struct export *e = classes_export(m, m->cu_input[ci], v->spec_off);
-			if (e) {
-				if (!v->name)
-					v->name = e->name;
-				if (!v->type)
-					v->type = e->type;
-				v->flags |= e->flags & CUS_F_EXTERNAL;
-			}
-		}
+		const struct vcand *v = &s->vars[i];
 		if (vec_grow(&g->vars, &b->cap_vars, g->nvars + 1))
 			return -ENOMEM;
 		struct graph_var *gv = &g->vars[g->nvars++];
 		memset(gv, 0, sizeof(*gv));
-		if ((err = str_of(b, v->name ? v->name : "", &gv->name)) ||
-		    (err = lref_node(b, ci, v->type, &gv->type)))
+		if ((err = str_of_pre(b, &pre->str[i], &gv->name)))
 			return err;
+		gv->type = pre->node[i];
 		gv->cu = (uint32_t)ci;
 		gv->flags = v->flags & ~(uint32_t)CUS_F_ANNOT;
 		gv->addr = v->addr;
@@ -507,6 +603,44 @@ static int add_vars(struct builder *b, size_t ci)
 		}
 	}
 	return 0;
+}
+
+/* pool emit, the calling thread, in CU order. */
+static int cand_add(void *ctx, size_t ci)
+{
+	struct cand_run *r = ctx;
+	const struct cand_pre *pre = &r->pre[ci % r->window];
+	int err = r->vars ? add_vars(r->b, ci, pre) : add_funcs(r->b, ci, pre);
+	/* Candidates' names point into the blobs: each CU's pages came back
+	 * while its candidates were prepared, and go again now. */
+	merge_done_with_blob(r->b->m, ci);
+	return err;
+}
+
+/* All functions' candidates, then all variables'. */
+static int add_candidates(struct builder *b)
+{
+	struct merge *m = b->m;
+	unsigned jobs = m->o->jobs ? m->o->jobs : 1;
+	struct cand_run r = { .b = b, .window = 4 * (size_t)jobs };
+	r.pre = calloc(r.window, sizeof(*r.pre));
+	int err = r.pre ? 0 : -ENOMEM;
+	for (int pass = 0; pass < 2 && !err; pass++) {
+		r.vars = pass;
+		err = pool_ordered(jobs, m->ncus, r.window, cand_prepare, cand_add, &r);
+		/* The failing item is the lowest one, and none window after it
+		 * started: its slot still holds its detail, unless cand_add()
+		 * failed (then m->d has it already). */
+		for (size_t i = 0; err && i < r.window; i++)
+			if (r.pre[i].d.set && !m->d->set)
+				*m->d = r.pre[i].d;
+	}
+	for (size_t i = 0; r.pre && i < r.window; i++) {
+		free(r.pre[i].node);
+		free(r.pre[i].str);
+	}
+	free(r.pre);
+	return err;
 }
 
 /* ---- passes cut into chunks ---- */
@@ -871,16 +1005,8 @@ int build_graph(struct merge *m)
 	int err = build_header(&b);
 	if (!err)
 		err = build_nodes(&b);
-	/* Candidates' names point into the blobs: each CU's pages come back
-	 * while its candidates are added, and go again after. */
-	for (size_t ci = 0; ci < m->ncus && !err; ci++) {
-		err = add_funcs(&b, ci);
-		merge_done_with_blob(m, ci);
-	}
-	for (size_t ci = 0; ci < m->ncus && !err; ci++) {
-		err = add_vars(&b, ci);
-		merge_done_with_blob(m, ci);
-	}
+	if (!err)
+		err = add_candidates(&b);
 	if (!err)
 		err = build_provenance(&b);
 	if (!err) {
