@@ -115,6 +115,16 @@ int64_t strtab__addn(struct strtab *t, const char *s, size_t len)
 	return s && len ? strtab__add_hashed(t, s, len, hash64(s, len)) : 0;
 }
 
+int64_t strtab__append(struct strtab *t, const char *s, size_t len)
+{
+	size_t off = t->bytes.len;
+	if (off + len + 1 >= UINT32_MAX)
+		return -E2BIG;
+	buf_put(&t->bytes, s, len);
+	buf_u8(&t->bytes, 0);
+	return t->bytes.err ? t->bytes.err : (int64_t)off;
+}
+
 int64_t strtab__add(struct strtab *t, const char *s)
 {
 	return s ? strtab__addn(t, s, strlen(s)) : 0;

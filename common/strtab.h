@@ -24,6 +24,12 @@ int64_t strtab__addn(struct strtab *t, const char *s, size_t len);
 uint64_t strtab__hash(const char *s, size_t len);
 int64_t strtab__add_hashed(struct strtab *t, const char *s, size_t len, uint64_t hash);
 
+/* Append s (len bytes, no NUL among them) without looking it up or
+ * remembering it: for a caller that dedups by something cheaper than the
+ * bytes (their place in a section). An equal string added later is stored
+ * again. Returns the offset, or -E2BIG / -ENOMEM. */
+int64_t strtab__append(struct strtab *t, const char *s, size_t len);
+
 const char *strtab__data(const struct strtab *t);
 size_t strtab__size(const struct strtab *t);
 

@@ -46,6 +46,7 @@ void cu_walk__free(struct cu_walk *w)
 	free(w->map_vals);
 	free(w->ext_keys);
 	free(w->ext_vals);
+	free(w->str_map);
 	free(w->pend_annots);
 	free(w->patch_recs);
 	free(w->addr_pos);
@@ -114,9 +115,60 @@ static void map_clear(uint64_t **keys, uint32_t **vals, size_t *cap, size_t used
 
 /* ---- services for die_record.c ---- */
 
+/* Room in str_map for one more key, the load kept below 1/2. */
+static int str_map_grow(struct cu_walk *w)
+{
+	if ((w->str_count + 1) * 2 <= w->str_cap)
+		return 0;
+	size_t ncap = w->str_cap ? w->str_cap * 2 : 1024;
+	struct str_slot *n = calloc(ncap, sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	for (size_t j = 0; j < w->str_cap; j++) {
+		uint32_t key = w->str_map[j].key;
+		if (!key)
+			continue;
+		size_t i = (key * 0x9e3779b1u) & (ncap - 1);
+		while (n[i].key)
+			i = (i + 1) & (ncap - 1);
+		n[i] = w->str_map[j];
+	}
+	free(w->str_map);
+	w->str_map = n;
+	w->str_cap = ncap;
+	return 0;
+}
+
 int cu_walk__str(struct cu_walk *w, const char *s, uint32_t *out)
 {
-	int64_t off = strtab__add(w->strs, s);
+	const struct dwsec *sec = &w->in->dws[DWS_STR];
+	const char *base = (const char *)sec->p;
+	int64_t off;
+	if (s && *s && w->in->dws_ok && s >= base && s < base + sec->n) {
+		/* A string of .debug_str (most names) is the same string wherever
+		 * it is met from, so it is interned by its place there: an integer
+		 * lookup, where interning by content hashed and compared its bytes
+		 * (a fifth of the extraction). The rare equal string that comes
+		 * from elsewhere (DW_FORM_string, another offset) is stored twice;
+		 * readers go by content, never by string ref. */
+		if ((size_t)(s - base) >= UINT32_MAX || str_map_grow(w))
+			return -ENOMEM;
+		uint32_t key = (uint32_t)(s - base) + 1;
+		size_t mask = w->str_cap - 1, i = (key * 0x9e3779b1u) & mask;
+		for (; w->str_map[i].key; i = (i + 1) & mask)
+			if (w->str_map[i].key == key) {
+				*out = w->str_map[i].val;
+				return 0;
+			}
+		off = strtab__append(w->strs, s, strlen(s));
+		if (off < 0)
+			return (int)off;
+		w->str_map[i] = (struct str_slot){ key, (uint32_t)off };
+		w->str_count++;
+		*out = (uint32_t)off;
+		return 0;
+	}
+	off = strtab__add(w->strs, s);
 	if (off < 0)
 		return (int)off;
 	*out = (uint32_t)off;
@@ -358,6 +410,15 @@ int cu_walk__extract(struct cu_walk *w, const struct unit *u)
 	/* The maps first: their sizes are the previous CU's. */
 	map_clear(&w->map_keys, &w->map_vals, &w->map_cap, w->map_count);
 	map_clear(&w->ext_keys, &w->ext_vals, &w->ext_cap, w->cu.nexterns);
+	/* As map_clear(): a mostly empty set is dropped, not cleared. */
+	if (w->str_cap && w->str_count * 8 < w->str_cap) {
+		free(w->str_map);
+		w->str_map = NULL;
+		w->str_cap = 0;
+	} else if (w->str_cap) {
+		memset(w->str_map, 0, w->str_cap * sizeof(*w->str_map));
+	}
+	w->str_count = 0;
 	w->map_count = 0;
 	cus_cu__clear(&w->cu);
 	strtab__reset(w->strs);

@@ -263,6 +263,10 @@ struct cu_walk {
 	uint64_t *ext_keys;
 	uint32_t *ext_vals;
 	size_t ext_cap;
+	/* .debug_str offset + 1 -> the string's offset in strs (cu_walk__str):
+	 * open addressing, key 0 = empty, key and value side by side. */
+	struct str_slot { uint32_t key, val; } *str_map;
+	size_t str_cap, str_count;
 	/* A record's own annotations, held until its items are done, so that
 	 * each record's and each item's annotations stay contiguous. */
 	struct cus_annot *pend_annots;
