@@ -301,7 +301,8 @@ int classes_resolve_xrefs(struct merge *m)
 
 /* The kind class and name of a weak class, read back from its key (see
  * scan.c key_of: kind byte, then for struct/union/enum 'F' or 'D' and the
- * name). Returns 0 for classes that are not a named struct/union/enum. */
+ * name, its bytes and a NUL). Returns 0 for classes that are not a named
+ * struct/union/enum. */
 static int weak_named(const struct weak_table *t, uint32_t w, uint8_t *kind, int *is_fwd,
 		      const uint8_t **name, size_t *name_len)
 {
@@ -311,10 +312,10 @@ static int weak_named(const struct weak_table *t, uint32_t w, uint8_t *kind, int
 	if (*kind != CUS_STRUCT && *kind != CUS_UNION && *kind != CUS_ENUM)
 		return 0;
 	*is_fwd = cur_u8(&c) == 'F';
-	uint64_t n = cur_uleb(&c);
-	*name = n <= cursor_left(&c) ? cur_bytes(&c, (size_t)n) : NULL;
-	*name_len = (size_t)n;
-	return !c.err && n > 0;
+	const uint8_t *nul = c.err ? NULL : memchr(c.p, 0, cursor_left(&c));
+	*name = c.p;
+	*name_len = nul ? (size_t)(nul - c.p) : 0;
+	return nul && *name_len > 0;
 }
 
 struct name_entry {

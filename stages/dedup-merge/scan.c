@@ -81,11 +81,44 @@ static char kind_class(unsigned kind)
 	}
 }
 
+/* A string goes into a key as its bytes and a NUL (no string holds a NUL,
+ * so the encoding is still one-to-one). */
 static void put_str(struct buf *b, const char *s)
 {
-	size_t n = strlen(s);
-	buf_uleb(b, n);
-	buf_put(b, s, n);
+	buf_put(b, s, strlen(s) + 1);
+}
+
+#define ONES 0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
+
+/* put_str() of string ref `ref` of the CU: measured and copied in one pass,
+ * 8 bytes at a time while 8 remain in the CU's string table (whose last
+ * byte is a NUL, checked by the decoder), with no call: a key takes a few
+ * names per member, 13 M per vmlinux. Taken when the key buffer has room
+ * for the rest of the table (scan_cu() reserves twice the blob), else
+ * put_str(). */
+static void put_cu_str(const struct scanner *x, struct buf *b, uint32_t ref)
+{
+	const char *s = cus_str(&x->cu, ref), *end = x->cu.str + x->cu.str_size;
+	const char *p = s;
+	if (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__ || b->err || b->cap - b->len < (size_t)(end - s) + 8) {
+		put_str(b, s);
+		return;
+	}
+	uint8_t *d = b->data + b->len;
+	for (; end - p >= 8; p += 8, d += 8) {
+		uint64_t v;
+		memcpy(&v, p, 8);
+		memcpy(d, &v, 8); /* room reserved: bytes past the NUL are cut off below */
+		uint64_t z = (v - ONES) & ~v & HIGHS; /* its lowest set bit: the first NUL */
+		if (z) {
+			b->len += (size_t)(p - s) + ((unsigned)__builtin_ctzll(z) >> 3) + 1;
+			return;
+		}
+	}
+	size_t n = strlen(p) + 1; /* fewer than 8 bytes left, the last a NUL */
+	memcpy(d, p, n);
+	b->len += (size_t)(p - s) + n;
 }
 
 static int add_stop(struct scanner *x, uint32_t target)
@@ -150,7 +183,7 @@ static int put_ref(struct scanner *x, struct buf *b, cus_ref ref)
 	if (is_stop(tr)) {
 		buf_u8(b, 'N');
 		buf_u8(b, (uint8_t)kind_class(tr->kind));
-		put_str(b, cus_str(&x->cu, tr->name));
+		put_cu_str(x, b, tr->name);
 		return add_stop(x, t + 1);
 	}
 	if (x->wanted && x->wanted->count && offset_set__has(x->wanted, x->cu.cu_offset + tr->die)) {
@@ -171,8 +204,8 @@ static void put_annots(struct scanner *x, struct buf *b, uint32_t first, uint32_
 {
 	buf_uleb(b, count);
 	for (uint32_t i = 0; i < count; i++) {
-		put_str(b, cus_str(&x->cu, x->cu.annots[first + i].name));
-		put_str(b, cus_str(&x->cu, x->cu.annots[first + i].value));
+		put_cu_str(x, b, x->cu.annots[first + i].name);
+		put_cu_str(x, b, x->cu.annots[first + i].value);
 	}
 }
 
@@ -204,7 +237,7 @@ static int key_of(struct scanner *x, uint32_t k, int depth)
 	buf_u8(b, r->kind);
 	switch (r->kind) {
 	case CUS_BASE:
-		put_str(b, cus_str(&x->cu, r->name));
+		put_cu_str(x, b, r->name);
 		buf_uleb(b, r->encoding);
 		buf_uleb(b, r->size);
 		buf_uleb(b, r->bit_size);
@@ -218,19 +251,19 @@ static int key_of(struct scanner *x, uint32_t k, int depth)
 		err = put_ref(x, b, r->type);
 		break;
 	case CUS_TYPEDEF:
-		put_str(b, cus_str(&x->cu, r->name));
+		put_cu_str(x, b, r->name);
 		err = put_ref(x, b, r->type);
 		break;
 	case CUS_STRUCT: case CUS_UNION: case CUS_ENUM:
 		buf_u8(b, decl ? 'F' : 'D');
-		put_str(b, cus_str(&x->cu, r->name));
+		put_cu_str(x, b, r->name);
 		if (decl)
 			break; /* a fwd: its name is all it has */
 		buf_uleb(b, r->size);
 		buf_uleb(b, r->flags & CUS_F_SIGNED);
 		buf_uleb(b, r->item_count);
 		for (uint32_t i = 0; i < r->item_count && !err; i++) {
-			put_str(b, cus_str(&x->cu, it[i].name));
+			put_cu_str(x, b, it[i].name);
 			buf_uleb(b, it[i].value);
 			if (r->kind == CUS_ENUM)
 				continue;
@@ -259,11 +292,11 @@ static int key_of(struct scanner *x, uint32_t k, int depth)
 			err = put_ref(x, b, it[i].type);
 		break;
 	case CUS_UNSPECIFIED:
-		put_str(b, cus_str(&x->cu, r->name));
+		put_cu_str(x, b, r->name);
 		break;
 	case CUS_UNSUPPORTED:
 		buf_uleb(b, r->tag);
-		put_str(b, cus_str(&x->cu, r->name));
+		put_cu_str(x, b, r->name);
 		break;
 	}
 	if (!err)
