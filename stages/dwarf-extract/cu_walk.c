@@ -144,7 +144,9 @@ int cu_walk__str(struct cu_walk *w, const char *s, uint32_t *out)
 	const struct dwsec *sec = &w->in->dws[DWS_STR];
 	const char *base = (const char *)sec->p;
 	int64_t off;
-	if (s && *s && w->in->dws_ok && s >= base && s < base + sec->n) {
+	/* Compared as addresses: s may point into any buffer, and there may be
+	 * no .debug_str at all (base NULL). */
+	if (s && *s && w->in->dws_ok && sec->n && (uintptr_t)s - (uintptr_t)base < sec->n) {
 		/* A string of .debug_str (most names) is the same string wherever
 		 * it is met from, so it is interned by its place there: an integer
 		 * lookup, where interning by content hashed and compared its bytes
