@@ -198,7 +198,7 @@ mflags=() eflags=()
 if [ -z "$from" ] || [ "$from" = cus ]; then
 	run "$bin/dedup-merge" "${jflag[@]}" "${xflags[@]}" "${mflags[@]}" -o "$graph" "$cus"
 fi
-run "$bin/btf-emit" --elf "$elf" "${xflags[@]}" "${eflags[@]}" "$graph"
+run "$bin/btf-emit" "${jflag[@]}" --elf "$elf" "${xflags[@]}" "${eflags[@]}" "$graph"
 if [ "$stats" = json ]; then
 	# {"tool":"X",...} lines -> {"X": {...}, ...}
 	sed 's/^{"tool":"\([^"]*\)",/"\1":{/' "$dir/.stats.jsonl" | paste -sd, | sed 's/^/{/; s/$/}/'

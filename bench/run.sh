@@ -100,7 +100,7 @@ stages() {
 		case $st in
 		extract) measure "$in.$st" "$bin/dwarf-extract" -j"$j" -q --stats -o "$d.cus" "$elf" ;;
 		merge) measure "$in.$st" "$bin/dedup-merge" -j"$j" -q --stats -o "$d.graph" "$d.cus" ;;
-		emit) measure "$in.$st" "$bin/btf-emit" -q --stats "${eflags[@]}" -o "$d.btf" "$d.graph" ;;
+		emit) measure "$in.$st" "$bin/btf-emit" -j"$j" -q --stats "${eflags[@]}" -o "$d.btf" "$d.graph" ;;
 		esac || { fail "$in -j$j: $st exited $?: $(tail -3 "$W/$in.$st.err")"; return 1; }
 		echo "$in $j $r $st $M_WALL $M_CPU $M_RSS" >>"$W/samples"
 		# "dwarf-extract: phase write      0.012 s" -> "... dwarf-extract write 0.012"
@@ -153,7 +153,7 @@ bench_input() {
 				# shellcheck disable=SC2016 # expanded by the inner shell
 				if measure "$in.chain" sh -c '"$1/dwarf-extract" -j"$2" -q -o "$3.s.cus" "$4" &&
 					"$1/dedup-merge" -j"$2" -q -o "$3.s.graph" "$3.s.cus" &&
-					"$1/btf-emit" -q --btf-base "$5" --elf "$4" -o "$3.s.btf" "$3.s.graph"' \
+					"$1/btf-emit" -j"$2" -q --btf-base "$5" --elf "$4" -o "$3.s.btf" "$3.s.graph"' \
 					sh "$bin" "$j" "$W/$in" "$elf" "$base"; then
 					echo "$in $j $r stages $M_WALL $M_CPU $M_RSS" >>"$W/samples"
 					same_btf "$in" "$W/$in.s.btf" "the stages chained, -j$j run $r"

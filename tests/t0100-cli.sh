@@ -75,4 +75,12 @@ check_exit "unknown short option: exit 2" 2 "$EXTRACT" -Z
 check_grep "unknown short option: stderr names it" "'Z'|-Z" "$T_OUT/last.err"
 check_exit "option missing its argument (-j): exit 2" 2 "$EXTRACT" -o "$T_OUT/x.cus" -j
 
+# btf-emit's -j (it overlaps reading --elf with the graph) is checked as
+# dwarf-extract's: a bad count is a usage error that names it.
+check_exit "btf-emit -j 0: exit 2" 2 "$T_BIN/btf-emit" -j 0 -o "$T_OUT/x.btf" "$T_OUT/x.graph"
+check_grep "btf-emit -j 0: the message names the bad value" "'0'" "$T_OUT/last.err"
+check_exit "btf-emit -j 1025: exit 2" 2 "$T_BIN/btf-emit" -j 1025 -o "$T_OUT/x.btf" "$T_OUT/x.graph"
+"$T_BIN/btf-emit" --help >"$T_OUT/help-emit.out" 2>&1
+check_grep "btf-emit --help lists -j" '^  -j, --jobs N' "$T_OUT/help-emit.out"
+
 exit 0

@@ -14,7 +14,9 @@
 # extracted at -j1, -j2, -j8, once more at -j8, and once as a copy in another
 # directory (the .cus holds the base name only); all must be identical.
 # For the generated program the dump must also list exactly one `cu` line per
-# compile unit that readelf sees, so that no unit is dropped or doubled.
+# compile unit that readelf sees, so that no unit is dropped or doubled, and
+# btf-emit --elf (which reads the ELF on a thread of its own from -j2 on)
+# must give the same BTF at -j1, -j2 and -j8, and report the same error.
 . "$(dirname "$0")/lib.sh"
 
 EXTRACT="$T_BIN/dwarf-extract"
@@ -106,5 +108,32 @@ for cc in $ccs; do
 	expect=$(for ((k = 0; k < MANY_N; k++)); do printf 'u%03d.c ' "$k"; done; echo "main.c ")
 	if [ "$names" = "$expect" ]; then ok "$label: cu lines are in unit order"; else
 		not_ok "$label: cu lines are in unit order" "got: $names"; fi
+
+	# btf-emit -j: from 2 on it reads --elf on a second thread while it
+	# reads the graph. The BTF must not change, nor which error wins.
+	if ! out=$("$T_BIN/dedup-merge" -j2 -o "$T_OUT/$label.graph" "$T_OUT/$label-j1.cus" 2>&1); then
+		not_ok "$label: merge for btf-emit -j" "$out"
+		continue
+	fi
+	for j in 1 2 8; do
+		check "$label: btf-emit -j$j --elf" "$T_BIN/btf-emit" -j "$j" --elf "$elf" \
+			-o "$T_OUT/$label-e$j.btf" "$T_OUT/$label.graph"
+	done
+	check_same "$label: btf-emit -j2 BTF is byte-identical to -j1" "$T_OUT/$label-e1.btf" "$T_OUT/$label-e2.btf"
+	check_same "$label: btf-emit -j8 BTF is byte-identical to -j1" "$T_OUT/$label-e1.btf" "$T_OUT/$label-e8.btf"
+	# A bad graph and a bad ELF at once: the graph's error, at every -j.
+	head -c 100 "$T_OUT/$label.graph" >"$T_OUT/$label-bad.graph"
+	printf 'not an ELF' >"$T_OUT/$label-bad.elf"
+	for j in 1 2; do
+		check_exit "$label: btf-emit -j$j, bad graph and bad ELF: exit 1" 1 "$T_BIN/btf-emit" -j "$j" \
+			--elf "$T_OUT/$label-bad.elf" -o "$T_OUT/$label-bad.btf" "$T_OUT/$label-bad.graph"
+		check_grep "$label: btf-emit -j$j: the graph's error is the one reported" "$label-bad\.graph" "$T_OUT/last.err"
+		check_exit "$label: btf-emit -j$j, bad ELF: exit 1" 1 "$T_BIN/btf-emit" -j "$j" \
+			--elf "$T_OUT/$label-bad.elf" -o "$T_OUT/$label-bad.btf" "$T_OUT/$label.graph"
+		check_grep "$label: btf-emit -j$j: the ELF's error names it" "$label-bad\.elf" "$T_OUT/last.err"
+		cp "$T_OUT/last.err" "$T_OUT/$label-badelf-j$j.err"
+	done
+	check_same "$label: btf-emit: the bad ELF's message is the same at -j1 and -j2" \
+		"$T_OUT/$label-badelf-j1.err" "$T_OUT/$label-badelf-j2.err"
 done
 exit 0

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # t1330-tsan: the threaded paths under ThreadSanitizer (bin-tsan/, built by
 # make test with SANITIZE=thread): dwarf-extract and dedup-merge at -j4 on
-# the fixtures, an LTO program (cross-CU references) and a 120-CU program.
+# the fixtures, an LTO program (cross-CU references) and a 120-CU program,
+# and btf-emit -j4 --elf (the ELF read on a second thread).
 # A data race makes the run exit 66 and fails the check. The output must be
 # the same bytes as the normal build's.
 . "$(dirname "$0")/lib.sh"
@@ -29,4 +30,7 @@ for elf in $inputs; do
 	"$T_BIN/dedup-merge" -j1 -o "$d/$n.graph" "$d/$n.cus"
 	check_same "$n: TSan -j4 .cus equals -j1" "$d/$n.cus" "$d/$n.t.cus"
 	check_same "$n: TSan -j4 .graph equals -j1" "$d/$n.graph" "$d/$n.t.graph"
+	check "$n: emit -j4 --elf under TSan" "$TS/btf-emit" -j4 --elf "$elf" -o "$d/$n.t.btf" "$d/$n.graph"
+	"$T_BIN/btf-emit" -j1 --elf "$elf" -o "$d/$n.btf" "$d/$n.graph"
+	check_same "$n: TSan -j4 BTF equals -j1" "$d/$n.btf" "$d/$n.t.btf"
 done

@@ -47,6 +47,7 @@ struct emit_opts {
 	enum { ARRAYS_AUTO, ARRAYS_NESTED, ARRAYS_FLAT } arrays; /* --arrays */
 	int libbpf_dedup;	/* --libbpf-dedup: btf__dedup() over a base, not base_dedup() */
 	struct cachedir_cli cache; /* --cache and friends: the whole BTF memoized */
+	unsigned jobs;		/* -j: at 2 and up, --elf is read while the graph is */
 };
 
 struct elf_section {
