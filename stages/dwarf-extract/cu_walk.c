@@ -146,14 +146,15 @@ int cu_walk__str(struct cu_walk *w, const char *s, uint32_t *out)
 	int64_t off;
 	/* Compared as addresses: s may point into any buffer, and there may be
 	 * no .debug_str at all (base NULL). */
-	if (s && *s && w->in->dws_ok && sec->n && (uintptr_t)s - (uintptr_t)base < sec->n) {
+	if (s && w->in->dws_ok && sec->n && sec->n < UINT32_MAX && (uintptr_t)s - (uintptr_t)base < sec->n) {
 		/* A string of .debug_str (most names) is the same string wherever
 		 * it is met from, so it is interned by its place there: an integer
 		 * lookup, where interning by content hashed and compared its bytes
-		 * (a fifth of the extraction). The rare equal string that comes
-		 * from elsewhere (DW_FORM_string, another offset) is stored twice;
-		 * readers go by content, never by string ref. */
-		if ((size_t)(s - base) >= UINT32_MAX || str_map_grow(w))
+		 * (a fifth of the extraction). A name met again is not even read:
+		 * its first byte was a cache miss in .debug_str. The rare equal
+		 * string that comes from elsewhere (DW_FORM_string, another
+		 * offset) is stored twice; readers go by content, never by ref. */
+		if (str_map_grow(w))
 			return -ENOMEM;
 		uint32_t key = (uint32_t)(s - base) + 1;
 		size_t mask = w->str_cap - 1, i = (key * 0x9e3779b1u) & mask;
@@ -162,7 +163,8 @@ int cu_walk__str(struct cu_walk *w, const char *s, uint32_t *out)
 				*out = w->str_map[i].val;
 				return 0;
 			}
-		off = strtab__append(w->strs, s, strlen(s));
+		size_t len = strlen(s);
+		off = len ? strtab__append(w->strs, s, len) : 0; /* "" is ref 0, as strtab__add() gives */
 		if (off < 0)
 			return (int)off;
 		w->str_map[i] = (struct str_slot){ key, (uint32_t)off };
