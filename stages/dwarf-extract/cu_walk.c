@@ -139,6 +139,19 @@ static int str_map_grow(struct cu_walk *w)
 	return 0;
 }
 
+/* Empty str_map for the next CU, as map_clear() does its maps. */
+static void str_map_clear(struct cu_walk *w)
+{
+	if (w->str_cap && w->str_count * 8 < w->str_cap) {
+		free(w->str_map);
+		w->str_map = NULL;
+		w->str_cap = 0;
+	} else if (w->str_cap) {
+		memset(w->str_map, 0, w->str_cap * sizeof(*w->str_map));
+	}
+	w->str_count = 0;
+}
+
 int cu_walk__str(struct cu_walk *w, const char *s, uint32_t *out)
 {
 	const struct dwsec *sec = &w->in->dws[DWS_STR];
@@ -414,15 +427,7 @@ int cu_walk__extract(struct cu_walk *w, const struct unit *u)
 	/* The maps first: their sizes are the previous CU's. */
 	map_clear(&w->map_keys, &w->map_vals, &w->map_cap, w->map_count);
 	map_clear(&w->ext_keys, &w->ext_vals, &w->ext_cap, w->cu.nexterns);
-	/* As map_clear(): a mostly empty set is dropped, not cleared. */
-	if (w->str_cap && w->str_count * 8 < w->str_cap) {
-		free(w->str_map);
-		w->str_map = NULL;
-		w->str_cap = 0;
-	} else if (w->str_cap) {
-		memset(w->str_map, 0, w->str_cap * sizeof(*w->str_map));
-	}
-	w->str_count = 0;
+	str_map_clear(w);
 	w->map_count = 0;
 	cus_cu__clear(&w->cu);
 	strtab__reset(w->strs);
