@@ -17,8 +17,7 @@
 enum { K_NEW, K_BUSY, K_DONE };
 
 struct scanner {
-	struct cus_cu *cu_buf;	/* the caller's, reused from CU to CU */
-	struct cus_cu cu;	/* *cu_buf while the scan runs */
+	struct cus_cu cu;	/* the caller's cu_buf while the scan runs */
 	struct cu_scan *out;
 	const struct offset_set *wanted;
 	const struct xtargets *xt;
