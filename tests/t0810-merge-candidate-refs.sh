@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# t0810-merge-candidate-refs: a function or variable whose type is a DIE in
+# another CU that no CU of the file holds is bad input. dedup-merge must
+# refuse it (exit 1) with one message naming the file, the CU and the DIE,
+# the same message at -j1 and -j2, and leave no output.
+#
+# The merge resolves these references while it prepares the candidates,
+# several CUs at once (build.c, cand_prepare()), and reports the lowest
+# failing CU's message; a key's reference into another CU fails earlier,
+# so only a function's or a variable's own type reaches that path. No
+# compiler writes such DWARF, so the .cus is made by hand: the sample's
+# .cus with its first CU's blob replaced by one that holds a single record
+# whose type is extern 0, at a DIE offset no record has, and every
+# checksum made again (format/CU-RECORDS.md; xxh3 from libxxhash).
+. "$(dirname "$0")/lib.sh"
+
+IN="$T_OUT/in"
+build_fixture "$GCC" -O0 5 "$IN" sample >"$T_OUT/build.log" 2>&1 || {
+	not_ok "build the sample fixture" "$(cat "$T_OUT/build.log")"
+	exit 0
+}
+check "extract the sample" "$T_BIN/dwarf-extract" -o "$T_OUT/good.cus" "$IN/sample"
+check "the sample merges" "$T_BIN/dedup-merge" -o "$T_OUT/good.graph" "$T_OUT/good.cus"
+
+# make KIND OUT: the good .cus with CU 0's blob replaced by one record of
+# KIND (func or var) named "cand" whose type is extern 0 = DIE 0x7ffff0.
+make_cus() {
+	python3 - "$T_OUT/good.cus" "$1" "$2" <<'PY'
+import ctypes, struct, sys
+
+src, kind, out = sys.argv[1:4]
+b = open(src, "rb").read()
+xx = ctypes.CDLL("libxxhash.so.0")
+class H128(ctypes.Structure):
+    _fields_ = [("lo", ctypes.c_uint64), ("hi", ctypes.c_uint64)]
+xx.XXH3_128bits.restype = H128
+xx.XXH3_128bits.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+xx.XXH3_64bits.restype = ctypes.c_uint64
+xx.XXH3_64bits.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+
+def uleb(v):
+    o = bytearray()
+    while True:
+        c = v & 0x7f
+        v >>= 7
+        if v:
+            o.append(c | 0x80)
+        else:
+            o.append(c)
+            return bytes(o)
+
+count, = struct.unpack_from("<I", b, 20)
+ident_off, = struct.unpack_from("<Q", b, 32)
+ident_size, = struct.unpack_from("<I", b, 40)
+index_off, = struct.unpack_from("<Q", b, 48)
+ents = []
+for i in range(count):
+    bo, bs, lang, ut, dv, co = struct.unpack_from("<QIHBBQ", b, index_off + 40 * i)
+    ents.append([bo, bs, lang, ut, dv, co, b[bo:bo + bs]])
+
+# CU 0's new blob: its unit fields as the index has them, strings "" and
+# "cand", one extern, one record (CU-RECORDS.md, "Blob layout").
+lang, ut, dv, co = ents[0][2:6]
+strs = b"\0cand\0"
+blob = b"CU1\0" + uleb(co) + uleb(ut) + uleb(dv) + uleb(8) + uleb(lang)
+blob += uleb(0) + uleb(0) + uleb(0)                  # producer, name, comp_dir
+blob += uleb(len(strs)) + strs
+blob += uleb(1) + uleb(0x7ffff0)                     # externs: one, no record there
+blob += uleb(1)                                      # one record
+EXTERNAL, HAS_ADDR, TOPLEVEL = 1 << 1, 1 << 7, 1 << 9
+if kind == "func":
+    # kind 13, die delta, flags, name, linkage, type (2e+1: extern 0),
+    # inline, cc, origin, spec, params
+    blob += bytes([13]) + uleb(0x20) + uleb(EXTERNAL) + uleb(1) + uleb(0) + uleb(1)
+    blob += uleb(0) + uleb(0) + uleb(0) + uleb(0) + uleb(0)
+else:
+    # kind 15, die delta, flags, name, linkage, type, spec, addr, shndx (a
+    # variable with an address: only those are candidates)
+    blob += bytes([15]) + uleb(0x20) + uleb(EXTERNAL | HAS_ADDR | TOPLEVEL) + uleb(1) + uleb(0) + uleb(1)
+    blob += uleb(0) + uleb(0x1000) + uleb(1)
+ents[0][6] = blob
+
+h = bytearray(b[:64])
+ident = b[ident_off:ident_off + ident_size]
+body, idx, pos = bytearray(), bytearray(), 64 + len(ident)
+for bo, bs, lang, ut, dv, co, data in ents:
+    k = xx.XXH3_128bits(data, len(data))
+    idx += struct.pack("<QIHBBQQQ", pos, len(data), lang, ut, dv, co, k.lo, k.hi)
+    body += data
+    pos += len(data)
+struct.pack_into("<I", h, 20, len(ents))
+struct.pack_into("<Q", h, 24, pos + len(idx))
+struct.pack_into("<Q", h, 32, 64)
+struct.pack_into("<I", h, 40, len(ident))
+struct.pack_into("<Q", h, 48, pos)
+chk = bytes(h[:56]) + ident + bytes(idx)
+struct.pack_into("<Q", h, 56, xx.XXH3_64bits(chk, len(chk)))
+open(out, "wb").write(bytes(h) + ident + bytes(body) + bytes(idx))
+PY
+}
+
+for kind in func var; do
+	if ! out=$(make_cus "$kind" "$T_OUT/$kind.cus" 2>&1); then
+		not_ok "$kind: make the .cus" "$out"
+		continue
+	fi
+	# The file itself is well formed: only the merge can tell.
+	check "$kind: the .cus dumps (well formed)" "$T_BIN/dwarf-extract" --dump "$T_OUT/$kind.cus"
+	for j in 1 2; do
+		rm -f "$T_OUT/$kind-j$j.graph"
+		check_exit "$kind -j$j: exit 1" 1 "$T_BIN/dedup-merge" -j "$j" -o "$T_OUT/$kind-j$j.graph" "$T_OUT/$kind.cus"
+		cp "$T_OUT/last.err" "$T_OUT/$kind-j$j.err"
+		# The message less its "btfpipe: OUTPUT: error: " prefix (the output differs).
+		sed 's/^btfpipe: [^ ]*: error: //' "$T_OUT/$kind-j$j.err" >"$T_OUT/$kind-j$j.msg"
+		check_grep "$kind -j$j: the message names the file, CU 0 and the DIE" \
+			"$kind\\.cus: CU 0 \\(0x[0-9a-f]+\\) refers to DIE 0x7ffff0 in another CU" "$T_OUT/$kind-j$j.err"
+		n=$(wc -l <"$T_OUT/$kind-j$j.err")
+		if [ "$n" -eq 1 ]; then ok "$kind -j$j: one line on stderr"; else
+			not_ok "$kind -j$j: one line on stderr" "$(cat "$T_OUT/$kind-j$j.err")"; fi
+		if [ ! -e "$T_OUT/$kind-j$j.graph" ]; then ok "$kind -j$j: no output left behind"; else
+			not_ok "$kind -j$j: no output left behind" "$(ls -la "$T_OUT/$kind-j$j.graph")"; fi
+	done
+	check_same "$kind: the same message at -j1 and -j2" "$T_OUT/$kind-j1.msg" "$T_OUT/$kind-j2.msg"
+done
+exit 0
