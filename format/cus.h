@@ -222,8 +222,13 @@ int cus_file__open_unchecked(struct cus_file *f, const char *path, struct diag *
 /* 0, or -EBADMSG when CU i's blob does not match its checksum (detail in d). */
 int cus_file__check_blob(const struct cus_file *f, size_t i, struct diag *d);
 void cus_file__close(struct cus_file *f);
+/* "PATH: CU i (0xOFFSET)": how every message about CU i names it. */
+#define CUS_WHAT_SIZE 600
+void cus_file__cu_what(const struct cus_file *f, size_t i, char what[CUS_WHAT_SIZE]);
 /* Decode CU i of an open file. */
 int cus_file__decode(const struct cus_file *f, size_t i, struct cus_cu *cu, struct diag *d);
+/* cus_cu__decode_head() on CU i of an open file. */
+int cus_file__decode_head(const struct cus_file *f, size_t i, struct cus_cu *cu, struct diag *d);
 /* cus_cu__decode_some() on CU i of an open file. */
 int cus_file__decode_some(const struct cus_file *f, size_t i, struct cus_cu *cu, const uint32_t *idx,
 			  const uint32_t *off, size_t n, uint32_t nrecs, struct diag *d);

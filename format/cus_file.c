@@ -163,14 +163,21 @@ void cus_writer__abort(struct cus_writer *w)
 
 /* ---- reader ------------------------------------------------------------ */
 
+void cus_file__cu_what(const struct cus_file *f, size_t i, char what[CUS_WHAT_SIZE])
+{
+	snprintf(what, CUS_WHAT_SIZE, "%s: CU %zu (0x%llx)", f->path, i,
+		 (unsigned long long)f->index[i].cu_offset);
+}
+
 int cus_file__check_blob(const struct cus_file *f, size_t i, struct diag *d)
 {
 	const struct cus_index_entry *e = &f->index[i];
 	if (key128_eq(key128_of(f->map + e->blob_off, e->blob_size), e->key))
 		return 0;
-	return diag_fail(d, EBADMSG, "%s: CU %zu (0x%llx): blob checksum mismatch (blob at offset %llu, "
-			 "%u bytes): the file is corrupted", f->path, i, (unsigned long long)e->cu_offset,
-			 (unsigned long long)e->blob_off, e->blob_size);
+	char what[CUS_WHAT_SIZE];
+	cus_file__cu_what(f, i, what);
+	return diag_fail(d, EBADMSG, "%s: blob checksum mismatch (blob at offset %llu, %u bytes): "
+			 "the file is corrupted", what, (unsigned long long)e->blob_off, e->blob_size);
 }
 
 /* check_blobs: every blob's checksum now (cus_file__open), or left to the
@@ -299,8 +306,8 @@ void cus_file__close(struct cus_file *f)
 int cus_file__decode(const struct cus_file *f, size_t i, struct cus_cu *cu, struct diag *d)
 {
 	const struct cus_index_entry *e = &f->index[i];
-	char what[600];
-	snprintf(what, sizeof(what), "%s: CU %zu (0x%llx)", f->path, i, (unsigned long long)e->cu_offset);
+	char what[CUS_WHAT_SIZE];
+	cus_file__cu_what(f, i, what);
 	int err = cus_cu__decode(cu, f->map + e->blob_off, e->blob_size, what, d);
 	if (!err && (cu->cu_offset != e->cu_offset || cu->dwarf_version != e->dwarf_version ||
 		     cu->unit_type != e->unit_type || cu->language != e->language))
@@ -308,11 +315,19 @@ int cus_file__decode(const struct cus_file *f, size_t i, struct cus_cu *cu, stru
 	return err;
 }
 
+int cus_file__decode_head(const struct cus_file *f, size_t i, struct cus_cu *cu, struct diag *d)
+{
+	const struct cus_index_entry *e = &f->index[i];
+	char what[CUS_WHAT_SIZE];
+	cus_file__cu_what(f, i, what);
+	return cus_cu__decode_head(cu, f->map + e->blob_off, e->blob_size, what, d);
+}
+
 int cus_file__decode_some(const struct cus_file *f, size_t i, struct cus_cu *cu, const uint32_t *idx,
 			  const uint32_t *off, size_t n, uint32_t nrecs, struct diag *d)
 {
 	const struct cus_index_entry *e = &f->index[i];
-	char what[600];
-	snprintf(what, sizeof(what), "%s: CU %zu (0x%llx)", f->path, i, (unsigned long long)e->cu_offset);
+	char what[CUS_WHAT_SIZE];
+	cus_file__cu_what(f, i, what);
 	return cus_cu__decode_some(cu, f->map + e->blob_off, e->blob_size, idx, off, n, nrecs, what, d);
 }

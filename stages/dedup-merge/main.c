@@ -230,15 +230,10 @@ static int head_work(void *ctx, unsigned worker, size_t ci)
 	struct merge *m = r->m;
 	const struct cus_file *f = &m->files[m->cu_input[ci]];
 	size_t k = m->cu_index[ci];
-	const struct cus_index_entry *e = &f->index[k];
 	(void)worker;
 	int err = cus_file__check_blob(f, k, &r->ds[ci]);
-	if (!err) {
-		char what[600];
-		snprintf(what, sizeof(what), "%s: CU %zu (0x%llx)", f->path, k, (unsigned long long)e->cu_offset);
-		err = cus_cu__decode_head(&r->heads[ci % r->window], f->map + e->blob_off, e->blob_size, what,
-					  &r->ds[ci]);
-	}
+	if (!err)
+		err = cus_file__decode_head(f, k, &r->heads[ci % r->window], &r->ds[ci]);
 	merge_done_with_blob(m, ci);
 	return err;
 }

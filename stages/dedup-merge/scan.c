@@ -521,9 +521,8 @@ int scan_cu(const struct cus_file *f, size_t cu_index, uint32_t input,
 	    struct cu_scan *out, struct diag *d)
 {
 	struct scanner x = { .out = out, .d = d, .wanted = wanted, .xt = xt, .cu = *cu_buf };
-	char what[600];
-	snprintf(what, sizeof(what), "%s: CU %zu (0x%llx)", f->path, cu_index,
-		 (unsigned long long)f->index[cu_index].cu_offset);
+	char what[CUS_WHAT_SIZE];
+	cus_file__cu_what(f, cu_index, what);
 	x.what = what;
 	memset(out, 0, sizeof(*out));
 	out->input = input;
@@ -587,12 +586,9 @@ int scan_cu_excluded(const struct cus_file *f, size_t cu_index, uint32_t input,
 		     struct cu_scan *out, struct diag *d)
 {
 	struct cus_cu cu = { 0 };
-	const struct cus_index_entry *e = &f->index[cu_index];
-	char what[600];
-	snprintf(what, sizeof(what), "%s: CU %zu (0x%llx)", f->path, cu_index, (unsigned long long)e->cu_offset);
 	memset(out, 0, sizeof(*out));
 	out->input = input;
-	int err = cus_cu__decode_head(&cu, f->map + e->blob_off, e->blob_size, what, d);
+	int err = cus_file__decode_head(f, cu_index, &cu, d);
 	if (!err) {
 		/* Strings point into the mapped blob, which outlives the merge. */
 		out->cu_offset = cu.cu_offset;
