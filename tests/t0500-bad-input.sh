@@ -167,10 +167,12 @@ if [ ! -e "$T_OUT/no-such-dir" ]; then ok "output in a nonexistent directory: th
 # else is.
 CUS="$T_OUT/cus"
 mkdir -p "$CUS"
-python3 - "$GOOD_CUS" "$CUS" >"$T_OUT/manifest" 2>"$T_OUT/manifest.err" <<'PY'
-import ctypes, os, struct, sys
+python3 - "$GOOD_CUS" "$CUS" "$T_TOP/tests/tools" >"$T_OUT/manifest" 2>"$T_OUT/manifest.err" <<'PY'
+import os, struct, sys
 
 src, out = sys.argv[1:3]
+sys.path.insert(0, sys.argv[3])
+import cusfile  # tests/tools/cusfile.py: the layout and its checksums
 b = open(src, "rb").read()
 rows = []
 
@@ -228,46 +230,17 @@ w("empty", b"", 1, "", "empty file")
 # Resealed: damage under valid checksums (xxh3 from libxxhash), so that the
 # decoder's own bounds checks are what must refuse the file.
 try:
-    xx = ctypes.CDLL("libxxhash.so.0")
+    xx = cusfile.xxhash()
 except OSError as e:
     print("SKIP\tresealed damage\tlibxxhash.so.0 not loadable: %s" % e)
     xx = None
 if xx:
-    class H128(ctypes.Structure):
-        _fields_ = [("lo", ctypes.c_uint64), ("hi", ctypes.c_uint64)]
-    xx.XXH3_128bits.restype = H128
-    xx.XXH3_128bits.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
-    xx.XXH3_64bits.restype = ctypes.c_uint64
-    xx.XXH3_64bits.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
-
-    def parse(b):
-        ents = []
-        for i in range(count):
-            bo, bs, lang, ut, dv, co = struct.unpack_from("<QIHBBQ", b, index_off + 40 * i)
-            ents.append(dict(lang=lang, ut=ut, dv=dv, co=co, blob=b[bo:bo + bs]))
-        return dict(head=bytearray(b[:64]), ident=b[ident_off:ident_off + ident_size], ents=ents)
-
+    parse = cusfile.parse
     def build(f):
-        # Lay the file out again per the spec and recompute every checksum.
-        h, ident = bytearray(f["head"]), f["ident"]
-        body, idx, pos = bytearray(), bytearray(), 64 + len(ident)
-        for e in f["ents"]:
-            k = xx.XXH3_128bits(e["blob"], len(e["blob"]))
-            idx += struct.pack("<QIHBBQQQ", pos, len(e["blob"]), e["lang"], e["ut"], e["dv"],
-                               e["co"], k.lo, k.hi)
-            body += e["blob"]
-            pos += len(e["blob"])
-        struct.pack_into("<I", h, 20, len(f["ents"]))
-        struct.pack_into("<Q", h, 24, pos + len(idx))
-        struct.pack_into("<Q", h, 32, 64)
-        struct.pack_into("<I", h, 40, len(ident))
-        struct.pack_into("<Q", h, 48, pos)
-        chk = bytes(h[:56]) + ident + bytes(idx)
-        struct.pack_into("<Q", h, 56, xx.XXH3_64bits(chk, len(chk)))
-        return bytes(h) + ident + bytes(body) + bytes(idx)
+        return cusfile.build(f, xx)
 
     if build(parse(b)) != b:
-        print("FAIL\tresealing reproduces the good file\tthis test's layout code disagrees with the writer")
+        print("FAIL\tresealing reproduces the good file\ttests/tools/cusfile.py disagrees with the writer")
     else:
         def sealed(name, change, want, ere, what):
             f = parse(b)

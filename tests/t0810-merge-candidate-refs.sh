@@ -11,7 +11,7 @@
 # compiler writes such DWARF, so the .cus is made by hand: the sample's
 # .cus with its first CU's blob replaced by one that holds a single record
 # whose type is extern 0, at a DIE offset no record has, and every
-# checksum made again (format/CU-RECORDS.md; xxh3 from libxxhash).
+# checksum made again (tests/tools/cusfile.py).
 . "$(dirname "$0")/lib.sh"
 
 IN="$T_OUT/in"
@@ -25,42 +25,19 @@ check "the sample merges" "$T_BIN/dedup-merge" -o "$T_OUT/good.graph" "$T_OUT/go
 # make KIND OUT: the good .cus with CU 0's blob replaced by one record of
 # KIND (func or var) named "cand" whose type is extern 0 = DIE 0x7ffff0.
 make_cus() {
-	python3 - "$T_OUT/good.cus" "$1" "$2" <<'PY'
-import ctypes, struct, sys
+	python3 - "$T_OUT/good.cus" "$1" "$2" "$T_TOP/tests/tools" <<'PY'
+import sys
 
 src, kind, out = sys.argv[1:4]
-b = open(src, "rb").read()
-xx = ctypes.CDLL("libxxhash.so.0")
-class H128(ctypes.Structure):
-    _fields_ = [("lo", ctypes.c_uint64), ("hi", ctypes.c_uint64)]
-xx.XXH3_128bits.restype = H128
-xx.XXH3_128bits.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
-xx.XXH3_64bits.restype = ctypes.c_uint64
-xx.XXH3_64bits.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+sys.path.insert(0, sys.argv[4])
+from cusfile import build, parse, uleb, xxhash  # tests/tools/cusfile.py
 
-def uleb(v):
-    o = bytearray()
-    while True:
-        c = v & 0x7f
-        v >>= 7
-        if v:
-            o.append(c | 0x80)
-        else:
-            o.append(c)
-            return bytes(o)
-
-count, = struct.unpack_from("<I", b, 20)
-ident_off, = struct.unpack_from("<Q", b, 32)
-ident_size, = struct.unpack_from("<I", b, 40)
-index_off, = struct.unpack_from("<Q", b, 48)
-ents = []
-for i in range(count):
-    bo, bs, lang, ut, dv, co = struct.unpack_from("<QIHBBQ", b, index_off + 40 * i)
-    ents.append([bo, bs, lang, ut, dv, co, b[bo:bo + bs]])
+f = parse(open(src, "rb").read())
+ents = f["ents"]
 
 # CU 0's new blob: its unit fields as the index has them, strings "" and
 # "cand", one extern, one record (CU-RECORDS.md, "Blob layout").
-lang, ut, dv, co = ents[0][2:6]
+lang, ut, dv, co = (ents[0][k] for k in ("lang", "ut", "dv", "co"))
 strs = b"\0cand\0"
 blob = b"CU1\0" + uleb(co) + uleb(ut) + uleb(dv) + uleb(8) + uleb(lang)
 blob += uleb(0) + uleb(0) + uleb(0)                  # producer, name, comp_dir
@@ -78,24 +55,8 @@ else:
     # variable with an address: only those are candidates)
     blob += bytes([15]) + uleb(0x20) + uleb(EXTERNAL | HAS_ADDR | TOPLEVEL) + uleb(1) + uleb(0) + uleb(1)
     blob += uleb(0) + uleb(0x1000) + uleb(1)
-ents[0][6] = blob
-
-h = bytearray(b[:64])
-ident = b[ident_off:ident_off + ident_size]
-body, idx, pos = bytearray(), bytearray(), 64 + len(ident)
-for bo, bs, lang, ut, dv, co, data in ents:
-    k = xx.XXH3_128bits(data, len(data))
-    idx += struct.pack("<QIHBBQQQ", pos, len(data), lang, ut, dv, co, k.lo, k.hi)
-    body += data
-    pos += len(data)
-struct.pack_into("<I", h, 20, len(ents))
-struct.pack_into("<Q", h, 24, pos + len(idx))
-struct.pack_into("<Q", h, 32, 64)
-struct.pack_into("<I", h, 40, len(ident))
-struct.pack_into("<Q", h, 48, pos)
-chk = bytes(h[:56]) + ident + bytes(idx)
-struct.pack_into("<Q", h, 56, xx.XXH3_64bits(chk, len(chk)))
-open(out, "wb").write(bytes(h) + ident + bytes(body) + bytes(idx))
+ents[0]["blob"] = blob
+open(out, "wb").write(build(f, xxhash()))
 PY
 }
 
