@@ -38,27 +38,53 @@ int mapfile_is_file_backed(const void *p, size_t n)
 	return ok;
 }
 
-int mapfile_open(const char *path, size_t min_size, const char *what, const void **map, size_t *size,
-		 struct diag *d)
+int inputfile_open(const char *path, size_t min_size, const char *what, int *fd, size_t *size,
+		   struct diag *d)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
+	int f = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (f < 0) {
 		int err = errno;
 		return diag_fail(d, err, "%s: cannot open: %s", path, strerror(err));
 	}
 	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
+	if (fstat(f, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(f);
 		return diag_fail(d, EINVAL, "%s: not a regular file", path);
 	}
 	*size = (size_t)st.st_size;
 	if (*size < min_size || !*size) {
-		close(fd);
+		close(f);
 		return diag_fail(d, EBADMSG, "%s: %zu bytes, too small for a %s (%zu bytes)", path, *size,
 				 what, min_size);
 	}
+	*fd = f;
+	return 0;
+}
+
+int inputfile_pread(int fd, void *buf, size_t n, uint64_t off)
+{
+	for (size_t got = 0; got < n;) {
+		ssize_t r = pread(fd, (char *)buf + got, n - got, (off_t)(off + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			return -ENODATA;
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+int mapfile_open(const char *path, size_t min_size, const char *what, const void **map, size_t *size,
+		 struct diag *d)
+{
+	int fd;
+	int err = inputfile_open(path, min_size, what, &fd, size, d);
+	if (err)
+		return err;
 	void *m = mmap(NULL, *size, PROT_READ, MAP_PRIVATE, fd, 0);
-	int err = errno;
+	err = errno;
 	close(fd);
 	if (m == MAP_FAILED)
 		return diag_fail(d, err, "%s: cannot map: %s", path, strerror(err));

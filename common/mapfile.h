@@ -1,11 +1,12 @@
-/* mapfile.h: map a whole input file read-only, refusing what is not a
- * regular file (a directory, a FIFO: opened without blocking) or is shorter
- * than `min_size` bytes. `what` names the expected content in messages
- * (".cus header"). Unmap with munmap(map, size). */
+/* mapfile.h: open an input file to read it, or map it whole read-only,
+ * refusing what is not a regular file (a directory, a FIFO: opened without
+ * blocking) or is shorter than `min_size` bytes. `what` names the expected
+ * content in messages (".cus header"). Unmap with munmap(map, size). */
 #ifndef BTFPIPE_MAPFILE_H
 #define BTFPIPE_MAPFILE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct diag;
 
@@ -19,6 +20,14 @@ void mapfile_done_with(const void *p, size_t n);
  * could not map, a writable private page) would lose its contents, so
  * memory another library hands out is checked with this first. */
 int mapfile_is_file_backed(const void *p, size_t n);
+
+/* Open path for reading with pread(); *fd is the caller's to close.
+ * Returns: 0, or a negative errno with the detail (naming path) in d. */
+int inputfile_open(const char *path, size_t min_size, const char *what, int *fd, size_t *size,
+		   struct diag *d);
+/* Read exactly n bytes at off. Returns: 0, -ENODATA when the file ends
+ * first (it shrank since it was opened), or another negative errno. */
+int inputfile_pread(int fd, void *buf, size_t n, uint64_t off);
 
 /* Returns: 0, or a negative errno with the detail (naming path) in d. */
 int mapfile_open(const char *path, size_t min_size, const char *what, const void **map, size_t *size,

@@ -122,9 +122,13 @@ struct cus_cu {
 	size_t nannots, cap_annots;
 	uint32_t *rec_off;	/* cus_cu__decode(): each record's offset in the blob */
 	size_t cap_rec_off;
+	/* The bytes cus_file__decode*() read the blob into, owned here and
+	 * reused: str points into them until the next such decode or free. */
+	uint8_t *blob;
+	size_t cap_blob;
 };
 
-/* Frees the arrays (not str) and zeroes the counts; the struct stays usable. */
+/* Zeroes the counts, keeping the arrays and their room for the next decode. */
 void cus_cu__clear(struct cus_cu *cu);
 void cus_cu__free(struct cus_cu *cu);
 
@@ -201,10 +205,11 @@ int cus_writer__add(struct cus_writer *w, const uint8_t *blob, size_t size,
 int cus_writer__finish(struct cus_writer *w, struct diag *d);
 void cus_writer__abort(struct cus_writer *w);
 
-/* Reader: the file is mapped read-only; every check of the spec is made at open. */
+/* Reader: every check of the spec is made at open; blobs are read (pread)
+ * when decoded, each into the decoding cus_cu's own buffer. */
 struct cus_file {
 	const char *path; /* borrowed from the caller */
-	const uint8_t *map;
+	int fd;
 	size_t size;
 	uint32_t format_version, producer_version;
 	struct cus_ident ident;
@@ -216,19 +221,18 @@ struct cus_file {
  * Every blob's checksum is checked before it returns. */
 int cus_file__open(struct cus_file *f, const char *path, struct diag *d);
 /* The same, but the blobs' checksums are the caller's to check, each with
- * cus_file__check_blob() before anything of that CU is read (the merge does
- * it in parallel, with each CU's first read). */
+ * cus_file__decode_head(check = 1) before anything else of that CU is read
+ * (the merge does it in parallel, with each CU's first read). */
 int cus_file__open_unchecked(struct cus_file *f, const char *path, struct diag *d);
-/* 0, or -EBADMSG when CU i's blob does not match its checksum (detail in d). */
-int cus_file__check_blob(const struct cus_file *f, size_t i, struct diag *d);
 void cus_file__close(struct cus_file *f);
 /* "PATH: CU i (0xOFFSET)": how every message about CU i names it. */
 #define CUS_WHAT_SIZE 600
 void cus_file__cu_what(const struct cus_file *f, size_t i, char what[CUS_WHAT_SIZE]);
 /* Decode CU i of an open file. */
 int cus_file__decode(const struct cus_file *f, size_t i, struct cus_cu *cu, struct diag *d);
-/* cus_cu__decode_head() on CU i of an open file. */
-int cus_file__decode_head(const struct cus_file *f, size_t i, struct cus_cu *cu, struct diag *d);
+/* cus_cu__decode_head() on CU i of an open file; with `check`, the blob's
+ * checksum first (-EBADMSG on a mismatch, detail in d). */
+int cus_file__decode_head(const struct cus_file *f, size_t i, int check, struct cus_cu *cu, struct diag *d);
 /* cus_cu__decode_some() on CU i of an open file. */
 int cus_file__decode_some(const struct cus_file *f, size_t i, struct cus_cu *cu, const uint32_t *idx,
 			  const uint32_t *off, size_t n, uint32_t nrecs, struct diag *d);

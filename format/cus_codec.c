@@ -24,6 +24,7 @@ void cus_cu__free(struct cus_cu *cu)
 	free(cu->items);
 	free(cu->annots);
 	free(cu->rec_off);
+	free(cu->blob);
 	memset(cu, 0, sizeof(*cu));
 }
 

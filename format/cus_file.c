@@ -10,7 +10,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -169,29 +168,56 @@ void cus_file__cu_what(const struct cus_file *f, size_t i, char what[CUS_WHAT_SI
 		 (unsigned long long)f->index[i].cu_offset);
 }
 
-int cus_file__check_blob(const struct cus_file *f, size_t i, struct diag *d)
+/* blob_size bytes of CU i into cu->blob (grown, owned by the cu), and
+ * their checksum checked when `check`. */
+static int read_blob(const struct cus_file *f, size_t i, struct cus_cu *cu, int check, struct diag *d)
 {
 	const struct cus_index_entry *e = &f->index[i];
-	if (key128_eq(key128_of(f->map + e->blob_off, e->blob_size), e->key))
-		return 0;
+	if (e->blob_size > cu->cap_blob) {
+		size_t cap = cu->cap_blob ? cu->cap_blob : 4096;
+		while (cap < e->blob_size)
+			cap *= 2;
+		uint8_t *p = malloc(cap);
+		if (!p)
+			return -ENOMEM;
+		free(cu->blob);
+		cu->blob = p;
+		cu->cap_blob = cap;
+	}
 	char what[CUS_WHAT_SIZE];
+	int err = inputfile_pread(f->fd, cu->blob, e->blob_size, e->blob_off);
+	if (err) {
+		cus_file__cu_what(f, i, what);
+		return diag_fail(d, -err, "%s: cannot read its blob (offset %llu, %u bytes): %s", what,
+				 (unsigned long long)e->blob_off, e->blob_size,
+				 err == -ENODATA ? "the file got shorter since it was opened" : strerror(-err));
+	}
+	if (!check || key128_eq(key128_of(cu->blob, e->blob_size), e->key))
+		return 0;
 	cus_file__cu_what(f, i, what);
 	return diag_fail(d, EBADMSG, "%s: blob checksum mismatch (blob at offset %llu, %u bytes): "
 			 "the file is corrupted", what, (unsigned long long)e->blob_off, e->blob_size);
 }
 
 /* check_blobs: every blob's checksum now (cus_file__open), or left to the
- * caller, CU by CU (cus_file__open_unchecked). */
+ * caller, CU by CU (cus_file__open_unchecked). The header, identity and
+ * index are read into memory; blobs are read with pread() when decoded, so
+ * the reader's resident memory is what it decodes, whatever the page
+ * cache holds of the file. */
 static int open_file(struct cus_file *f, const char *path, int check_blobs, struct diag *d)
 {
 	memset(f, 0, sizeof(*f));
 	f->path = path;
-	const void *map;
-	int err = mapfile_open(path, CUS_HEADER_SIZE, ".cus header", &map, &f->size, d);
+	f->fd = -1;
+	uint8_t h[CUS_HEADER_SIZE];
+	int err = inputfile_open(path, CUS_HEADER_SIZE, ".cus header", &f->fd, &f->size, d);
 	if (err)
 		return err;
-	f->map = map;
-	const uint8_t *h = f->map;
+	if ((err = inputfile_pread(f->fd, h, CUS_HEADER_SIZE, 0))) {
+		err = diag_fail(d, -err, "%s: cannot read the header: %s", path,
+				err == -ENODATA ? "the file got shorter since it was opened" : strerror(-err));
+		goto fail;
+	}
 	if (memcmp(h, CUS_MAGIC, 8)) {
 		err = diag_fail(d, EBADMSG, "%s: not a .cus file (bad magic at offset 0)", path);
 		goto fail;
@@ -227,23 +253,36 @@ static int open_file(struct cus_file *f, const char *path, int check_blobs, stru
 			  (unsigned long long)index_off, count);
 		goto fail;
 	}
-	const uint8_t *index = f->map + index_off;
-	if (header_check(h, f->map + ident_off, ident_size, index, (size_t)count * CUS_INDEX_ENTRY_SIZE) !=
-	    le64_get(h + 56)) {
+	/* The identity and the index, one buffer: both are checked below. */
+	size_t isize = (size_t)count * CUS_INDEX_ENTRY_SIZE;
+	uint8_t *meta = malloc(ident_size + isize + 1);
+	if (!meta) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	const uint8_t *ident = meta, *index = meta + ident_size;
+	if ((err = inputfile_pread(f->fd, meta, ident_size, ident_off)) ||
+	    (err = inputfile_pread(f->fd, meta + ident_size, isize, index_off))) {
+		err = diag_fail(d, -err, "%s: cannot read the identity and index: %s", path,
+				err == -ENODATA ? "the file got shorter since it was opened" : strerror(-err));
+		goto fail_meta;
+	}
+	err = -EBADMSG;
+	if (header_check(h, ident, ident_size, index, isize) != le64_get(h + 56)) {
 		err = diag_fail(d, EBADMSG, "%s: header checksum mismatch: the header (offset 0), identity "
 			  "(offset %llu) or index (offset %llu) is corrupted", path,
 			  (unsigned long long)ident_off, (unsigned long long)index_off);
-		goto fail;
+		goto fail_meta;
 	}
-	if (ident_decode(&f->ident, f->map + ident_off, ident_size)) {
+	if (ident_decode(&f->ident, ident, ident_size)) {
 		err = diag_fail(d, EBADMSG, "%s: identity block malformed at offset %llu", path,
 			  (unsigned long long)ident_off);
-		goto fail;
+		goto fail_meta;
 	}
 	f->index = calloc(count ? count : 1, sizeof(*f->index));
 	if (!f->index) {
 		err = -ENOMEM;
-		goto fail;
+		goto fail_meta;
 	}
 	f->count = count;
 	uint64_t expect = ident_off + ident_size;
@@ -261,23 +300,28 @@ static int open_file(struct cus_file *f, const char *path, int check_blobs, stru
 		if (e->blob_off != expect || e->blob_size > index_off - e->blob_off) {
 			err = diag_fail(d, EBADMSG, "%s: CU %u: blob at offset %llu size %u is out of place",
 					path, i, (unsigned long long)e->blob_off, e->blob_size);
-			goto fail;
+			goto fail_meta;
 		}
 		expect += e->blob_size;
-		if (!check_blobs)
-			continue;
-		err = cus_file__check_blob(f, i, d);
-		/* Checked now, read later CU by CU: the pages need not stay. */
-		mapfile_done_with(f->map + e->blob_off, e->blob_size);
-		if (err)
-			goto fail;
 	}
+	free(meta);
+	err = 0;
 	if (expect != index_off) {
 		err = diag_fail(d, EBADMSG, "%s: %llu stray bytes between the last blob and the index at offset %llu",
 			  path, (unsigned long long)(index_off - expect), (unsigned long long)index_off);
 		goto fail;
 	}
+	if (check_blobs) {
+		struct cus_cu scratch = { 0 };
+		for (size_t i = 0; i < count && !err; i++)
+			err = read_blob(f, i, &scratch, 1, d);
+		cus_cu__free(&scratch);
+		if (err)
+			goto fail;
+	}
 	return 0;
+fail_meta:
+	free(meta);
 fail:
 	cus_file__close(f);
 	return err;
@@ -295,10 +339,10 @@ int cus_file__open_unchecked(struct cus_file *f, const char *path, struct diag *
 
 void cus_file__close(struct cus_file *f)
 {
-	if (f->map)
-		munmap((void *)f->map, f->size);
+	if (f->fd >= 0)
+		close(f->fd);
 	free(f->index);
-	f->map = NULL;
+	f->fd = -1;
 	f->index = NULL;
 	f->count = 0;
 }
@@ -306,28 +350,37 @@ void cus_file__close(struct cus_file *f)
 int cus_file__decode(const struct cus_file *f, size_t i, struct cus_cu *cu, struct diag *d)
 {
 	const struct cus_index_entry *e = &f->index[i];
+	int err = read_blob(f, i, cu, 0, d);
+	if (err)
+		return err;
 	char what[CUS_WHAT_SIZE];
 	cus_file__cu_what(f, i, what);
-	int err = cus_cu__decode(cu, f->map + e->blob_off, e->blob_size, what, d);
+	err = cus_cu__decode(cu, cu->blob, e->blob_size, what, d);
 	if (!err && (cu->cu_offset != e->cu_offset || cu->dwarf_version != e->dwarf_version ||
 		     cu->unit_type != e->unit_type || cu->language != e->language))
 		err = diag_fail(d, EBADMSG, "%s: the blob's unit fields disagree with its index entry", what);
 	return err;
 }
 
-int cus_file__decode_head(const struct cus_file *f, size_t i, struct cus_cu *cu, struct diag *d)
+int cus_file__decode_head(const struct cus_file *f, size_t i, int check, struct cus_cu *cu, struct diag *d)
 {
 	const struct cus_index_entry *e = &f->index[i];
+	int err = read_blob(f, i, cu, check, d);
+	if (err)
+		return err;
 	char what[CUS_WHAT_SIZE];
 	cus_file__cu_what(f, i, what);
-	return cus_cu__decode_head(cu, f->map + e->blob_off, e->blob_size, what, d);
+	return cus_cu__decode_head(cu, cu->blob, e->blob_size, what, d);
 }
 
 int cus_file__decode_some(const struct cus_file *f, size_t i, struct cus_cu *cu, const uint32_t *idx,
 			  const uint32_t *off, size_t n, uint32_t nrecs, struct diag *d)
 {
 	const struct cus_index_entry *e = &f->index[i];
+	int err = read_blob(f, i, cu, 0, d);
+	if (err)
+		return err;
 	char what[CUS_WHAT_SIZE];
 	cus_file__cu_what(f, i, what);
-	return cus_cu__decode_some(cu, f->map + e->blob_off, e->blob_size, idx, off, n, nrecs, what, d);
+	return cus_cu__decode_some(cu, cu->blob, e->blob_size, idx, off, n, nrecs, what, d);
 }

@@ -220,7 +220,7 @@ static int make_node(struct builder *b, size_t ci, const struct cus_cu *cu, uint
 	return 0;
 }
 
-/* Candidate annotations (string pointers into the mapped file) into the graph. */
+/* Candidate annotations (string pointers into their scan's strs) into the graph. */
 static int copy_sannots(struct builder *b, const struct cu_scan *s, uint32_t first, uint32_t count,
 			uint32_t *gfirst, uint32_t *gcount)
 {
@@ -610,11 +610,7 @@ static int cand_add(void *ctx, size_t ci)
 {
 	struct cand_run *r = ctx;
 	const struct cand_pre *pre = &r->pre[ci % r->window];
-	int err = r->vars ? add_vars(r->b, ci, pre) : add_funcs(r->b, ci, pre);
-	/* Candidates' names point into the blobs: each CU's pages came back
-	 * while its candidates were prepared, and go again now. */
-	merge_done_with_blob(r->b->m, ci);
-	return err;
+	return r->vars ? add_vars(r->b, ci, pre) : add_funcs(r->b, ci, pre);
 }
 
 /* All functions' candidates, then all variables'. */
@@ -868,7 +864,6 @@ static int rep_make(void *ctx, size_t ci)
 		uint32_t k = r->sel[slot].idx[j], gid = (uint32_t)(m->cu_base[ci] + k);
 		err = make_node(b, ci, &r->cus[slot], k, b->node_of_class[m->cls[gid]]);
 	}
-	merge_done_with_blob(m, ci); /* its records and names are read */
 	return err;
 }
 

@@ -11,7 +11,6 @@
 #include "../../common/cachedir.h"
 #include "../../common/cli.h"
 #include "../../common/diag.h"
-#include "../../common/mapfile.h"
 #include "../../common/memo.h"
 #include "../../common/pool.h"
 #include "../../common/strtab.h"
@@ -191,17 +190,8 @@ static int work_cu(void *ctx, unsigned worker, size_t ci)
 	for (size_t i = 0; i < m->o->nexclude; i++)
 		if (lang == m->o->exclude_langs[i])
 			return scan_cu_excluded(&m->files[in], m->cu_index[ci], in, &m->scans[ci], &r->ds[ci]);
-	int err = scan_cu(&m->files[in], m->cu_index[ci], in, &m->wanted[in], &m->xt[in], &r->cus[worker],
-			  &m->scans[ci], &r->ds[ci]);
-	merge_done_with_blob(m, ci);
-	return err;
-}
-
-void merge_done_with_blob(const struct merge *m, size_t ci)
-{
-	const struct cus_file *f = &m->files[m->cu_input[ci]];
-	const struct cus_index_entry *e = &f->index[m->cu_index[ci]];
-	mapfile_done_with(f->map + e->blob_off, e->blob_size);
+	return scan_cu(&m->files[in], m->cu_index[ci], in, &m->wanted[in], &m->xt[in], &r->cus[worker],
+		       &m->scans[ci], &r->ds[ci]);
 }
 
 static int insert_cu(void *ctx, size_t ci)
@@ -231,11 +221,7 @@ static int head_work(void *ctx, unsigned worker, size_t ci)
 	const struct cus_file *f = &m->files[m->cu_input[ci]];
 	size_t k = m->cu_index[ci];
 	(void)worker;
-	int err = cus_file__check_blob(f, k, &r->ds[ci]);
-	if (!err)
-		err = cus_file__decode_head(f, k, &r->heads[ci % r->window], &r->ds[ci]);
-	merge_done_with_blob(m, ci);
-	return err;
+	return cus_file__decode_head(f, k, 1, &r->heads[ci % r->window], &r->ds[ci]);
 }
 
 static int head_add(void *ctx, size_t ci)

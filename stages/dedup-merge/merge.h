@@ -65,7 +65,7 @@ struct merge_opts {
 #define STOP_XREF 0x80000000u
 #define NO_CLASS UINT32_MAX
 
-/* Annotations of candidates, as string pointers into the mapped file. */
+/* Annotations of candidates, as string pointers into their scan's strs. */
 struct sannot {
 	const char *name, *value;
 };
@@ -111,7 +111,7 @@ struct export {
 };
 
 /* What the scan of one CU hands to the serial steps. Pointers to strings
- * point into the mapped .cus file, which outlives the merge. */
+ * point into strs, the scan's own copies (the blob they came from is gone). */
 struct cu_scan {
 	uint32_t nrecs;
 	uint8_t *is_type;		/* per record */
@@ -139,6 +139,7 @@ struct cu_scan {
 	uint32_t language;
 	uint64_t cu_offset;
 	uint32_t input;
+	char *strs;			/* every string above points in here */
 };
 
 void cu_scan__free(struct cu_scan *s);
@@ -159,11 +160,13 @@ void offset_set__free(struct offset_set *s);
 struct xtarget {
 	uint64_t off;
 	uint8_t kind;
-	const char *name;	/* into the mapped file */
+	const char *name;	/* into xtargets' strs */
+	uint32_t name_at;	/* its offset there */
 };
 struct xtargets {
 	struct offset_set set;
 	struct xtarget *vals;	/* parallel to set.keys */
+	struct buf strs;	/* the names, each with its NUL */
 };
 int xtargets_collect(const struct cus_file *f, const struct offset_set *wanted, struct xtargets *xt,
 		     struct diag *d);
@@ -240,11 +243,5 @@ const struct export *classes_export(const struct merge *m, uint32_t input, uint6
 void classes_free(struct merge *m);
 
 int build_graph(struct merge *m);			/* step 5 */
-
-/* CU ci's blob is done with for now: drop its pages from the RSS (they come
- * back from the page cache if read again). Every pass that walks all CUs'
- * bytes (the scan, decoding representatives, candidates' names) calls it, or
- * the whole .cus file would end up in the merge's peak RSS. */
-void merge_done_with_blob(const struct merge *m, size_t ci);
 
 #endif

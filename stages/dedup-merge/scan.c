@@ -43,7 +43,65 @@ void cu_scan__free(struct cu_scan *s)
 	free(s->annots);
 	free(s->exports);
 	free(s->rec_off);
+	free(s->strs);
 	memset(s, 0, sizeof(*s));
+}
+
+/* Every string pointer a cu_scan keeps, for keep_strings(). */
+static void each_kept_str(struct cu_scan *s, void (*fn)(const char **p, void *ctx), void *ctx)
+{
+	fn(&s->name, ctx);
+	fn(&s->producer, ctx);
+	for (size_t i = 0; i < s->nfuncs; i++) {
+		fn(&s->funcs[i].name, ctx);
+		fn(&s->funcs[i].linkage, ctx);
+	}
+	for (size_t i = 0; i < s->nfparams; i++)
+		fn(&s->fparams[i].name, ctx);
+	for (size_t i = 0; i < s->nvars; i++)
+		fn(&s->vars[i].name, ctx);
+	for (size_t i = 0; i < s->nannots; i++) {
+		fn(&s->annots[i].name, ctx);
+		fn(&s->annots[i].value, ctx);
+	}
+	for (size_t i = 0; i < s->nexports; i++) {
+		fn(&s->exports[i].name, ctx);
+		fn(&s->exports[i].linkage, ctx);
+	}
+}
+
+struct kept {
+	size_t size;
+	char *at;
+};
+
+static void kept_measure(const char **p, void *ctx)
+{
+	if (*p)
+		((struct kept *)ctx)->size += strlen(*p) + 1;
+}
+
+static void kept_copy(const char **p, void *ctx)
+{
+	struct kept *k = ctx;
+	if (!*p)
+		return;
+	size_t n = strlen(*p) + 1;
+	memcpy(k->at, *p, n);
+	*p = k->at;
+	k->at += n;
+}
+
+/* The scan's strings point into the CU's decoded blob, which the worker's
+ * next decode overwrites: copy them into one block the scan owns (s->strs). */
+static int keep_strings(struct cu_scan *s)
+{
+	struct kept k = { 0 };
+	each_kept_str(s, kept_measure, &k);
+	if (!(s->strs = k.at = malloc(k.size + 1)))
+		return -ENOMEM;
+	each_kept_str(s, kept_copy, &k);
+	return 0;
 }
 
 static int is_type_kind(unsigned kind)
@@ -576,6 +634,8 @@ int scan_cu(const struct cus_file *f, size_t cu_index, uint32_t input,
 	}
 	if (!err && out->keys.err)
 		err = out->keys.err;
+	if (!err)
+		err = keep_strings(out);
 out:
 	free(x.state);
 	*cu_buf = x.cu; /* its arrays, grown or not, go back to the caller */
@@ -588,13 +648,13 @@ int scan_cu_excluded(const struct cus_file *f, size_t cu_index, uint32_t input,
 	struct cus_cu cu = { 0 };
 	memset(out, 0, sizeof(*out));
 	out->input = input;
-	int err = cus_file__decode_head(f, cu_index, &cu, d);
+	int err = cus_file__decode_head(f, cu_index, 0, &cu, d);
 	if (!err) {
-		/* Strings point into the mapped blob, which outlives the merge. */
 		out->cu_offset = cu.cu_offset;
 		out->name = cus_str(&cu, cu.name);
 		out->producer = cus_str(&cu, cu.producer);
 		out->language = cu.language;
+		err = keep_strings(out);
 	}
 	cus_cu__free(&cu);
 	return err;
@@ -622,6 +682,7 @@ void xtargets_free(struct xtargets *xt)
 {
 	free(xt->set.keys);
 	free(xt->vals);
+	buf_free(&xt->strs);
 	memset(xt, 0, sizeof(*xt));
 }
 
@@ -652,10 +713,17 @@ int xtargets_collect(const struct cus_file *f, const struct offset_set *wanted, 
 				continue;
 			size_t s = xt_slot(xt->set.keys, cap, off);
 			xt->set.keys[s] = off;
-			xt->vals[s] = (struct xtarget){ off, cu.recs[k].kind, cus_str(&cu, cu.recs[k].name) };
+			/* The name's place in xt->strs for now: the buffer may move. */
+			xt->vals[s] = (struct xtarget){ off, cu.recs[k].kind, NULL, (uint32_t)xt->strs.len };
+			buf_put(&xt->strs, cus_str(&cu, cu.recs[k].name), strlen(cus_str(&cu, cu.recs[k].name)) + 1);
 			xt->set.count++;
 		}
 	}
 	cus_cu__free(&cu);
+	if (!err && xt->strs.err)
+		err = xt->strs.err;
+	for (size_t s = 0; !err && s < cap; s++)
+		if (xt->set.keys[s])
+			xt->vals[s].name = (const char *)xt->strs.data + xt->vals[s].name_at;
 	return err;
 }
