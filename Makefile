@@ -16,7 +16,9 @@ PKGS := libdw libelf libbpf libxxhash
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
-CFLAGS ?= -O2 -g
+# -O3: on kvm.ko, callgrind counts 8% fewer instructions in dwarf-extract and
+# 4% fewer in dedup-merge than at -O2, with the same output bytes.
+CFLAGS ?= -O3 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -pthread $(PKG_CFLAGS)
 LDLIBS += $(PKG_LIBS) -pthread
 

@@ -79,7 +79,7 @@ int inputfile_pread(int fd, void *buf, size_t n, uint64_t off)
 int mapfile_open(const char *path, size_t min_size, const char *what, const void **map, size_t *size,
 		 struct diag *d)
 {
-	int fd;
+	int fd = -1;
 	int err = inputfile_open(path, min_size, what, &fd, size, d);
 	if (err)
 		return err;

@@ -351,10 +351,10 @@ static int find_fwd_defs(struct merge *m)
 			uint64_t h = hash_mix(hash64(name, len), kind);
 			size_t j = h & (cap - 1);
 			for (; tab[j].weak; j = (j + 1) & (cap - 1)) {
-				uint8_t k2;
-				int f2;
-				const uint8_t *n2;
-				size_t l2;
+				uint8_t k2 = 0;
+				int f2 = 0;
+				const uint8_t *n2 = NULL;
+				size_t l2 = SIZE_MAX; /* matches no name when weak_named() has none */
 				weak_named(t, tab[j].weak - 1, &k2, &f2, &n2, &l2);
 				if (tab[j].hash == h && k2 == kind && l2 == len && !memcmp(n2, name, len))
 					break;
