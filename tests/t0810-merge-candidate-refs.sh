@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# t0810-merge-candidate-refs: a function or variable whose type is a DIE in
-# another CU that no CU of the file holds is bad input. dedup-merge must
-# refuse it (exit 1) with one message naming the file, the CU and the DIE,
-# the same message at -j1 and -j2, and leave no output.
+# t0810-merge-candidate-refs: a function, variable or typedef whose type is
+# a DIE in another CU that no CU of the file holds is bad input.
+# dedup-merge must refuse it (exit 1) with one message naming the file, the
+# CU and the DIE, the same message at -j1 and -j2, and leave no output.
 #
-# The merge resolves these references while it prepares the candidates,
-# several CUs at once (build.c, cand_prepare()), and reports the lowest
-# failing CU's message; a key's reference into another CU fails earlier,
-# so only a function's or a variable's own type reaches that path. No
+# The merge resolves a candidate's references while it prepares the
+# candidates, several CUs at once (build.c, cand_prepare()), and reports the
+# lowest failing CU's message. A type's reference into another CU is a stop
+# edge of its key, resolved earlier, in CU order (classes.c,
+# classes_resolve_xrefs()): the typedef takes that path. Both go through
+# classes_xref_gid(), so the three messages have one shape. No
 # compiler writes such DWARF, so the .cus is made by hand: the sample's
 # .cus with its first CU's blob replaced by one that holds a single record
 # whose type is extern 0, at a DIE offset no record has, and every
@@ -50,6 +52,9 @@ if kind == "func":
     # inline, cc, origin, spec, params
     blob += bytes([13]) + uleb(0x20) + uleb(EXTERNAL) + uleb(1) + uleb(0) + uleb(1)
     blob += uleb(0) + uleb(0) + uleb(0) + uleb(0) + uleb(0)
+elif kind == "typedef":
+    # kind 7, die delta, flags, name, type (2e+1: extern 0)
+    blob += bytes([7]) + uleb(0x20) + uleb(0) + uleb(1) + uleb(1)
 else:
     # kind 15, die delta, flags, name, linkage, type, spec, addr, shndx (a
     # variable with an address: only those are candidates)
@@ -60,7 +65,7 @@ open(out, "wb").write(build(f, xxhash()))
 PY
 }
 
-for kind in func var; do
+for kind in func var typedef; do
 	if ! out=$(make_cus "$kind" "$T_OUT/$kind.cus" 2>&1); then
 		not_ok "$kind: make the .cus" "$out"
 		continue

@@ -52,28 +52,12 @@ static uint32_t node_of(const struct builder *b, uint32_t gid)
 	return b->node_of_class[classes_final(b->m, gid)];
 }
 
-/* A ref of CU ci (an lref in a candidate, or a cus_ref in a record) -> gid.
- * Reads only tables that no longer change: safe on any thread, with a
- * diag of its own. */
-static int xref_gid(const struct builder *b, size_t ci, uint64_t off, uint32_t *gid, struct diag *d)
-{
-	const struct merge *m = b->m;
-	const struct export *e = classes_export(m, m->cu_input[ci], off);
-	if (!e || m->weak[e->gid] == NO_CLASS)
-		return diag_fail(d, EBADMSG, "%s: CU %u (0x%llx) refers to DIE 0x%llx in another CU, "
-				 "but no CU of the file has a type record there",
-				 m->files[m->cu_input[ci]].path, m->cu_index[ci],
-				 (unsigned long long)m->scans[ci].cu_offset, (unsigned long long)off);
-	*gid = e->gid;
-	return 0;
-}
-
 static int lref_node(const struct builder *b, size_t ci, uint32_t lref_or_gid, uint32_t *node,
 		     struct diag *d)
 {
 	uint32_t gid = lref_or_gid;
 	if (gid & STOP_XREF) {
-		int err = xref_gid(b, ci, b->m->scans[ci].xrefs[gid & ~STOP_XREF], &gid, d);
+		int err = classes_xref_gid(b->m, ci, b->m->scans[ci].xrefs[gid & ~STOP_XREF], &gid, d);
 		if (err)
 			return err;
 	}
@@ -89,7 +73,7 @@ static int rec_ref_node(struct builder *b, size_t ci, const struct cus_cu *cu, c
 	}
 	uint32_t gid = (uint32_t)(b->m->cu_base[ci] + cus_ref_index(r));
 	if (cus_ref_is_extern(r)) {
-		int err = xref_gid(b, ci, cu->externs[cus_ref_index(r)], &gid, b->m->d);
+		int err = classes_xref_gid(b->m, ci, cu->externs[cus_ref_index(r)], &gid, b->m->d);
 		if (err)
 			return err;
 	}

@@ -281,18 +281,26 @@ int classes_insert_cu(struct merge *m, size_t ci)
 
 /* ---- step 3: stop edges into other CUs ----------------------------------- */
 
+int classes_xref_gid(const struct merge *m, size_t ci, uint64_t off, uint32_t *gid, struct diag *d)
+{
+	uint32_t input = m->cu_input[ci];
+	const struct export *e = classes_export(m, input, off);
+	if (!e || m->weak[e->gid] == NO_CLASS)
+		return diag_fail(d, EBADMSG, "%s: CU %u (0x%llx) refers to DIE 0x%llx in another CU, "
+				 "but no CU of the file has a type record there",
+				 m->files[input].path, m->cu_index[ci],
+				 (unsigned long long)m->scans[ci].cu_offset, (unsigned long long)off);
+	*gid = e->gid;
+	return 0;
+}
+
 int classes_resolve_xrefs(struct merge *m)
 {
 	for (size_t i = 0; i < m->npend; i++) {
 		const struct pending_stop *p = &m->pend[i];
-		uint32_t input = m->cu_input[p->cu];
-		const struct export *e = classes_export(m, input, p->off);
-		if (!e || m->weak[e->gid] == NO_CLASS)
-			return diag_fail(m->d, EBADMSG, "%s: CU %u (0x%llx) refers to DIE 0x%llx in another CU, "
-					 "but no CU of the file has a type record there",
-					 m->files[input].path, m->cu_index[p->cu],
-					 (unsigned long long)m->scans[p->cu].cu_offset, (unsigned long long)p->off);
-		m->stops[p->pos] = e->gid;
+		int err = classes_xref_gid(m, p->cu, p->off, &m->stops[p->pos], m->d);
+		if (err)
+			return err;
 	}
 	return 0;
 }

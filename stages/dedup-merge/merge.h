@@ -240,6 +240,11 @@ int classes_refine(struct merge *m);			/* step 4; frees the stop edges */
 uint32_t classes_final(const struct merge *m, uint32_t gid); /* a node's class, fwds aliased */
 uint8_t classes_rec_kind(const struct merge *m, uint32_t gid); /* the record kind (key's first byte) */
 const struct export *classes_export(const struct merge *m, uint32_t input, uint64_t off);
+/* The gid of the type record at global DIE offset off, which CU ci refers
+ * to across CUs. Reads only tables that no longer change after step 2:
+ * safe on any thread. Returns 0, or -EBADMSG (no such record) with the
+ * message in d. */
+int classes_xref_gid(const struct merge *m, size_t ci, uint64_t off, uint32_t *gid, struct diag *d);
 void classes_free(struct merge *m);
 
 int build_graph(struct merge *m);			/* step 5 */
