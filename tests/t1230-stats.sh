@@ -8,6 +8,8 @@ e="$T_OUT/sample"
 "$T_BIN/dwarf-extract" --stats=json -o "$T_OUT/s.cus" "$e" 2>"$T_OUT/x.json" >"$T_OUT/x.out"
 "$T_BIN/dedup-merge" --stats=json -o "$T_OUT/s.graph" "$T_OUT/s.cus" 2>"$T_OUT/m.json"
 "$T_BIN/btf-emit" --stats=json --elf "$e" -o "$T_OUT/s.btf" "$T_OUT/s.graph" 2>"$T_OUT/e.json"
+# Split BTF over the sample's own BTF: matching against the base is a phase.
+"$T_BIN/btf-emit" --stats=json --btf-base "$T_OUT/s.btf" -o "$T_OUT/split.btf" "$T_OUT/s.graph" 2>"$T_OUT/eb.json"
 [ -s "$T_OUT/x.out" ] && not_ok "stats stay off stdout" "$(cat "$T_OUT/x.out")" || ok "stats stay off stdout"
 
 # The numbers must be the truth, as other tools count it.
@@ -19,12 +21,14 @@ python3 - "$T_OUT" "$units" "$nodes" "$types" "$structs" >"$T_OUT/py.out" 2>&1 <
 import json, sys
 d, units, nodes, types, structs = sys.argv[1], *map(int, sys.argv[2:])
 x = json.load(open(d + "/x.json")); m = json.load(open(d + "/m.json")); e = json.load(open(d + "/e.json"))
+eb = json.load(open(d + "/eb.json"))
 def say(ok, what): print(("ok " if ok else "FAIL ") + what)
 say(x["tool"] == "dwarf-extract" and x["counts"]["units"] == units, "extract: units %d" % units)
 say(x["peak_rss_kib"] > 0 and "extract" in x["phases"], "extract: rss and phases")
 say(m["counts"]["nodes"] == nodes, "merge: nodes %d" % nodes)
 say(m["counts"]["type_records"] > m["counts"]["classes"] > 0, "merge: more type records than classes")
 say(e["counts"]["btf_types"] == types and e["counts"]["STRUCT"] == structs, "emit: %d types, %d structs" % (types, structs))
+say("base" in eb["phases"] and "base" not in e["phases"], "emit: a base phase with --btf-base only")
 PY
 while read -r v what; do
 	[ "$v" = ok ] && ok "stats: $what" || not_ok "stats: $what" "$(cat "$T_OUT/py.out")"
