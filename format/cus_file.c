@@ -179,17 +179,8 @@ static const char *read_failure(int err)
 static int read_blob(const struct cus_file *f, size_t i, struct cus_cu *cu, int check, struct diag *d)
 {
 	const struct cus_index_entry *e = &f->index[i];
-	if (e->blob_size > cu->cap_blob) {
-		size_t cap = cu->cap_blob ? cu->cap_blob : 4096;
-		while (cap < e->blob_size)
-			cap *= 2;
-		uint8_t *p = malloc(cap);
-		if (!p)
-			return -ENOMEM;
-		free(cu->blob);
-		cu->blob = p;
-		cu->cap_blob = cap;
-	}
+	if (vec_grow(&cu->blob, &cu->cap_blob, e->blob_size))
+		return -ENOMEM;
 	char what[CUS_WHAT_SIZE];
 	int err = inputfile_pread(f->fd, cu->blob, e->blob_size, e->blob_off);
 	if (err) {
