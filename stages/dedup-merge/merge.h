@@ -160,8 +160,7 @@ void offset_set__free(struct offset_set *s);
 struct xtarget {
 	uint64_t off;
 	uint8_t kind;
-	const char *name;	/* into xtargets' strs */
-	uint32_t name_at;	/* its offset there */
+	uint32_t name_at;	/* the name's offset in xtargets' strs (xtarget_name()) */
 };
 struct xtargets {
 	struct offset_set set;
@@ -171,6 +170,10 @@ struct xtargets {
 int xtargets_collect(const struct cus_file *f, const struct offset_set *wanted, struct xtargets *xt,
 		     struct diag *d);
 const struct xtarget *xtargets_get(const struct xtargets *xt, uint64_t off);
+static inline const char *xtarget_name(const struct xtargets *xt, const struct xtarget *t)
+{
+	return (const char *)xt->strs.data + t->name_at;
+}
 void xtargets_free(struct xtargets *xt);
 
 /* scan.c: decode CU `cu_index` of `f` and fill `out`. `wanted` are the

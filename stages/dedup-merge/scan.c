@@ -221,10 +221,10 @@ static int put_ref(struct scanner *x, struct buf *b, cus_ref ref)
 			buf_u8(b, 'V');
 			return 0;
 		}
-		if (t && is_stop_kind(t->kind, *t->name)) {
+		if (t && is_stop_kind(t->kind, *xtarget_name(x->xt, t))) {
 			buf_u8(b, 'N');
 			buf_u8(b, (uint8_t)kind_class(t->kind));
-			put_str(b, t->name);
+			put_str(b, xtarget_name(x->xt, t));
 		} else {
 			buf_u8(b, 'X'); /* (no target: the merge reports it when resolving) */
 		}
@@ -713,17 +713,13 @@ int xtargets_collect(const struct cus_file *f, const struct offset_set *wanted, 
 				continue;
 			size_t s = xt_slot(xt->set.keys, cap, off);
 			xt->set.keys[s] = off;
-			/* The name's place in xt->strs for now: the buffer may move. */
-			xt->vals[s] = (struct xtarget){ off, cu.recs[k].kind, NULL, (uint32_t)xt->strs.len };
-			buf_put(&xt->strs, cus_str(&cu, cu.recs[k].name), strlen(cus_str(&cu, cu.recs[k].name)) + 1);
+			/* The name is copied: cu's blob buffer is reused for the next CU. */
+			const char *name = cus_str(&cu, cu.recs[k].name);
+			xt->vals[s] = (struct xtarget){ off, cu.recs[k].kind, (uint32_t)xt->strs.len };
+			buf_put(&xt->strs, name, strlen(name) + 1);
 			xt->set.count++;
 		}
 	}
 	cus_cu__free(&cu);
-	if (!err && xt->strs.err)
-		err = xt->strs.err;
-	for (size_t s = 0; !err && s < cap; s++)
-		if (xt->set.keys[s])
-			xt->vals[s].name = (const char *)xt->strs.data + xt->vals[s].name_at;
-	return err;
+	return err ? err : xt->strs.err;
 }
