@@ -115,6 +115,12 @@ static void map_clear(uint64_t **keys, uint32_t **vals, size_t *cap, size_t used
 
 /* ---- services for die_record.c ---- */
 
+/* Where str_map's probe for key starts (mask: the capacity - 1). */
+static size_t str_home(uint32_t key, size_t mask)
+{
+	return (key * 0x9e3779b1u) & mask;
+}
+
 /* Room in str_map for one more key, the load kept below 1/2. */
 static int str_map_grow(struct cu_walk *w)
 {
@@ -128,7 +134,7 @@ static int str_map_grow(struct cu_walk *w)
 		uint32_t key = w->str_map[j].key;
 		if (!key)
 			continue;
-		size_t i = (key * 0x9e3779b1u) & (ncap - 1);
+		size_t i = str_home(key, ncap - 1);
 		while (n[i].key)
 			i = (i + 1) & (ncap - 1);
 		n[i] = w->str_map[j];
@@ -170,7 +176,7 @@ int cu_walk__str(struct cu_walk *w, const char *s, uint32_t *out)
 		if (str_map_grow(w))
 			return -ENOMEM;
 		uint32_t key = (uint32_t)(s - base) + 1;
-		size_t mask = w->str_cap - 1, i = (key * 0x9e3779b1u) & mask;
+		size_t mask = w->str_cap - 1, i = str_home(key, mask);
 		for (; w->str_map[i].key; i = (i + 1) & mask)
 			if (w->str_map[i].key == key) {
 				*out = w->str_map[i].val;
