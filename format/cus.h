@@ -147,7 +147,8 @@ int cus_cu__decode(struct cus_cu *cu, const uint8_t *blob, size_t size,
 
 /* Decode the head and only records idx[0..n) (ascending), which start at
  * blob offsets off[0..n) (rec_off of an earlier full decode of the same
- * bytes), into recs[idx[j]]; the other records of the nrecs are zeroed.
+ * bytes), into recs[idx[j]]; the other records of the nrecs hold whatever
+ * they held (stale or uninitialized): read only the decoded ones.
  * Each decoded record and its references are checked again; the order of
  * records and the blob's end are not. The die field is not restored
  * (deltas need the record before). For a reader that needs a few records of

@@ -259,6 +259,42 @@ if xx:
                "identity name length past the block")
         sealed("sealed-ident-trailing", lambda f: f.update(ident=f["ident"] + b"\0"), 1, "",
                "a trailing byte in the identity block")
+        # Hand-made records after the first blob's own head (format/CU-RECORDS.md,
+        # "Blob layout"): every type ref must name a record or an extern of the
+        # blob, whether it is a record's own or a member's.
+        def head_len(blob):
+            p = 4
+            def uleb_at(p):
+                v = s = 0
+                while True:
+                    c = blob[p]; p += 1
+                    v |= (c & 0x7f) << s; s += 7
+                    if not c & 0x80:
+                        return v, p
+            for _ in range(8):  # cu_offset, 4 unit fields, 3 string refs
+                _, p = uleb_at(p)
+            n, p = uleb_at(p)
+            p += n  # the string table
+            n, p = uleb_at(p)
+            for _ in range(n):
+                _, p = uleb_at(p)
+            return p, n
+        hl, nexterns = head_len(b0)
+        u = cusfile.uleb
+        base_rec = bytes([1]) + u(2) + u(0) + u(0) + u(5) + u(4) + u(0) + u(0)  # base, die +2
+        const = lambda ref: bytes([3]) + u(16) + u(0) + u(ref) + base_rec
+        struct1 = lambda ref: (bytes([8]) + u(16) + u(0) + u(0) + u(4) + u(0) + u(1) +
+                               u(0) + u(0) + u(ref) + u(0) + u(0) + base_rec)
+        # Each made twice: with the ref in range it decodes (the records are
+        # well-formed), out of range it is refused for that reason.
+        for name, make, good, bad, what in [
+                ("ref-past-records", const, 2 * (1 + 1), 2 * (2 + 1), "a const record's type: record %s of 2"),
+                ("ref-past-externs", const, 0, 2 * nexterns + 1, "a const record's type: extern %s"),
+                ("ref-member", struct1, 2 * (1 + 1), 2 * (7 + 1), "a struct member's type: record %s of 2")]:
+            for tag, ref, want, ere in [("ok", good, 0, ""), ("bad", bad, 1, "reference out of range")]:
+                idx = ref >> 1 if ref & 1 else (ref >> 1) - 1
+                sealed("sealed-%s-%s" % (name, tag), lambda f, nb=b0[:hl] + u(2) + make(ref): blob0(f, nb),
+                       want, ere, what % idx)
         # Byte smashing across the first blob: 0xff, 0x00 or 0x80 at every
         # 53rd byte. The result may still decode (a changed name), so exit 0
         # or 1 are both right; a crash, a hang or a sanitizer report is not.
