@@ -118,10 +118,7 @@ static const struct abbrev_decl *decl_of(const struct die_reader *r, const void 
 	return &r->ab.decls[c];
 }
 
-/* A Dwarf_Die's padding__ is never read or written by libdw (it zeroes it
- * in every DIE it makes): the reader keeps the DIE's decoded abbreviation
- * there, code << 4 | the code's length in bytes, so that asking a DIE for
- * its tag, attributes, child and sibling decodes it once. */
+/* Remember the DIE's abbreviation in padding__ (die_known(), extract.h). */
 static void die_remember(Dwarf_Die *die, uint64_t code, const uint8_t *vals)
 {
 	die->padding__ = (long)(code << 4 | (uint64_t)(vals - (const uint8_t *)die->addr));
@@ -301,7 +298,7 @@ int die_reader__attrs(const struct die_reader *r, Dwarf_Die *die,
 	return 1;
 }
 
-int die_tag(const struct die_reader *r, Dwarf_Die *die)
+int die_tag_slow(const struct die_reader *r, Dwarf_Die *die)
 {
 	const uint8_t *p;
 	uint64_t code;
@@ -309,7 +306,7 @@ int die_tag(const struct die_reader *r, Dwarf_Die *die)
 	return d ? (int)d->tag : dwarf_tag(die);
 }
 
-int die_first_child(const struct die_reader *r, Dwarf_Die *die, Dwarf_Die *child)
+int die_first_child_slow(const struct die_reader *r, Dwarf_Die *die, Dwarf_Die *child)
 {
 	const uint8_t *p;
 	uint64_t code;
@@ -396,6 +393,21 @@ static int sibling_addr(const struct die_reader *r, Dwarf_Die *die, const uint8_
 
 int die_next(const struct die_reader *r, Dwarf_Die *die)
 {
+	/* Most DIEs asked are members, enumerators and parameters: no
+	 * children, no DW_AT_sibling, values of a fixed size. The next entry
+	 * is then right after the values, as sibling_addr() would find it. */
+	const struct abbrev_decl *d = r ? die_known(r, die) : NULL;
+	if (d && !d->children) {
+		const struct rd_decl *dd = &r->dd[(uint64_t)die->padding__ >> 4];
+		const uint8_t *v = (const uint8_t *)die->addr + (die->padding__ & 15);
+		if (dd->len >= 0 && dd->sib_at == -1 && (size_t)(r->end - v) >= (size_t)dd->len) {
+			v += dd->len;
+			if (v >= r->end || !*v)
+				return 0;
+			die_at(r, v, die);
+			return 1;
+		}
+	}
 	if (r && r->on && die->cu == r->cu) {
 		const uint8_t *next;
 		int got = sibling_addr(r, die, &next);
