@@ -20,6 +20,37 @@ left=$(ls -A "$T_OUT/tmp")
 [ -z "$left" ] && ok "no temporary checkpoint directory left behind" ||
 	not_ok "no temporary checkpoint directory left behind" "$left"
 
+# The temp directory: made and removed by bash's loadable mktemp and rm when
+# bash-builtins is installed (no fork for either), else by the commands.
+# Both ways: the same BTF, nothing left behind, a clear error and exit 3
+# when it cannot be made.
+if [ -e /usr/lib/bash/mktemp ] && [ -e /usr/lib/bash/rm ]; then
+	strace -f -qq -e trace=execve -o "$T_OUT/exec.trace" env TMPDIR="$T_OUT/tmp" "$P" -o "$T_OUT/p2.btf" "$elf"
+	execs=$(grep -o 'execve("[^"]*"' "$T_OUT/exec.trace" | sed 's/.*\///; s/"$//' | sort | tr '\n' ' ')
+	case " $execs " in
+	*" mktemp "*|*" rm "*) not_ok "with bash-builtins: no mktemp or rm process" "execs: $execs" ;;
+	*" btf-emit "*) ok "with bash-builtins: no mktemp or rm process" ;;
+	*) not_ok "with bash-builtins: no mktemp or rm process" "the stages did not run? execs: $execs" ;;
+	esac
+	check_same "with bash-builtins: the stages' BTF" "$T_OUT/h.btf" "$T_OUT/p2.btf"
+else
+	skip "with bash-builtins: no mktemp or rm process" "/usr/lib/bash/mktemp or rm missing (make deps installs bash-builtins)"
+fi
+check "without the loadables: pipeline runs" env BTFPIPE_BASH_LOADABLES=/nonexistent TMPDIR="$T_OUT/tmp" \
+	"$P" -o "$T_OUT/p3.btf" "$elf"
+check_same "without the loadables: the stages' BTF" "$T_OUT/h.btf" "$T_OUT/p3.btf"
+for lb in /usr/lib/bash /nonexistent; do
+	check_exit "TMPDIR missing (loadables from $lb): exit 3" 3 env BTFPIPE_BASH_LOADABLES=$lb \
+		TMPDIR="$T_OUT/no-such-dir" "$P" -o "$T_OUT/p4.btf" "$elf"
+	check_grep "TMPDIR missing (loadables from $lb): says so" 'no-such-dir' "$T_OUT/last.err"
+done
+[ ! -e "$T_OUT/p4.btf" ] && ok "TMPDIR missing: no output" || not_ok "TMPDIR missing: no output"
+printf 'not an elf\n' >"$T_OUT/notelf0"
+check_exit "a failing stage: exit 1" 1 env TMPDIR="$T_OUT/tmp" "$P" -o "$T_OUT/bad0.btf" "$T_OUT/notelf0"
+left=$(ls -A "$T_OUT/tmp")
+[ -z "$left" ] && ok "no temporary checkpoint directory left behind (all runs, a failed one too)" ||
+	not_ok "no temporary checkpoint directory left behind (all runs, a failed one too)" "$left"
+
 check "--keep keeps the checkpoints" "$P" -j2 --keep "$T_OUT/keep" -o "$T_OUT/k.btf" "$elf"
 check_same "--keep: the .cus is the stage's" "$T_OUT/h.cus" "$T_OUT/keep/sample.cus"
 check_same "--keep: the .graph is the stage's" "$T_OUT/h.graph" "$T_OUT/keep/sample.graph"
