@@ -5,6 +5,7 @@
 #include "stats.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 int cli_parse_jobs(const char *tool, const char *arg, unsigned *jobs)
 {
@@ -27,4 +28,10 @@ int cli_parse_stats(const char *tool, const char *arg, int *stats)
 	}
 	*stats = v;
 	return 0;
+}
+
+int cli_jobs_exact(void)
+{
+	const char *env = getenv("BTFPIPE_JOBS_EXACT");
+	return env && *env && strcmp(env, "0") != 0;
 }

@@ -10,4 +10,9 @@ int cli_parse_jobs(const char *tool, const char *arg, unsigned *jobs);
  * prints the usage error for `tool` and returns -1. */
 int cli_parse_stats(const char *tool, const char *arg, int *stats);
 
+/* $BTFPIPE_JOBS_EXACT set (and not "0"): -j N means N threads even for an
+ * input too small to share (pool_threads_for()); the tests set it so that
+ * their small fixtures still run the threaded paths. */
+int cli_jobs_exact(void);
+
 #endif

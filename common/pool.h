@@ -26,4 +26,17 @@ int pool_ordered(unsigned threads, size_t n, size_t window,
 /* The number of online CPUs, at least 1. */
 unsigned pool_ncpus(void);
 
+/* Threads for an input of `work` (bytes, say) when each thread should have
+ * at least `per_thread` of it: 1 + work / per_thread, at most jobs; jobs
+ * itself when per_thread is 0. Starting a thread and its per-thread state
+ * costs more than it saves on a small input (a module of a few hundred KB),
+ * and a kernel build runs many stages side by side anyway. */
+static inline unsigned pool_threads_for(unsigned jobs, unsigned long long work, unsigned long long per_thread)
+{
+	if (!per_thread || jobs <= 1)
+		return jobs ? jobs : 1;
+	unsigned long long n = 1 + work / per_thread;
+	return n < jobs ? (unsigned)n : jobs;
+}
+
 #endif

@@ -13,6 +13,11 @@ T_OUT="${T_OUT_ROOT:-$T_TOP/tests/out}/$T_NAME"
 T_RESULTS="${T_RESULTS:-/dev/null}"
 rm -rf "$T_OUT" && mkdir -p "$T_OUT"
 
+# -j N means N threads in the tests, however small the fixture: else the
+# stages would run small inputs on one thread (pool_threads_for()) and the
+# threaded paths would go untested. t0400 checks the default without it.
+export BTFPIPE_JOBS_EXACT=1
+
 : "${CLANG:=clang-19}"
 : "${GCC:=gcc}"
 

@@ -136,4 +136,39 @@ for cc in $ccs; do
 	check_same "$label: btf-emit: the bad ELF's message is the same at -j1 and -j2" \
 		"$T_OUT/$label-badelf-j1.err" "$T_OUT/$label-badelf-j2.err"
 done
+
+# --- -j N is at most N: a small input gets fewer threads ------------------------
+# Outside the tests (lib.sh sets BTFPIPE_JOBS_EXACT) the stages give an input
+# one thread per 512 KB of .debug_info (extract) or per MB of .cus (merge):
+# the sample runs on one thread whatever -j says, the generated program
+# (about 1.4 MB of .debug_info with gcc) on more than one but fewer than 8,
+# and the bytes are the ones -j8 exactly gives.
+# jobs_of STAGE-STATS-FILE: the "jobs" count of a --stats text.
+jobs_of() { sed -n 's/^[a-z-]*: jobs *\([0-9]*\)$/\1/p' "$1"; }
+for input in sample many; do
+	case $input in
+	sample) label=sample-$(basename "$GCC")-O2 elf=$T_OUT/sample-$(basename "$GCC")-O2/sample ;;
+	many) label=many-$(basename "$GCC") elf=$T_OUT/many/many-$(basename "$GCC") ;;
+	esac
+	[ -e "$elf" ] || { skip "default threads: $input" "$elf was not built"; continue; }
+	env -u BTFPIPE_JOBS_EXACT "$EXTRACT" -j8 --stats -o "$T_OUT/auto-$input.cus" "$elf" 2>"$T_OUT/auto-$input.err"
+	jx=$(jobs_of "$T_OUT/auto-$input.err")
+	env -u BTFPIPE_JOBS_EXACT "$T_BIN/dedup-merge" -j8 --stats -o "$T_OUT/auto-$input.graph" \
+		"$T_OUT/auto-$input.cus" 2>"$T_OUT/auto-$input-m.err"
+	jm=$(jobs_of "$T_OUT/auto-$input-m.err")
+	"$T_BIN/dedup-merge" -j8 --stats -o "$T_OUT/exact-$input.graph" "$T_OUT/auto-$input.cus" \
+		2>"$T_OUT/exact-$input-m.err"
+	check_same "default threads: $input: the .cus of -j8 exactly" "$T_OUT/$label-j8.cus" "$T_OUT/auto-$input.cus"
+	check_same "default threads: $input: the .graph of -j8 exactly" "$T_OUT/exact-$input.graph" "$T_OUT/auto-$input.graph"
+	[ "$(jobs_of "$T_OUT/exact-$input-m.err")" = 8 ] && ok "BTFPIPE_JOBS_EXACT: $input: merge -j8 runs 8 threads" ||
+		not_ok "BTFPIPE_JOBS_EXACT: $input: merge -j8 runs 8 threads" "$(cat "$T_OUT/exact-$input-m.err")"
+	if [ $input = sample ]; then
+		[ "$jx" = 1 ] && [ "$jm" = 1 ] && ok "default threads: the sample runs on one thread (extract, merge)" ||
+			not_ok "default threads: the sample runs on one thread (extract, merge)" "extract jobs '$jx', merge jobs '$jm'"
+	else
+		[ -n "$jx" ] && [ "$jx" -gt 1 ] && [ "$jx" -lt 8 ] &&
+			ok "default threads: $input: extract -j8 runs more than one thread, fewer than 8 ($jx)" ||
+			not_ok "default threads: $input: extract -j8 runs more than one thread, fewer than 8" "jobs '$jx'"
+	fi
+done
 exit 0

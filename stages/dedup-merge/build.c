@@ -601,7 +601,7 @@ static int cand_add(void *ctx, size_t ci)
 static int add_candidates(struct builder *b)
 {
 	struct merge *m = b->m;
-	unsigned jobs = m->o->jobs ? m->o->jobs : 1;
+	unsigned jobs = m->jobs;
 	struct cand_run r = { .b = b, .window = 4 * (size_t)jobs };
 	r.pre = calloc(r.window, sizeof(*r.pre));
 	int err = r.pre ? 0 : -ENOMEM;
@@ -630,7 +630,7 @@ static int add_candidates(struct builder *b)
  * allocate a thousand of them. The result never depends on it. */
 static size_t pass_chunks(const struct merge *m)
 {
-	unsigned jobs = m->o->jobs ? m->o->jobs : 1;
+	unsigned jobs = m->jobs;
 	return jobs < 8 ? jobs : 8;
 }
 
@@ -698,7 +698,7 @@ static int build_provenance(struct builder *b)
 {
 	struct merge *m = b->m;
 	struct graph *g = b->g;
-	unsigned jobs = m->o->jobs ? m->o->jobs : 1;
+	unsigned jobs = m->jobs;
 	struct prov_run r = { .b = b, .nchunks = pass_chunks(m) };
 	if (r.nchunks > m->ncus)
 		r.nchunks = m->ncus ? m->ncus : 1;
@@ -892,7 +892,7 @@ static int num_chunk(void *ctx, unsigned worker, size_t k)
  * 0 for a class no node stands for), *count := the number of nodes. */
 static int number_classes(const struct merge *m, uint32_t *rep, uint32_t *node_of_class, uint32_t *count)
 {
-	unsigned jobs = m->o->jobs ? m->o->jobs : 1;
+	unsigned jobs = m->jobs;
 	struct num_run r = { .m = m, .nchunks = pass_chunks(m), .rep = rep, .node_of_class = node_of_class };
 	int err = -ENOMEM;
 	if (!(r.first = calloc(r.nchunks, sizeof(*r.first))) || !(r.next = calloc(r.nchunks, sizeof(*r.next))))
@@ -948,7 +948,7 @@ static int build_nodes(struct builder *b)
 		return err;
 	}
 	g->nnodes = count;
-	unsigned jobs = m->o->jobs ? m->o->jobs : 1;
+	unsigned jobs = m->jobs;
 	struct rep_run r = { .b = b, .rep = rep, .window = 4 * (size_t)jobs };
 	r.cus = calloc(r.window, sizeof(*r.cus));
 	r.ds = calloc(r.window, sizeof(*r.ds));

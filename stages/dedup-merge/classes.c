@@ -674,7 +674,7 @@ int classes_refine(struct merge *m)
 	struct sig_table st = { 0 };
 	uint8_t *dirty = NULL;
 	size_t cap_dirty = 0;
-	unsigned jobs = m->o->jobs ? m->o->jobs : 1;
+	unsigned jobs = m->jobs;
 	m->cls = malloc((m->nnodes + 2) * sizeof(uint32_t));
 	m->weak_first_cls = malloc(nw * sizeof(uint32_t));
 	m->weak_split = calloc(nw, 1);

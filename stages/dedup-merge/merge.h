@@ -46,7 +46,8 @@ struct diag;
 struct strtab;
 
 struct merge_opts {
-	unsigned jobs;
+	unsigned jobs;		/* -j: at most this many threads (merge.jobs) */
+	int jobs_exact;		/* $BTFPIPE_JOBS_EXACT: exactly jobs, however small the input */
 	const char *output;
 	const char *const *inputs;
 	size_t ninputs;
@@ -201,6 +202,7 @@ struct export_map;
 /* The whole merge's state. Arrays indexed by gid have nnodes + 1 entries. */
 struct merge {
 	const struct merge_opts *o;
+	unsigned jobs;			/* threads: o->jobs, fewer for a small input (open_inputs()) */
 	struct cus_file *files;		/* per input */
 	struct offset_set *wanted;	/* per input: offsets some CU refers to */
 	struct xtargets *xt;		/* per input: what those offsets are */

@@ -31,7 +31,8 @@ struct extract_opts {
 	const char *input;
 	const char *output;
 	const char *dump;	/* --dump FILE.cus: print it and stop */
-	unsigned jobs;
+	unsigned jobs;		/* -j: at most this many workers (input__open()) */
+	int jobs_exact;		/* $BTFPIPE_JOBS_EXACT: exactly jobs workers, however small the input */
 	int stats;		/* --stats: 0 off, 1 text, 2 json */
 	int quiet;		/* -q: no progress line */
 	struct cachedir_cli cache; /* --cache and friends (common/cachedir.h) */
@@ -102,8 +103,12 @@ int reloc_open(int fd, Elf **out);
 /* Unit u is written: let its .debug_info pages go (see info_map). */
 void input__done_with_unit(const struct input *in, const struct unit *u);
 
-/* libdw_only: relocate through libdwfl even where reloc.c could. */
-int input__open(struct input *in, const char *path, unsigned workers, int libdw_only, struct diag *d);
+/* libdw_only: relocate through libdwfl even where reloc.c could. Opens
+ * one Dwarf handle per worker (in->ndw): `workers`, or fewer when
+ * info_per_worker is not 0 and .debug_info is small (pool_threads_for()). */
+#define INFO_PER_WORKER (512u << 10)
+int input__open(struct input *in, const char *path, unsigned workers, uint64_t info_per_worker,
+		int libdw_only, struct diag *d);
 void input__close(struct input *in);
 /* The section holding addr, and addr made section-relative for ET_REL.
  * Returns the ELF section index, 0 when no allocated section holds it. */

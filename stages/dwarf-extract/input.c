@@ -8,6 +8,7 @@
  * the same Elf, so the mapped file is shared and counted once in RSS.
  */
 #include "extract.h"
+#include "../../common/pool.h"
 #include "../../common/diag.h"
 #include "../../common/mapfile.h"
 #include "../../common/hash.h"
@@ -281,7 +282,8 @@ static int list_units(struct input *in, struct diag *d)
 	return err;
 }
 
-static int has_section(Elf *elf, const char *want)
+/* Whether elf has a section named want; its size in *size (may be NULL). */
+static int has_section(Elf *elf, const char *want, uint64_t *size)
 {
 	size_t shstrndx;
 	if (elf_getshdrstrndx(elf, &shstrndx))
@@ -290,8 +292,11 @@ static int has_section(Elf *elf, const char *want)
 		GElf_Shdr sh;
 		const char *name;
 		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
-		    !strcmp(name, want))
+		    !strcmp(name, want)) {
+			if (size)
+				*size = sh.sh_size;
 			return 1;
+		}
 	}
 	return 0;
 }
@@ -388,7 +393,8 @@ void input__done_with_unit(const struct input *in, const struct unit *u)
 		mapfile_done_with(in->info_map + u->offset, u->end - u->offset);
 }
 
-int input__open(struct input *in, const char *path, unsigned workers, int libdw_only, struct diag *d)
+int input__open(struct input *in, const char *path, unsigned workers, uint64_t info_per_worker,
+		int libdw_only, struct diag *d)
 {
 	memset(in, 0, sizeof(*in));
 	in->alt_fd = -1;
@@ -410,7 +416,7 @@ int input__open(struct input *in, const char *path, unsigned workers, int libdw_
 	}
 	in->file_elf = in->elf = file_elf;
 	int err = identify(in, (uint64_t)st.st_size, d);
-	if (!err && has_section(file_elf, ".debug_types"))
+	if (!err && has_section(file_elf, ".debug_types", NULL))
 		err = diag_fail(d, ENOTSUP, "%s: DWARF 4 type units (.debug_types, -fdebug-types-section) "
 				"are not supported yet; build without -fdebug-types-section", path);
 	if (!err && in->is_rel)
@@ -418,6 +424,12 @@ int input__open(struct input *in, const char *path, unsigned workers, int libdw_
 	if (err)
 		return err;
 
+	/* sch_fq.ko's 185 KB of .debug_info took 4.6 ms on one worker and
+	 * 5.2 on two; fuse.ko's 1 MB 19 and 10. (Compressed, the size on
+	 * disk understates the work: a few more workers, no harm.) */
+	uint64_t info = 0;
+	if (info_per_worker && has_section(file_elf, ".debug_info", &info))
+		workers = pool_threads_for(workers, info, info_per_worker);
 	in->dw = calloc(workers, sizeof(*in->dw));
 	in->alt = calloc(workers, sizeof(*in->alt));
 	if (!in->dw || !in->alt)

@@ -39,7 +39,8 @@ static void usage(FILE *o)
 		"its per-CU type records to OUT.cus (format/CU-RECORDS.md). The output is\n"
 		"the same bytes for every N.\n"
 		"\n"
-		"  -j, --jobs N   worker threads (default: the number of CPUs)\n"
+		"  -j, --jobs N   worker threads, at most (default: the number of CPUs); a\n"
+		"                 small input gets fewer: one per 512 KB of .debug_info\n"
 		"      --stats[=json]  counts and phase times on stderr at the end\n"
 		"  -q, --quiet    no progress line (shown only on a terminal anyway)\n"
 		"  -v, --verbose  the --stats text too\n"
@@ -104,6 +105,7 @@ static int parse_opts(int argc, char **argv, struct extract_opts *o)
 	}
 	if (cachedir_cli_finish(&o->cache, TOOL))
 		return EXIT_USAGE;
+	o->jobs_exact = cli_jobs_exact();
 	const char *env = getenv("BTFPIPE_CACHE_VERIFY");
 	if (env && *env && strcmp(env, "0"))
 		o->cache_verify = 1;
@@ -150,6 +152,7 @@ struct run {
 	struct stats st;
 	struct progress pr;
 	uint64_t records, bytes;
+	unsigned jobs;		/* workers: in.ndw, what -j gave at most (input__open()) */
 	struct cu_walk *walkers; /* one per worker */
 	struct cachedir *cache;	/* NULL without --cache; kind "cu-v1" */
 	struct cachedir *whole;	/* ET_REL inputs: the whole .cus (kind "out-v1") */
@@ -298,15 +301,17 @@ static int extract(const struct extract_opts *o, struct run *r)
 
 static int extract_units(const struct extract_opts *o, struct run *r)
 {
-	int err = input__open(&r->in, o->input, o->jobs, o->libdw_only, &r->d);
+	int err = input__open(&r->in, o->input, o->jobs, o->jobs_exact ? 0 : INFO_PER_WORKER, o->libdw_only,
+			      &r->d);
 	if (err)
 		return err;
 	stats_phase(&r->st, "open");
-	r->walkers = calloc(o->jobs, sizeof(*r->walkers));
+	r->jobs = r->in.ndw;
+	r->walkers = calloc(r->jobs, sizeof(*r->walkers));
 	r->slots = calloc(r->in.nunits ? r->in.nunits : 1, sizeof(*r->slots));
 	if (!r->walkers || !r->slots)
 		return -ENOMEM;
-	for (unsigned i = 0; i < o->jobs; i++) {
+	for (unsigned i = 0; i < r->jobs; i++) {
 		if ((err = cu_walk__init(&r->walkers[i], &r->in, r->in.dw[i], &r->d)))
 			return err;
 		r->walkers[i].libdw_only = o->libdw_only;
@@ -315,14 +320,14 @@ static int extract_units(const struct extract_opts *o, struct run *r)
 		if ((err = cached__init(&r->cached, r->cache, &r->in, o->cache_verify)))
 			return diag_fail(&r->d, -err, "cannot hash this program for the cache key: %s",
 					 strerror(-err));
-		r->cws = calloc(o->jobs, sizeof(*r->cws));
+		r->cws = calloc(r->jobs, sizeof(*r->cws));
 		if (!r->cws)
 			return -ENOMEM;
 	}
 	if ((err = cus_writer__open(&r->writer, o->output, &r->in.ident, &r->d)))
 		return err;
 	progress_init(&r->pr, TOOL, "CU", r->in.nunits, o->quiet);
-	err = pool_ordered(o->jobs, r->in.nunits, 4 * (size_t)o->jobs, work_unit, emit_unit, r);
+	err = pool_ordered(r->jobs, r->in.nunits, 4 * (size_t)r->jobs, work_unit, emit_unit, r);
 	progress_end(&r->pr);
 	stats_phase(&r->st, "extract");
 	if (err) {
@@ -344,13 +349,13 @@ static int extract_units(const struct extract_opts *o, struct run *r)
 	stats_count(&r->st, "records", r->records);
 	stats_count(&r->st, "blob_bytes", r->bytes);
 	uint64_t reader_units = 0;
-	for (unsigned i = 0; i < o->jobs; i++)
+	for (unsigned i = 0; i < r->jobs; i++)
 		reader_units += r->walkers[i].reader_units;
 	stats_count(&r->st, "reader_units", reader_units);
 	/* A relocatable file: 1 when reloc.c relocated it, 0 when libdwfl did. */
 	if (r->in.is_rel)
 		stats_count(&r->st, "reloc_own", r->in.rel_elf != NULL);
-	stats_count(&r->st, "jobs", o->jobs);
+	stats_count(&r->st, "jobs", r->jobs);
 	return err;
 }
 
@@ -391,10 +396,10 @@ int main(int argc, char **argv)
 
 	cus_writer__abort(&r.writer);
 	if (r.walkers)
-		for (unsigned i = 0; i < o.jobs; i++)
+		for (unsigned i = 0; i < r.jobs; i++)
 			cu_walk__free(&r.walkers[i]);
 	if (r.cws)
-		for (unsigned i = 0; i < o.jobs; i++)
+		for (unsigned i = 0; i < r.jobs; i++)
 			cached_worker__free(&r.cws[i]);
 	free(r.cws);
 	cachedir__close(r.cache);

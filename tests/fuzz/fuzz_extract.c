@@ -39,7 +39,7 @@ static void extract(const char *path)
 	struct input in;
 	struct cu_walk w;
 	int walking = 0;
-	if (input__open(&in, path, 1, 0, &d))
+	if (input__open(&in, path, 1, 0, 0, &d))
 		goto out;
 	if (cu_walk__init(&w, &in, in.dw[0], &d))
 		goto out;
