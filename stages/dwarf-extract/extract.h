@@ -179,8 +179,9 @@ int die_reader__attrs(const struct die_reader *r, Dwarf_Die *die,
  * there, code << 4 | the code's length in bytes, so that asking a DIE for
  * its tag, attributes, child and sibling decodes it once. This is that
  * abbreviation when the reader made the DIE, else NULL. Inline, as are the
- * fast paths below: a walk asks each DIE two to four questions, and the
- * calls were a tenth of the extraction. */
+ * fast paths below: a walk asks each DIE two to four questions, and
+ * die_tag(), die_first_child() and die_next() were 18% of kvm.ko's
+ * extraction instructions, much of it the calls themselves. */
 static inline const struct abbrev_decl *die_known(const struct die_reader *r, const Dwarf_Die *die)
 {
 	return r->on && die->cu == r->cu && die->padding__ > 0 ? &r->ab.decls[(uint64_t)die->padding__ >> 4]
