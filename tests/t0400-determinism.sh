@@ -171,4 +171,15 @@ for input in sample many; do
 			not_ok "default threads: $input: extract -j8 runs more than one thread, fewer than 8" "jobs '$jx'"
 	fi
 done
+# Compressed (SHF_COMPRESSED) .debug_info counts at its uncompressed size.
+many=$T_OUT/many/many-$(basename "$GCC")
+if [ -e "$many" ] && objcopy --compress-debug-sections=zlib-gabi "$many" "$T_OUT/many-z" 2>"$T_OUT/objcopy.err"; then
+	env -u BTFPIPE_JOBS_EXACT "$EXTRACT" -j8 --stats -o "$T_OUT/auto-z.cus" "$T_OUT/many-z" 2>"$T_OUT/auto-z.err"
+	jz=$(jobs_of "$T_OUT/auto-z.err")
+	jx=$(jobs_of "$T_OUT/auto-many.err")
+	[ -n "$jz" ] && [ "$jz" = "$jx" ] && ok "default threads: compressed .debug_info gets the threads of the uncompressed ($jz)" ||
+		not_ok "default threads: compressed .debug_info gets the threads of the uncompressed" "compressed '$jz', plain '$jx'"
+else
+	not_ok "default threads: compress the generated program" "$(cat "$T_OUT/objcopy.err" 2>/dev/null)"
+fi
 exit 0
