@@ -46,7 +46,7 @@ COMMON := $(wildcard common/*.c)
 FORMAT := $(wildcard format/*.c)
 STAGES := dwarf-extract dedup-merge btf-emit
 
-all: $(addprefix $(BIN)/,$(STAGES)) $(BIN)/tools/btfcheck $(BIN)/tools/strsort-check
+all: $(addprefix $(BIN)/,$(STAGES)) $(BIN)/tools/btfcheck $(BIN)/tools/strsort-check $(BIN)/tools/measure
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 
@@ -65,6 +65,11 @@ $(foreach s,$(STAGES),$(eval $(call stage_rule,$(s))))
 $(BIN)/tools/btfcheck: $(call obj,tests/tools/btfcheck.c)
 	@mkdir -p $(BIN)/tools
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# bench/run.sh times every run with it (time(1) to the microsecond).
+$(BIN)/tools/measure: $(call obj,bench/measure.c)
+	@mkdir -p $(BIN)/tools
+	$(CC) $(LDFLAGS) -o $@ $^
 
 $(BIN)/tools/strsort-check: $(call obj,tests/tools/strsort_check.c common/strsort.c)
 	@mkdir -p $(BIN)/tools

@@ -9,7 +9,9 @@
 # percent over minutes, and a tool measured ten minutes after the other would
 # measure the drift. Every number reported is the median of BENCH_RUNS runs.
 #
-# Each process is measured by /usr/bin/time (wall, user+sys CPU, peak RSS).
+# Each process is measured by bench/measure.c: what /usr/bin/time reports
+# (wall, user+sys CPU, peak RSS), to the microsecond rather than the
+# hundredth of a second that a small module's stages fall under.
 # btfpipe on the vmlinux and the fixture is its three stages run one after
 # the other (what a Makefile calling the stages does): wall and CPU are the
 # sums, RSS the largest. On modules it is ./pipeline.sh as a whole (what a
@@ -52,7 +54,8 @@ done
 for t in "$bin/dwarf-extract" "$bin/dedup-merge" "$bin/btf-emit"; do
 	[ -x "$t" ] || die "$t not built (make)"
 done
-[ -x /usr/bin/time ] || die "/usr/bin/time missing (apt-get install time)"
+measure=$bin/tools/measure
+[ -x "$measure" ] || die "$measure missing (bench/measure.c; make builds it)"
 command -v "$pahole" >/dev/null || die "$pahole missing (make deps installs dwarves)"
 want() { case " $inputs " in *" $1 "*) return 0 ;; esac; return 1; }
 
@@ -69,15 +72,15 @@ failed=0
 note() { echo "$*" | tee -a "$W/notes" >&2; }
 fail() { failed=1; note "FAIL: $*"; }
 
-# measure NAME CMD...: run CMD under /usr/bin/time with stdout in $W/NAME.out
-# and stderr in $W/NAME.err. Sets M_WALL M_CPU M_RSS. Returns CMD's exit code.
+# measure NAME CMD...: run CMD under bench/measure.c (time(1)'s wall, user,
+# sys and peak RSS, to the microsecond) with stdout in $W/NAME.out and
+# stderr in $W/NAME.err. Sets M_WALL M_CPU M_RSS. Returns CMD's exit code.
 measure() {
 	local name=$1 rc u s; shift
-	/usr/bin/time -f '%e %U %S %M' -o "$W/$name.time" "$@" >"$W/$name.out" 2>"$W/$name.err"
+	"$measure" "$W/$name.time" "$@" >"$W/$name.out" 2>"$W/$name.err"
 	rc=$?
-	# After a failure time(1) writes "Command exited ..." first: the format is last.
 	read -r M_WALL u s M_RSS < <(tail -1 "$W/$name.time")
-	M_CPU=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')
+	M_CPU=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.6f", u + s }')
 	return $rc
 }
 
@@ -108,7 +111,7 @@ stages() {
 			"$W/$in.$st.err" >>"$W/phases"
 		read -r S_WALL S_CPU S_RSS < <(awk -v a="$S_WALL" -v b="$S_CPU" -v c="$S_RSS" \
 			-v w="$M_WALL" -v u="$M_CPU" -v m="$M_RSS" \
-			'BEGIN { printf "%.2f %.2f %d\n", a + w, b + u, (m > c ? m : c) }')
+			'BEGIN { printf "%.6f %.6f %d\n", a + w, b + u, (m > c ? m : c) }')
 	done
 	echo "$in ckpt $(($(stat -c %s "$d.cus") + $(stat -c %s "$d.graph")))" >>"$W/sizes"
 	same_btf "$in" "$d.btf" "stages -j$j run $r"
@@ -222,11 +225,12 @@ median() {
 }
 # med INPUT J KEY FIELD: median of a samples column (5 wall, 6 cpu, 7 rss KiB).
 med() { awk -v i="$1" -v j="$2" -v k="$3" -v f="$4" '$1 == i && $2 == j && $4 == k { print $f }' "$W/samples" | median; }
-# fmt KIND V: "s" two decimals, "mib" KiB to MiB, "size" bytes to KiB/MiB.
+# fmt KIND V: "s" seconds (two decimals, three below 1 s: a small module's
+# stages take milliseconds), "mib" KiB to MiB, "size" bytes to KiB/MiB.
 fmt() {
 	awk -v k="$1" -v v="$2" 'BEGIN {
 		if (v == "-") print "-"
-		else if (k == "s") printf "%.2f\n", v
+		else if (k == "s") printf (v < 1 ? "%.3f\n" : "%.2f\n"), v
 		else if (k == "mib") printf "%.1f\n", v / 1024
 		else if (v >= 1048576) printf "%.1f MiB\n", v / 1048576
 		else printf "%.1f KiB\n", v / 1024 }'
