@@ -1,6 +1,7 @@
 /* cachedir.c: the cache directory's store (see cachedir.h, format/CU-CACHE.md). */
 #include "cachedir.h"
 #include "buf.h"
+#include "cli.h"
 #include "diag.h"
 #include "vec.h"
 
@@ -537,7 +538,7 @@ int cachedir_cli_finish(struct cachedir_cli *cli, const char *tool)
 		diag_error(tool, "cache size '%s' is not a size (like 500M, 2G, or 0 for no limit)", cli->size);
 		return EXIT_USAGE;
 	}
-	if ((env = getenv("BTFPIPE_CACHE_READONLY")) && *env && strcmp(env, "0"))
+	if (cli_env_flag("BTFPIPE_CACHE_READONLY"))
 		cli->readonly = 1;
 	if (cli->stats && !cli->dir) {
 		diag_error(tool, "--cache-stats needs --cache DIR (or $BTFPIPE_CACHE_DIR)");

@@ -30,8 +30,8 @@ int cli_parse_stats(const char *tool, const char *arg, int *stats)
 	return 0;
 }
 
-int cli_jobs_exact(void)
+int cli_env_flag(const char *name)
 {
-	const char *env = getenv("BTFPIPE_JOBS_EXACT");
+	const char *env = getenv(name);
 	return env && *env && strcmp(env, "0") != 0;
 }

@@ -10,9 +10,9 @@ int cli_parse_jobs(const char *tool, const char *arg, unsigned *jobs);
  * prints the usage error for `tool` and returns -1. */
 int cli_parse_stats(const char *tool, const char *arg, int *stats);
 
-/* $BTFPIPE_JOBS_EXACT set (and not "0"): -j N means N threads even for an
- * input too small to share (pool_threads_for()); the tests set it so that
- * their small fixtures still run the threaded paths. */
-int cli_jobs_exact(void);
+/* Whether the environment variable `name` turns a flag on: set, not empty
+ * and not "0" (BTFPIPE_CACHE_READONLY, BTFPIPE_CACHE_VERIFY,
+ * BTFPIPE_JOBS_EXACT). */
+int cli_env_flag(const char *name);
 
 #endif
