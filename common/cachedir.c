@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,7 +23,7 @@
 #define MAX_PAYLOAD (1ull << 32)
 /* Every kind of entry there is: eviction keeps the whole directory under
  * its limit, so it looks in each. */
-static const char *const kinds[] = { "cu-v1", "out-v1" };
+static const char *const kinds[] = { "cu-v1", "out-v1", "base-v1" };
 #define TOUCH_AFTER 3600	/* seconds: refresh a hit's mtime (its LRU age) at most hourly */
 #define STALE_TEMP 3600		/* seconds: a temp this old was left by a killed writer */
 
@@ -164,44 +165,98 @@ static uint64_t entry_check(const uint8_t *head, const uint8_t *payload, size_t 
 	return XXH3_64bits_digest(&st);
 }
 
-int cachedir__get(struct cachedir *c, struct key128 key, uint8_t **payload, size_t *size)
+/* Open key's entry and check its header against the spec and the file's
+ * size: 0 with *fd (the caller closes it), *st and the header, or -errno
+ * (absent, or a header that fails a check: -EBADMSG). */
+static int entry_open(struct cachedir *c, struct key128 key, int *fd, struct stat *st,
+		      uint8_t head[ENTRY_HEAD])
 {
 	char path[4096];
-	*payload = NULL;
-	*size = 0;
 	entry_path(c, key, path, sizeof(path));
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (fd < 0)
-		return 0;
-	struct stat st;
-	uint8_t head[ENTRY_HEAD], *p = NULL;
-	int err = -EBADMSG;
-	/* Every check of the spec: an entry that fails one is a miss. */
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size >= ENTRY_HEAD &&
-	    (uint64_t)st.st_size - ENTRY_HEAD < MAX_PAYLOAD && !read_all(fd, head, ENTRY_HEAD, 0) &&
+	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (*fd < 0)
+		return -errno;
+	if (!fstat(*fd, st) && S_ISREG(st->st_mode) && st->st_size >= ENTRY_HEAD &&
+	    (uint64_t)st->st_size - ENTRY_HEAD < MAX_PAYLOAD && !read_all(*fd, head, ENTRY_HEAD, 0) &&
 	    !memcmp(head, ENTRY_MAGIC, 8) && le32_get(head + 8) == ENTRY_VERSION && !le32_get(head + 12) &&
-	    le64_get(head + 16) == (uint64_t)st.st_size - ENTRY_HEAD && le64_get(head + 24) == key.lo &&
-	    le64_get(head + 32) == key.hi) {
-		size_t n = (size_t)st.st_size - ENTRY_HEAD;
-		p = malloc(n ? n : 1);
-		err = !p ? -ENOMEM : read_all(fd, p, n, ENTRY_HEAD);
-		if (!err && entry_check(head, p, n) != le64_get(head + 40))
-			err = -EBADMSG;
-		*size = n;
-	}
-	if (!err && !c->o.readonly && time(NULL) - st.st_mtime > TOUCH_AFTER)
+	    le64_get(head + 16) == (uint64_t)st->st_size - ENTRY_HEAD && le64_get(head + 24) == key.lo &&
+	    le64_get(head + 32) == key.hi)
+		return 0;
+	close(*fd);
+	*fd = -1;
+	return -EBADMSG;
+}
+
+/* After a lookup that read the payload: its age, and the counters. */
+static int entry_done(struct cachedir *c, int fd, const struct stat *st, int err)
+{
+	if (!err && !c->o.readonly && time(NULL) - st->st_mtime > TOUCH_AFTER)
 		futimens(fd, NULL); /* its age for eviction: used now */
 	close(fd);
 	if (err) {
-		free(p);
-		*size = 0;
 		if (err != -ENOMEM)
 			cachedir__count(c, CD_CORRUPT, 1); /* unreadable is damaged too */
 		return 0;
 	}
-	cachedir__count(c, CD_BYTES_READ, (uint64_t)st.st_size);
-	*payload = p;
+	cachedir__count(c, CD_BYTES_READ, (uint64_t)st->st_size);
 	return 1;
+}
+
+int cachedir__get(struct cachedir *c, struct key128 key, uint8_t **payload, size_t *size)
+{
+	*payload = NULL;
+	*size = 0;
+	int fd;
+	struct stat st;
+	uint8_t head[ENTRY_HEAD], *p = NULL;
+	/* Every check of the spec: an entry that fails one is a miss. */
+	int err = entry_open(c, key, &fd, &st, head);
+	if (err)
+		return err == -EBADMSG ? entry_done(c, -1, &st, err) : 0;
+	size_t n = (size_t)st.st_size - ENTRY_HEAD;
+	p = malloc(n ? n : 1);
+	err = !p ? -ENOMEM : read_all(fd, p, n, ENTRY_HEAD);
+	if (!err && entry_check(head, p, n) != le64_get(head + 40))
+		err = -EBADMSG;
+	if (!entry_done(c, fd, &st, err)) {
+		free(p);
+		return 0;
+	}
+	*payload = p;
+	*size = n;
+	return 1;
+}
+
+int cachedir__map(struct cachedir *c, struct key128 key, const uint8_t **payload, size_t *size)
+{
+	*payload = NULL;
+	*size = 0;
+	int fd;
+	struct stat st;
+	uint8_t head[ENTRY_HEAD];
+	int err = entry_open(c, key, &fd, &st, head);
+	if (err)
+		return err == -EBADMSG ? entry_done(c, -1, &st, err) : 0;
+	size_t n = (size_t)st.st_size - ENTRY_HEAD;
+	uint8_t *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (m == MAP_FAILED)
+		err = -errno;
+	else if (entry_check(head, m + ENTRY_HEAD, n) != le64_get(head + 40))
+		err = -EBADMSG;
+	if (!entry_done(c, fd, &st, err)) {
+		if (m != MAP_FAILED)
+			munmap(m, (size_t)st.st_size);
+		return 0;
+	}
+	*payload = m + ENTRY_HEAD;
+	*size = n;
+	return 1;
+}
+
+void cachedir__unmap(const uint8_t *payload, size_t size)
+{
+	if (payload)
+		munmap((void *)(payload - ENTRY_HEAD), size + ENTRY_HEAD);
 }
 
 static void store_failed(struct cachedir *c, const char *path, int err)

@@ -87,6 +87,12 @@ int cachedir__open(struct cachedir **out, const struct cachedir_opts *o, const c
  * absent, or refused (counted CD_CORRUPT; the miss's store replaces it).
  * Hits and misses are the caller's to count: only it knows what a hit is. */
 int cachedir__get(struct cachedir *c, struct key128 key, uint8_t **payload, size_t *size);
+/* The same, the payload mapped read-only instead of read (for a large one
+ * read in place: no copy into fresh pages); released by cachedir__unmap().
+ * Safe against other processes: entries are replaced by rename, never
+ * rewritten in place. */
+int cachedir__map(struct cachedir *c, struct key128 key, const uint8_t **payload, size_t *size);
+void cachedir__unmap(const uint8_t *payload, size_t size);
 /* Store a payload made of two pieces (b may be empty). A failure (full
  * disk, permissions) is counted, kept for cachedir__warning() and returned;
  * it must never change a stage's output. */

@@ -127,9 +127,14 @@ void memo_key_file(struct memo_key *k, const char *path)
 			k->err = err;
 		return;
 	}
-	memo_key_u64(k, (uint64_t)size);
-	XXH3_128bits_update(&k->st, p, size);
+	memo_key_bytes(k, p, size);
 	munmap((void *)p, size);
+}
+
+void memo_key_bytes(struct memo_key *k, const void *p, size_t n)
+{
+	memo_key_u64(k, (uint64_t)n);
+	XXH3_128bits_update(&k->st, p, n);
 }
 
 int memo_key_end(struct memo_key *k, struct key128 *out)

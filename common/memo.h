@@ -30,6 +30,8 @@ int memo_self_hash(struct key128 *out);
 void memo_key_begin(struct memo_key *k, const char *what);
 void memo_key_str(struct memo_key *k, const char *s);	/* NULL hashes differently from "" */
 void memo_key_u64(struct memo_key *k, uint64_t v);
+/* n, then n bytes at p. */
+void memo_key_bytes(struct memo_key *k, const void *p, size_t n);
 /* The file's size and bytes (read through a mapping). */
 void memo_key_file(struct memo_key *k, const char *path);
 /* Returns 0 with the key, or the first failure (the caller then runs as

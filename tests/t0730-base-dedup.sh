@@ -23,7 +23,10 @@
 #      without .BTF, a text file (libbpf says ENOENT and its code 4001);
 #  (k) a base that names a type by a second copy of a string, and another by
 #      the tail of a longer string (libbpf writes neither, BTF allows both):
-#      the same types are the base's as with the plain base.
+#      the same types are the base's as with the plain base;
+#  (l) with a cache, where the base's half of the matching is made once and
+#      read back (base_index.c), every module above is the same bytes as
+#      without one, when the index is made and when it is read.
 . "$(dirname "$0")/lib.sh"
 
 BTFCMP="$T_TOP/tests/tools/btfcmp.py"
@@ -183,3 +186,22 @@ then
 else
 	not_ok "(k) rewriting the base's names" "python3 failed"
 fi
+
+# (l) Each base above through the cache's base index: the first run makes it
+# (a miss), the second reads it (a hit); both write what the uncached run
+# wrote. --skip-report keeps the whole-output memo from answering instead.
+indexed() { # indexed DESC BASE REF ELF-ARGS...
+	local desc=$1 base=$2 ref=$3 run h; shift 3
+	rm -rf "$D/bicache"
+	for run in made read; do
+		"$T_BIN/btf-emit" --cache "$D/bicache" --cache-stats --skip-report "$D/bi.skips" --btf-base "$base" "$@" \
+			-o "$D/bi.$run.btf" "$D/mod1.graph" 2>"$D/bi.$run.err"
+		check_same "(l) $desc, base index $run: the uncached bytes" "$ref" "$D/bi.$run.btf"
+	done
+	h=$(sed -n 's/.*(base indexes): this run: \([0-9]*\) hits, \([0-9]*\) misses.*/\1 \2/p' "$D/bi.made.err" "$D/bi.read.err" | paste -sd' ')
+	if [ "$h" = "0 1 1 0" ]; then ok "(l) $desc: made once (a miss), then read (a hit)"
+	else not_ok "(l) $desc: made once (a miss), then read (a hit)" "hits/misses: $h; $(cat "$D/bi.made.err" "$D/bi.read.err")"; fi
+}
+indexed "the fixture's base" "$D/base.btf" "$D/mod1.btf" --elf "$D/mod.o"
+indexed "a hostile base" "$HOSTILE" "$D/hostile.btf"
+[ -s "$D/odd.btf" ] && indexed "a base naming types by repeats and tails" "$D/odd.base" "$D/odd.btf" --elf "$D/mod.o"

@@ -123,6 +123,40 @@ rm -f "$T_OUT/skips.txt"
 	not_ok "emit --skip-report: the report is written (not skipped by a hit)" "$(cat "$T_OUT/e.sr.err")"
 check_same "emit --skip-report: the same BTF" "$T_OUT/mod.btf" "$T_OUT/sr.btf"
 
+# The base is keyed on its BTF only (format/CU-CACHE.md, "The base digest"):
+# a base ELF with that BTF as its .BTF is the same key as the raw file, so a
+# module's emit over a vmlinux never hashes the vmlinux's DWARF.
+"$T_TOP/pipeline.sh" -q --elf-out "$T_OUT/vm.withbtf" "$vm" || not_ok "write the sample with .BTF"
+rm -rf "$T_OUT/dcache"
+"$E" --cache "$T_OUT/dcache" --cache-stats --elf "$T_OUT/mod.o" --btf-base "$T_OUT/vm.withbtf" \
+	-o "$T_OUT/d.elf.btf" "$T_OUT/mod.graph" 2>"$T_OUT/e.d1.err"
+"$E" --cache "$T_OUT/dcache" --cache-stats --elf "$T_OUT/mod.o" --btf-base "$T_OUT/vm.btf" \
+	-o "$T_OUT/d.raw.btf" "$T_OUT/mod.graph" 2>"$T_OUT/e.d2.err"
+check_same "emit over the base as an ELF with .BTF = over the raw base" "$T_OUT/mod.btf" "$T_OUT/d.elf.btf"
+expect_hit "emit: the raw base hits the entry its ELF made (keyed on .BTF, not the file)" 1 "$T_OUT/e.d2.err"
+check_same "emit: ... with the same bytes" "$T_OUT/mod.btf" "$T_OUT/d.raw.btf"
+
+# The base index (kind base-v1): a damaged entry is refused, made again and
+# replaced; the BTF is the same throughout. --skip-report keeps the memo out.
+bi_counts() { sed -n 's/.*(base indexes): this run: \([0-9]*\) hits, \([0-9]*\) misses, [0-9]* uncacheable, \([0-9]*\) corrupt.*/\1 \2 \3/p' "$1"; }
+bi_run() { # bi_run TAG: emit through dcache's base index, output d.TAG.btf, counts in e.TAG.err
+	"$E" --cache "$T_OUT/dcache" --cache-stats --skip-report "$T_OUT/d.skips" --elf "$T_OUT/mod.o" \
+		--btf-base "$T_OUT/vm.btf" -o "$T_OUT/d.$1.btf" "$T_OUT/mod.graph" 2>"$T_OUT/e.$1.err"
+	check_same "emit through the base index ($1) = uncached" "$T_OUT/mod.btf" "$T_OUT/d.$1.btf"
+}
+entry=$(find "$T_OUT/dcache/base-v1" -type f -name '[0-9a-f]*' | head -1)
+bi_run bihit
+[ "$(bi_counts "$T_OUT/e.bihit.err")" = "1 0 0" ] && [ -n "$entry" ] && ok "emit: the base index made by the first emit is read" ||
+	not_ok "emit: the base index made by the first emit is read" "entry '$entry': $(cat "$T_OUT/e.bihit.err")"
+size=$(stat -c %s "$entry")
+printf '\377' | dd of="$entry" bs=1 seek=$((size - 3)) conv=notrunc status=none
+bi_run bibad
+[ "$(bi_counts "$T_OUT/e.bibad.err")" = "0 1 1" ] && ok "emit: a damaged base index is refused (corrupt, a miss)" ||
+	not_ok "emit: a damaged base index is refused (corrupt, a miss)" "$(cat "$T_OUT/e.bibad.err")"
+bi_run bifixed
+[ "$(bi_counts "$T_OUT/e.bifixed.err")" = "1 0 0" ] && ok "emit: ... and replaced by a sound one" ||
+	not_ok "emit: ... and replaced by a sound one" "$(cat "$T_OUT/e.bifixed.err")"
+
 # ---- pipeline.sh through the environment, the way a kernel build runs it ----
 for run in cold warm; do
 	BTFPIPE_CACHE_DIR="$T_OUT/pcache" "$T_TOP/pipeline.sh" -q --btf-base "$T_OUT/vm.btf" \

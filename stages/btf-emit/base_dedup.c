@@ -36,15 +36,12 @@
 #define MAX_DEPTH 20000
 #define EQ_HOLDER 2
 
-/* The base index: base types by shallow hash, bucketed by the hash's top
- * INDEX_BITS bits (a counting sort: two sequential passes, where inserting
- * 95,000 types into an open-addressing table missed the cache on each).
- * Within a bucket, ids ascend, so equal hashes are tried in id order. */
+/* Without a base_index, the base's types whose names ours has, in 2^16
+ * buckets (bucketed as base_index tables are: a counting sort, two
+ * sequential passes, where inserting 95,000 types into an open-addressing
+ * table missed the cache on each). Within a bucket, ids ascend, so equal
+ * hashes are tried in id order. */
 #define INDEX_BITS 16
-struct bent {
-	uint64_t hash;
-	uint32_t id;
-};
 
 struct bd {
 	const struct btf *ours, *base;
@@ -53,8 +50,16 @@ struct bd {
 	uint32_t *hyp;			/* per our id: hypothesis, or 0 */
 	uint32_t *undo;			/* our ids with a hypothesis, in order */
 	size_t nundo, cap_undo;
-	uint32_t *bucket;		/* base index: bucket b is ents[bucket[b] .. bucket[b + 1]) */
-	struct bent *ents;
+	uint32_t nbase;			/* btf__type_cnt(base) */
+	const uint32_t *tbucket;	/* the base's types by shallow hash (base_index.h) */
+	const struct bi_ent *tents;
+	uint32_t tbits;
+	uint32_t *own_bucket;		/* those tables, when made here */
+	struct bi_ent *own_ents;
+	int full;			/* making a base_index: keys are the base's own strings' */
+	const char *bdata;		/* (then) the base's string section */
+	uint32_t blen;
+	uint64_t empty_key;		/* the key of "" */
 	uint32_t *named;		/* the base's structs and unions by kind and name (ids), made
 					 * when a fwd first asks (base_definition) */
 	size_t nnamed;
@@ -94,17 +99,17 @@ static uint64_t str_hash(const char *s)
 	return *s ? hash64(s, strlen(s)) : 0;
 }
 
-#define NO_KEY UINT64_MAX
-
-/* What shallow_hash() takes of a name at offset off of b: the id of the
- * string (str_match.c), the same for equal strings of ours and the base's.
- * A base name ours lacks is NO_KEY: no type of ours can equal that base type
+/* What shallow_hash() takes of a name at offset off of b: the string's key
+ * (str_match.c), equal for equal strings of ours and the base's whoever
+ * computes it, so that a base_index made once serves every module. Without
+ * one, a base name ours lacks is 0: no type of ours can equal that base type
  * (equiv() compares every name that is keyed), so it is left out of the
  * index without its string being read. */
 static uint64_t name_key(const struct bd *x, const struct btf *b, uint32_t off)
 {
-	uint32_t id = b == x->base ? str_match_base(&x->sm, off) : str_match_ours(&x->sm, off);
-	return id ? id : NO_KEY;
+	if (b != x->base)
+		return str_match_ours_key(&x->sm, off);
+	return x->full ? str_sig_at(x->bdata, x->blen, off) : str_match_base_key(&x->sm, off);
 }
 
 /* A reference of a type of b as a base id: a base type's references are
@@ -123,7 +128,7 @@ static uint64_t shallow_hash(const struct bd *x, const struct btf *b, const stru
 {
 	uint32_t k = btf_kind(t);
 	uint64_t name = name_key(x, b, t->name_off);
-	if (name == NO_KEY)
+	if (!name)
 		return 0;
 	/* An enum hashes its name only: a declared-only enum (vlen 0) is the
 	 * base's enum of its name, of whatever size or width (libbpf too). */
@@ -139,7 +144,7 @@ static uint64_t shallow_hash(const struct bd *x, const struct btf *b, const stru
 		return hash_step(h, t->size) | 1;
 	case BTF_KIND_STRUCT: case BTF_KIND_UNION: {
 		h = hash_step(h, t->size);
-		if (name != x->sm.empty_id)
+		if (name != x->empty_key)
 			return h | 1;
 		/* Anonymous ones differ by their members only, and hundreds
 		 * of the base's can share size and length: every tracepoint's
@@ -151,10 +156,9 @@ static uint64_t shallow_hash(const struct bd *x, const struct btf *b, const stru
 		 * typedef of its name), so no match is hidden. */
 		const struct btf_member *m = btf_members(t);
 		for (uint32_t i = 0; i < btf_vlen(t); i++) {
-			uint64_t mn = name_key(x, b, m[i].name_off);
+			uint64_t mn = name_key(x, b, m[i].name_off), tn = 0;
 			const struct btf_type *mt = btf__type_by_id(b, m[i].type);
-			uint64_t tn = mt && btf_is_typedef(mt) ? name_key(x, b, mt->name_off) : 0;
-			if (mn == NO_KEY || tn == NO_KEY)
+			if (!mn || (mt && btf_is_typedef(mt) && !(tn = name_key(x, b, mt->name_off))))
 				return 0;
 			h = hash_step(hash_step(hash_step(h, m[i].offset), mn), tn);
 		}
@@ -203,35 +207,50 @@ static uint64_t named_hash(uint32_t kind, const char *name)
 	return hash_mix(kind, str_hash(name));
 }
 
-static int index_base(struct bd *x)
+/* The base's types by shallow hash, into *bucket (2^bits + 1 bounds) and
+ * *ents (malloc'd, the caller's); *n entries. */
+static int index_types(struct bd *x, uint32_t bits, uint32_t **bucket, struct bi_ent **ents, uint32_t *n)
 {
-	uint32_t n = btf__type_cnt(x->base);
-	size_t nb = (size_t)1 << INDEX_BITS;
-	uint64_t *h = malloc((size_t)n * sizeof(*h));
-	x->bucket = calloc(nb + 2, sizeof(*x->bucket));
-	if (!h || !x->bucket) {
+	uint32_t nt = btf__type_cnt(x->base);
+	size_t nb = (size_t)1 << bits;
+	uint64_t *h = malloc((size_t)nt * sizeof(*h));
+	uint32_t *bk = calloc(nb + 2, sizeof(*bk));
+	if (!h || !bk) {
 		free(h);
+		free(bk);
 		return -ENOMEM;
 	}
-	/* Counts at bucket[b + 2]; after the sums bucket[b + 1] is where b starts. */
-	for (uint32_t id = 1; id < n; id++) {
+	/* Counts at bk[b + 2]; after the sums bk[b + 1] is where b starts. */
+	for (uint32_t id = 1; id < nt; id++) {
 		h[id] = shallow_hash(x, x->base, btf__type_by_id(x->base, id));
 		if (h[id])
-			x->bucket[(h[id] >> (64 - INDEX_BITS)) + 2]++;
+			bk[BI_BUCKET(h[id], bits) + 2]++;
 	}
 	for (size_t b = 2; b < nb + 2; b++)
-		x->bucket[b] += x->bucket[b - 1];
-	x->ents = malloc(((size_t)x->bucket[nb + 1] + 1) * sizeof(*x->ents));
-	if (!x->ents) {
+		bk[b] += bk[b - 1];
+	struct bi_ent *e = malloc(((size_t)bk[nb + 1] + 1) * sizeof(*e));
+	if (!e) {
 		free(h);
+		free(bk);
 		return -ENOMEM;
 	}
-	/* Placing moves bucket[b + 1] to b's end, which is b + 1's start. */
-	for (uint32_t id = 1; id < n; id++)
+	/* Placing moves bk[b + 1] to b's end, which is b + 1's start. */
+	for (uint32_t id = 1; id < nt; id++)
 		if (h[id])
-			x->ents[x->bucket[(h[id] >> (64 - INDEX_BITS)) + 1]++] = (struct bent){ h[id], id };
+			e[bk[BI_BUCKET(h[id], bits) + 1]++] = (struct bi_ent){ BI_CHECK(h[id]), id };
 	free(h);
+	*n = bk[nb];
+	*bucket = bk;
+	*ents = e;
 	return 0;
+}
+
+int base_dedup_index(const struct btf *base, uint32_t bits, uint32_t **bucket, struct bi_ent **ents,
+		     uint32_t *n)
+{
+	struct bd x = { .base = base, .full = 1, .empty_key = str_sig_at("", 0, 0) };
+	int err = btf_str_section(base, &x.bdata, &x.blen);
+	return err ? err : index_types(&x, bits, bucket, ents, n);
 }
 
 /* The base's structs and unions by kind and name: only fwds ask, and
@@ -502,10 +521,12 @@ static int resolve(struct bd *x, uint32_t s, int depth)
 	if (err || x->final[s]) /* a struct's comparison may have settled it */
 		return err;
 	uint64_t h = shallow_hash(x, x->ours, t);
-	size_t bk = h >> (64 - INDEX_BITS);
-	for (uint32_t j = h ? x->bucket[bk] : 0, end = h ? x->bucket[bk + 1] : 0; j < end; j++) {
-		uint32_t b = x->ents[j].id;
-		if (x->ents[j].hash != h)
+	uint32_t lo = 0, hi = 0, check = BI_CHECK(h);
+	if (h)
+		bi_range(x->tbucket, x->tbits, h, &lo, &hi);
+	for (uint32_t j = lo; j < hi; j++) {
+		uint32_t b = x->tents[j].id;
+		if (x->tents[j].check != check || b >= x->nbase)
 			continue;
 		int r = attempt(x, s, b);
 		if (r < 0)
@@ -519,12 +540,14 @@ static int resolve(struct bd *x, uint32_t s, int depth)
 	return 0;
 }
 
-int base_dedup(struct btf **ours, struct btf *base, uint32_t *removed, struct diag *d)
+int base_dedup(struct btf **ours, struct btf *base, const struct base_index *bi, uint32_t *removed,
+	       struct diag *d)
 {
 	/* Our types are standalone BTF (ids from 1, strings of their own):
 	 * adding them to split BTF directly would cost what split_write.c
 	 * avoids. */
-	struct bd x = { .ours = *ours, .base = base };
+	struct bd x = { .ours = *ours, .base = base, .nbase = btf__type_cnt(base),
+			.empty_key = str_sig_at("", 0, 0) };
 	x.end = btf__type_cnt(*ours);
 	size_t n = x.end - 1;
 	uint32_t *newid = NULL;
@@ -537,13 +560,24 @@ int base_dedup(struct btf **ours, struct btf *base, uint32_t *removed, struct di
 	keep = calloc(n + 1, 1);
 	if (!x.final || !x.hyp || !newid || !keep)
 		goto out;
-	if ((err = str_match_build(&x.sm, *ours, base))) {
+	err = bi ? str_match_build_indexed(&x.sm, *ours, base, bi) : str_match_build(&x.sm, *ours, base);
+	if (err) {
 		if (err == -EINVAL)
 			err = diag_fail(d, EINVAL, "the base BTF's string section is unreadable");
 		goto out;
 	}
-	if ((err = index_base(&x)))
-		goto out;
+	if (bi) {
+		x.tbucket = bi->tbucket;
+		x.tents = bi->tents;
+		x.tbits = bi->tbits;
+	} else {
+		uint32_t nents;
+		if ((err = index_types(&x, INDEX_BITS, &x.own_bucket, &x.own_ents, &nents)))
+			goto out;
+		x.tbucket = x.own_bucket;
+		x.tents = x.own_ents;
+		x.tbits = INDEX_BITS;
+	}
 	/* Structs and unions first: comparing them settles the pointers,
 	 * typedefs and fwds they reach, which on their own could only be
 	 * matched by looking their targets up (and a fwd never equals the
@@ -586,8 +620,8 @@ out:
 	free(x.final);
 	free(x.hyp);
 	free(x.undo);
-	free(x.bucket);
-	free(x.ents);
+	free(x.own_bucket);
+	free(x.own_ents);
 	free(x.named);
 	str_match_free(&x.sm);
 	free(newid);

@@ -140,6 +140,61 @@ int explain(FILE *o, const struct graph *g, const struct elf_info *ei, const str
 /* Step 4: their FUNCs and decl tags. */
 int emit_funcs(struct btf *btf, const struct graph *g, const struct elf_info *ei, const uint32_t *picks,
 	       size_t npicks, const struct type_map *map, const struct emit_opts *o, struct diag *d);
+/* base_index.c: what matching against a base needs of the base alone,
+ * made once per base and kept in the cache directory (kind base-v1, spec
+ * format/CU-CACHE.md "The base index"): on a small module, making it was
+ * two thirds of the emit.
+ *
+ * Two tables, each bucketed by the top bits of a 64-bit hash, entries in
+ * ascending id (or offset) order within a bucket, with 32 more bits of the
+ * hash as a check: base types by shallow hash (base_dedup.c), and the
+ * base's string starts by signature (str_match.c). An entry that only
+ * shares the check is a false candidate, which the exact comparison after
+ * the lookup rejects: the tables choose what is compared, never what
+ * matches. */
+struct bi_ent {
+	uint32_t check;		/* BI_CHECK(hash) */
+	uint32_t id;		/* a base type id, or a string's offset */
+};
+#define BI_BUCKET(h, bits) ((size_t)((h) >> (64 - (bits))))
+#define BI_CHECK(h) ((uint32_t)((h) >> 16))
+/* Entries of the bucket of hash h: [*lo, *hi). */
+static inline void bi_range(const uint32_t *bucket, uint32_t bits, uint64_t h, uint32_t *lo, uint32_t *hi)
+{
+	size_t b = BI_BUCKET(h, bits);
+	*lo = bucket[b];
+	*hi = bucket[b + 1];
+}
+struct base_index {
+	uint32_t ntypes;	/* btf__type_cnt() of the base it was made of */
+	uint32_t str_len;	/* the length of that base's string section */
+	int flattens;		/* base_flattens() of it */
+	uint32_t tbits, ntents, sbits, nsents;
+	const uint32_t *tbucket;	/* 2^tbits + 1 bounds into tents */
+	const struct bi_ent *tents;
+	const uint32_t *sbucket;	/* 2^sbits + 1 bounds into sents (NULL: none) */
+	const struct bi_ent *sents;
+	void *mem;		/* owned: the payload the tables point into, made here */
+	size_t mem_size;
+	const uint8_t *map;	/* or read from the cache, mapped (cachedir__map) */
+	size_t map_size;
+};
+/* What the cache keys a base file on: the xxh3-128 of its bytes, or of an
+ * ELF's .BTF sections only (a vmlinux base is 600 MB of DWARF around 5 MB
+ * of BTF, and hashing it all took 80 ms of every module's emit). 0 or
+ * -errno (unreadable). */
+int base_digest(const char *path, struct key128 *out);
+/* The index of base (whose file has digest): from cache c, else made and
+ * stored there. 0, or -errno when it cannot be had (then matching runs
+ * without it). */
+int base_index_get(struct base_index *bi, const struct btf *base, struct key128 digest, struct cachedir *c);
+/* The index of base, made (no cache). 0 or -errno. */
+int base_index_make(struct base_index *bi, const struct btf *base);
+void base_index_free(struct base_index *bi);
+/* Was the base written by an encoder that flattens multi-dimensional arrays
+ * (pahole before 1.26 did)? */
+int base_flattens(const struct btf *base);
+
 /* str_match.c: the strings of ours (standalone BTF) and which of them the
  * base has, by id (see there). str_match_build() returns -EINVAL when the
  * base's string section is unreadable (or in the other byte order), -EPROTO
@@ -151,7 +206,7 @@ struct str_match {
 	struct sm_slot {
 		uint64_t sig;		/* the string's signature, never 0; 0: an empty slot */
 		uint32_t off1;		/* our first offset of the string + 1 */
-		uint32_t base1;		/* the base's first offset of it + 1, or 0 */
+		uint32_t base1;		/* the base's first offset of it + 1, or 0 (not with bi) */
 	} *slots;			/* our distinct strings, open addressing */
 	size_t nslots;
 	uint64_t *sfilt;		/* 4 * nslots bits: the slots' signatures */
@@ -161,17 +216,39 @@ struct str_match {
 	uint64_t *bfilt;		/* 4 * nbmap bits: bmap's offsets */
 	uint64_t *bstart;		/* bit per base offset: a string starts there */
 	uint32_t empty_id;		/* the id of "" */
+	const struct base_index *bi;	/* built from it: no scan, no bmap, no base1 */
 };
 int str_match_build(struct str_match *sm, const struct btf *ours, const struct btf *base);
 uint32_t str_match_ours(const struct str_match *sm, uint32_t off);	/* id of our string at off */
 uint32_t str_match_base(const struct str_match *sm, uint32_t boff);	/* its id, 0: not ours */
 int64_t str_match_base_off(const struct str_match *sm, uint32_t id);	/* base offset, or -1 */
+/* The same match from a base_index of that base (no scan of its strings). */
+int str_match_build_indexed(struct str_match *sm, const struct btf *ours, const struct btf *base,
+			    const struct base_index *bi);
+/* A string's key: its signature (never 0); equal strings have equal keys,
+ * unequal ones rarely. Of our string at off; of the base's at boff, 0 when
+ * ours has no such string; of the string at off of any section. */
+uint64_t str_match_ours_key(const struct str_match *sm, uint32_t off);
+uint64_t str_match_base_key(const struct str_match *sm, uint32_t boff);
+uint64_t str_sig_at(const char *data, uint32_t len, uint32_t off);
+/* The string section of raw BTF b: 0, -ENOMEM (libbpf could not lay b out)
+ * or -EINVAL (unreadable, or the other byte order). */
+int btf_str_section(const struct btf *b, const char **data, uint32_t *len);
+/* The string table of a base_index: every string start of data[0..len) by
+ * signature, in 2^bits buckets (malloc'd, the caller's). 0 or -ENOMEM. */
+int str_index_build(const char *data, uint32_t len, uint32_t bits, uint32_t **bucket, struct bi_ent **ents,
+		    uint32_t *n);
 void str_match_free(struct str_match *sm);
 
 /* base_dedup.c: *ours is standalone BTF (ids from 1); replace it by split
  * BTF over base with only the types the base lacks, references renumbered.
  * *removed: how many the base had. */
-int base_dedup(struct btf **ours, struct btf *base, uint32_t *removed, struct diag *d);
+int base_dedup(struct btf **ours, struct btf *base, const struct base_index *bi, uint32_t *removed,
+	       struct diag *d);
+/* The type table of a base_index: every base type that can be matched, by
+ * shallow hash, in 2^bits buckets (malloc'd, the caller's). 0 or -errno. */
+int base_dedup_index(const struct btf *base, uint32_t bits, uint32_t **bucket, struct bi_ent **ents,
+		     uint32_t *n);
 /* split_write.c: split BTF over base of the types of ours with keep[id] set,
  * in order, references through newid[] (per our id; 0 stays void). *out is
  * libbpf's parse of the bytes. */

@@ -182,24 +182,6 @@ static enum btf_endianness host_endianness(void)
 	return *(const uint8_t *)&one ? BTF_LITTLE_ENDIAN : BTF_BIG_ENDIAN;
 }
 
-/* Was the base written by an encoder that flattens multi-dimensional arrays
- * (pahole)? Then it has arrays but none whose element is an array, and a
- * module's types only match the base's when written the same way. */
-static int base_flattens(const struct btf *base)
-{
-	int arrays = 0;
-	for (uint32_t id = 1; id < btf__type_cnt(base); id++) {
-		const struct btf_type *t = btf__type_by_id(base, id);
-		if (!btf_is_array(t))
-			continue;
-		arrays++;
-		const struct btf_type *e = btf__type_by_id(base, btf_array(t)->type);
-		if (e && btf_is_array(e))
-			return 0;
-	}
-	return arrays > 0;
-}
-
 /* The base BTF. A raw BTF file is mapped and given to btf__new(), which
  * copies it once; btf__parse() would read it into a buffer and copy that
  * (for a vmlinux base, 8 MB of fresh pages per module, a tenth of a small
@@ -300,7 +282,13 @@ struct emit_memo {
 	struct key128 key;
 };
 
-static int memo_key_of(const struct emit_opts *o, struct key128 *out)
+/* With a cache and a base: the base's digest, and the cache's base indexes. */
+struct emit_base_cache {
+	struct key128 digest;
+	struct cachedir *cache;	/* kind base-v1, or NULL */
+};
+
+static int memo_key_of(const struct emit_opts *o, const struct key128 *base_digest, struct key128 *out)
 {
 	struct memo_key k;
 	memo_key_begin(&k, "btf-emit: raw BTF");
@@ -312,8 +300,10 @@ static int memo_key_of(const struct emit_opts *o, struct key128 *out)
 	if (o->elf)
 		memo_key_file(&k, o->elf);
 	memo_key_str(&k, o->base ? "base" : NULL);
-	if (o->base)
-		memo_key_file(&k, o->base);
+	if (o->base) {
+		memo_key_u64(&k, base_digest->lo);
+		memo_key_u64(&k, base_digest->hi);
+	}
 	return memo_key_end(&k, out);
 }
 
@@ -361,8 +351,8 @@ static int read_inputs(const struct emit_opts *o, struct graph *g, struct elf_in
 	return 0;
 }
 
-static int emit(const struct emit_opts *o, const struct emit_memo *memo, struct diag *d,
-		const char **where)
+static int emit(const struct emit_opts *o, const struct emit_memo *memo, const struct emit_base_cache *bc,
+		struct diag *d, const char **where)
 {
 	struct stats st;
 	stats_init(&st, TOOL);
@@ -371,6 +361,8 @@ static int emit(const struct emit_opts *o, const struct emit_memo *memo, struct 
 	struct type_map map = { 0 };
 	struct skip_log skips = { 0 };
 	struct btf *btf = NULL, *base = NULL;
+	struct base_index bi = { 0 };
+	const struct base_index *bip = NULL;
 	uint32_t *picks = NULL;
 	size_t npicks = 0;
 	char *report = NULL;
@@ -396,8 +388,15 @@ static int emit(const struct emit_opts *o, const struct emit_memo *memo, struct 
 			goto out;
 		}
 		*where = o->output ? o->output : o->elf_out;
+		/* Without it (no cache; a base of the other byte order),
+		 * base_dedup() makes what this module needs of it. */
+		if (bc->cache && !base_index_get(&bi, base, bc->digest, bc->cache))
+			bip = &bi;
 	}
-	map.flat_arrays = o->arrays == ARRAYS_FLAT || (o->arrays == ARRAYS_AUTO && base && base_flattens(base));
+	/* A module's types only match the base's when written as the base's
+	 * were: flat when its encoder flattened multi-dimensional arrays. */
+	map.flat_arrays = o->arrays == ARRAYS_FLAT ||
+			  (o->arrays == ARRAYS_AUTO && base && (bip ? bip->flattens : base_flattens(base)));
 	const struct elf_info *eip = o->elf ? &ei : NULL;
 	if (o->explain) {
 		err = types_prepare(&g, &map);
@@ -433,7 +432,7 @@ static int emit(const struct emit_opts *o, const struct emit_memo *memo, struct 
 	stats_phase(&st, "encode");
 	if (own_dedup) {
 		uint32_t removed;
-		if ((err = base_dedup(&btf, base, &removed, d)))
+		if ((err = base_dedup(&btf, base, bip, &removed, d)))
 			goto out;
 		if (o->stats)
 			stats_count(&st, "matched_in_base", removed);
@@ -485,6 +484,7 @@ out:
 	free(picks);
 	btf__free(btf);
 	btf__free(base);
+	base_index_free(&bi);
 	type_map__free(&map);
 	elf_info__free(&ei);
 	graph__free(&g);
@@ -501,12 +501,16 @@ int main(int argc, char **argv)
 	struct diag d = { 0 };
 	const char *where = o.input;
 	struct emit_memo memo = { 0 };
+	struct emit_base_cache bc = { 0 };
 	int err = 0, hit = 0;
+	/* A base that cannot be read has no key: then neither cache is used,
+	 * and emit says why. */
+	int base_keyed = !o.base || (o.cache.dir && !base_digest(o.base, &bc.digest));
 	/* Not with side outputs (--skip-report, --explain): the memo holds the BTF only. */
-	if (!o.skip_report && !o.explain && (memo.cache = cachedir_cli_open(&o.cache, "out-v1", TOOL))) {
+	if (!o.skip_report && !o.explain && base_keyed && (memo.cache = cachedir_cli_open(&o.cache, "out-v1", TOOL))) {
 		uint8_t *raw;
 		size_t size;
-		if (memo_key_of(&o, &memo.key)) {
+		if (memo_key_of(&o, &bc.digest, &memo.key)) {
 			cachedir__close(memo.cache); /* an input it cannot hash: emit says why */
 			memo.cache = NULL;
 		} else if ((hit = memo_fetch(memo.cache, memo.key, &raw, &size))) {
@@ -514,11 +518,19 @@ int main(int argc, char **argv)
 			free(raw);
 		}
 	}
+	/* The base's index is its own kind (base_index.c). Not opened when
+	 * the stage outputs' kind could not be: its warning is enough. */
+	if (!err && !hit && o.base && base_keyed && !o.libbpf_dedup && (memo.cache || o.skip_report || o.explain))
+		bc.cache = cachedir_cli_open(&o.cache, "base-v1", TOOL);
 	if (!err && !hit)
-		err = emit(&o, memo.cache ? &memo : NULL, &d, &where);
+		err = emit(&o, memo.cache ? &memo : NULL, &bc, &d, &where);
 	if (memo.cache && !err)
 		cachedir__finish(memo.cache);
+	if (bc.cache && !err)
+		cachedir__finish(bc.cache);
 	cachedir_cli_report(memo.cache, &o.cache, TOOL, !err, "stage outputs");
+	cachedir_cli_report(bc.cache, &o.cache, TOOL, !err, "base indexes");
 	cachedir__close(memo.cache);
+	cachedir__close(bc.cache);
 	return err ? diag_report(&d, where, err) : EXIT_OK;
 }

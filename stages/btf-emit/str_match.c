@@ -10,6 +10,10 @@
  * over its bytes) and looked up in a filter that stays in the cache; only
  * the few that pass it probe the table.
  *
+ * With a base_index (base_index.c: every base string start by signature,
+ * made once per base), the scan is skipped: a base offset is asked for only
+ * when split_write.c writes a string, and looked up in the index then.
+ *
  * Ids: each distinct string of ours has one id, its slot + 1. A base offset
  * has the id of the equal string of ours, or 0 when ours has no such string.
  * Equal strings have equal ids whatever their offsets: a base that repeats a
@@ -24,9 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The string section of raw BTF b: 0, -ENOMEM (libbpf could not lay b out)
- * or -EINVAL (unreadable, or the other byte order). */
-static int str_section(const struct btf *b, const char **data, uint32_t *len)
+int btf_str_section(const struct btf *b, const char **data, uint32_t *len)
 {
 	uint32_t size;
 	const uint8_t *raw = btf__raw_data(b, &size);
@@ -231,17 +233,28 @@ static int index_hits(struct str_match *sm, const struct hit *hit, size_t nhit)
 	return 0;
 }
 
-int str_match_build(struct str_match *sm, const struct btf *ours, const struct btf *base)
+/* Both string sections, and ours indexed. */
+static int build_ours(struct str_match *sm, const struct btf *ours, const struct btf *base)
 {
 	memset(sm, 0, sizeof(*sm));
-	int err = str_section(base, &sm->bdata, &sm->blen);
+	int err = btf_str_section(base, &sm->bdata, &sm->blen);
 	if (err)
 		return err;
-	if ((err = str_section(ours, &sm->odata, &sm->olen)))
+	if ((err = btf_str_section(ours, &sm->odata, &sm->olen)))
 		return err == -EINVAL ? -EPROTO : err; /* ours: libbpf wrote it, so a bug */
+	if ((err = index_ours(sm)))
+		str_match_free(sm);
+	return err;
+}
+
+int str_match_build(struct str_match *sm, const struct btf *ours, const struct btf *base)
+{
+	int err = build_ours(sm, ours, base);
+	if (err)
+		return err;
 	struct hit *hits = NULL;
 	size_t nhit = 0;
-	if ((err = index_ours(sm)) || (err = scan_base(sm, &hits, &nhit)) || (err = index_hits(sm, hits, nhit))) {
+	if ((err = scan_base(sm, &hits, &nhit)) || (err = index_hits(sm, hits, nhit))) {
 		free(hits);
 		str_match_free(sm);
 		return err;
@@ -249,6 +262,109 @@ int str_match_build(struct str_match *sm, const struct btf *ours, const struct b
 	free(hits);
 	sm->empty_id = id_of_string(sm, "", 0);
 	return 0;
+}
+
+int str_match_build_indexed(struct str_match *sm, const struct btf *ours, const struct btf *base,
+			    const struct base_index *bi)
+{
+	int err = build_ours(sm, ours, base);
+	if (err)
+		return err;
+	if (bi->str_len != sm->blen) {
+		str_match_free(sm);
+		return -EINVAL; /* not this base's index: base_index.c checked */
+	}
+	/* The base offsets of our strings are looked up when asked for
+	 * (str_match_base_off): only the strings of the types the base lacks
+	 * are, a few dozen of a small module's thousands. */
+	sm->bi = bi;
+	sm->empty_id = id_of_string(sm, "", 0);
+	return 0;
+}
+
+/* The base's first offset of string id (+ 1), or 0, from the index: the
+ * first entry of its signature whose bytes are equal. */
+static uint32_t base1_indexed(const struct str_match *sm, uint32_t id)
+{
+	const struct base_index *bi = sm->bi;
+	const struct sm_slot *e = &sm->slots[id - 1];
+	const char *s = sm->odata + e->off1 - 1;
+	uint32_t lo, hi, check = BI_CHECK(e->sig);
+	bi_range(bi->sbucket, bi->sbits, e->sig, &lo, &hi);
+	for (uint32_t k = lo; k < hi; k++) {
+		uint32_t boff = bi->sents[k].id;
+		/* (The base's section ends in a NUL: libbpf checked.) */
+		if (bi->sents[k].check == check && boff < sm->blen && !strcmp(sm->bdata + boff, s))
+			return boff + 1;
+	}
+	return 0;
+}
+
+uint64_t str_sig_at(const char *data, uint32_t len, uint32_t off)
+{
+	if (off >= len)
+		return sig_of("", 0);
+	const char *s = data + off;
+	return sig_of(s, strnlen(s, len - off));
+}
+
+int str_index_build(const char *data, uint32_t len, uint32_t bits, uint32_t **bucket, struct bi_ent **ents,
+		    uint32_t *n)
+{
+	size_t cap = 0, cnt = 0, nb = (size_t)1 << bits;
+	struct { uint64_t sig; uint32_t off; } *all = NULL, *tmp;
+	*bucket = NULL;
+	*ents = NULL;
+	for (uint32_t off = 0; off < len;) {
+		uint64_t sig;
+		int64_t l = measure(data + off, data + len, &sig);
+		if (l < 0)
+			break; /* unterminated: no string (libbpf refuses such BTF) */
+		if (cnt == cap) {
+			cap = cap ? 2 * cap : 4096;
+			if (!(tmp = realloc(all, cap * sizeof(*all)))) {
+				free(all);
+				return -ENOMEM;
+			}
+			all = tmp;
+		}
+		all[cnt].sig = sig;
+		all[cnt++].off = off;
+		off += (uint32_t)l + 1;
+	}
+	*bucket = calloc(nb + 2, sizeof(**bucket));
+	*ents = malloc((cnt + 1) * sizeof(**ents));
+	if (!*bucket || !*ents) {
+		free(all);
+		free(*bucket);
+		free(*ents);
+		*bucket = NULL;
+		*ents = NULL;
+		return -ENOMEM;
+	}
+	/* A counting sort, as base_dedup.c's: offsets ascend within a bucket,
+	 * so a lookup meets a string's first offset first. */
+	for (size_t i = 0; i < cnt; i++)
+		(*bucket)[BI_BUCKET(all[i].sig, bits) + 2]++;
+	for (size_t b = 2; b < nb + 2; b++)
+		(*bucket)[b] += (*bucket)[b - 1];
+	for (size_t i = 0; i < cnt; i++)
+		(*ents)[(*bucket)[BI_BUCKET(all[i].sig, bits) + 1]++] = (struct bi_ent){ BI_CHECK(all[i].sig), all[i].off };
+	free(all);
+	*n = (uint32_t)cnt;
+	return 0;
+}
+
+uint64_t str_match_ours_key(const struct str_match *sm, uint32_t off)
+{
+	uint32_t id = str_match_ours(sm, off);
+	return id ? sm->slots[id - 1].sig : 0;
+}
+
+uint64_t str_match_base_key(const struct str_match *sm, uint32_t boff)
+{
+	uint32_t id = str_match_base(sm, boff);
+	return id ? sm->slots[id - 1].sig : 0;
 }
 
 uint32_t str_match_ours(const struct str_match *sm, uint32_t off)
@@ -265,6 +381,10 @@ uint32_t str_match_base(const struct str_match *sm, uint32_t boff)
 {
 	if (boff >= sm->blen)
 		return sm->empty_id;
+	if (sm->bi) { /* no scan of the base was made: look the string up */
+		const char *s = sm->bdata + boff;
+		return id_of_string(sm, s, strnlen(s, sm->blen - boff));
+	}
 	if (filt_has(sm->bfilt, sm->nbmap * 4, boff_hash(boff)))
 		for (size_t j = bmap_home(sm, boff); sm->bmap[j].boff1; j = (j + 1) & (sm->nbmap - 1))
 			if (sm->bmap[j].boff1 == boff + 1)
@@ -277,7 +397,10 @@ uint32_t str_match_base(const struct str_match *sm, uint32_t boff)
 
 int64_t str_match_base_off(const struct str_match *sm, uint32_t id)
 {
-	return id && sm->slots[id - 1].base1 ? (int64_t)sm->slots[id - 1].base1 - 1 : -1;
+	if (!id)
+		return -1;
+	uint32_t b1 = sm->bi ? base1_indexed(sm, id) : sm->slots[id - 1].base1;
+	return b1 ? (int64_t)b1 - 1 : -1;
 }
 
 void str_match_free(struct str_match *sm)

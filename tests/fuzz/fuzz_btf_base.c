@@ -10,7 +10,8 @@
  * Then what btf-emit does over a base itself: a standalone copy of the base
  * is matched against the base
  * (stages/btf-emit/base_dedup.c, its strings by str_match.c) and written as
- * split BTF (split_write.c), which libbpf parses again.
+ * split BTF (split_write.c), which libbpf parses again; once without and
+ * once with the base's index (base_index.c), as with a cache.
  *
  * This fuzzes libbpf's parser and dedup as btfpipe uses them, and our base
  * matcher and split writer: a crash inside libbpf is libbpf's (upstream),
@@ -58,8 +59,17 @@ static void ours_over(struct btf *base)
 		return;
 	uint32_t removed;
 	struct diag d = { 0 };
-	base_dedup(&ours, base, &removed, &d); /* replaces ours on success */
+	base_dedup(&ours, base, NULL, &removed, &d); /* replaces ours on success */
 	btf__free(ours);
+	struct base_index bi;
+	if (base_index_make(&bi, base))
+		return;
+	if ((ours = btf__new(raw, size))) {
+		struct diag d2 = { 0 };
+		base_dedup(&ours, base, &bi, &removed, &d2);
+		btf__free(ours);
+	}
+	base_index_free(&bi);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

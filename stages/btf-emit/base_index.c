@@ -1,0 +1,285 @@
+/* base_index.c: the base's half of matching a module against it, made once
+ * per base and kept in the cache directory.
+ *
+ * Matching a small module against a vmlinux base (base_dedup.c) spent most
+ * of its time on the base alone: signing its ~96,000 strings, hashing its
+ * ~95,000 types, checking its arrays. None of that depends on the module
+ * when names are keyed by their strings' signatures, so with a cache
+ * directory it is made once, stored under kind base-v1 (keyed on this
+ * binary and the base's BTF bytes), and every later module reads it back.
+ * The payload (spec: format/CU-CACHE.md, "The base index"):
+ *
+ *   header   8 x u32: version, type count, string section length, flags
+ *            (bit 0: the base flattens arrays), tbits, ntents, sbits, nsents
+ *   tbucket  (2^tbits + 1) x u32     types: bucket b is tents[tbucket[b] ..
+ *   tents    ntents x {check, id}    tbucket[b + 1]), ids ascending
+ *   sbucket  (2^sbits + 1) x u32     string starts, likewise, offsets
+ *   sents    nsents x {check, off}   ascending
+ *
+ * A payload that does not fit the base it is read with (its counts, its
+ * bounds) is refused: the index is made again and the entry replaced.
+ */
+#include "emit.h"
+#include "../../common/mapfile.h"
+#include "../../common/memo.h"
+
+#include <bpf/btf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define BI_VERSION 1
+#define BI_FLATTENS 1u
+/* 2^14 buckets for ~95,000 entries: a lookup reads one bucket of about six
+ * entries, and each table's bounds are 64 KiB of the ~1.6 MiB payload. */
+#define BI_BITS 14
+#define BI_MAX_BITS 24
+
+struct bi_head {
+	uint32_t version, ntypes, str_len, flags, tbits, ntents, sbits, nsents;
+};
+
+int base_flattens(const struct btf *base)
+{
+	int arrays = 0;
+	for (uint32_t id = 1; id < btf__type_cnt(base); id++) {
+		const struct btf_type *t = btf__type_by_id(base, id);
+		if (!btf_is_array(t))
+			continue;
+		arrays++;
+		const struct btf_type *e = btf__type_by_id(base, btf_array(t)->type);
+		if (e && btf_is_array(e))
+			return 0;
+	}
+	return arrays > 0;
+}
+
+/* The digest of BTF bytes: xxh3-128 of "BTF", then for each piece (a raw
+ * file; an ELF's .BTF sections in order) its size and bytes. A raw base cut
+ * from a vmlinux and the vmlinux itself share their cache entries. */
+static void digest_piece(XXH3_state_t *st, const void *p, uint64_t n)
+{
+	XXH3_128bits_update(st, &n, sizeof(n));
+	XXH3_128bits_update(st, p, n);
+}
+
+static struct key128 digest_end(XXH3_state_t *st)
+{
+	XXH128_hash_t h = XXH3_128bits_digest(st);
+	return (struct key128){ h.low64, h.high64 };
+}
+
+/* The digest of an ELF's .BTF sections. -ENOENT when it has none, -EINVAL
+ * when it is no ELF, or a section lies outside the file. */
+static int elf_btf_digest(const char *path, struct key128 *out)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	size_t shstrndx, fsize, nbtf = 0;
+	const char *image = elf ? elf_rawfile(elf, &fsize) : NULL;
+	int err = image && elf_kind(elf) == ELF_K_ELF && !elf_getshdrstrndx(elf, &shstrndx) ? 0 : -EINVAL;
+	XXH3_state_t st;
+	XXH3_128bits_reset(&st);
+	XXH3_128bits_update(&st, "BTF", 3);
+	for (Elf_Scn *scn = NULL; !err && (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		const char *name;
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) || strcmp(name, ".BTF"))
+			continue;
+		uint64_t n = sh.sh_type == SHT_NOBITS ? 0 : sh.sh_size;
+		if (sh.sh_offset > fsize || n > fsize - sh.sh_offset) {
+			err = -EINVAL;
+			break;
+		}
+		digest_piece(&st, image + sh.sh_offset, n);
+		nbtf++;
+	}
+	if (!err && !nbtf)
+		err = -ENOENT;
+	*out = digest_end(&st);
+	elf_end(elf);
+	close(fd);
+	return err;
+}
+
+int base_digest(const char *path, struct key128 *out)
+{
+	const void *m;
+	size_t size;
+	int err = mapfile_open(path, 1, "base BTF", &m, &size, NULL);
+	if (err)
+		return err;
+	/* Anything but an ELF whose .BTF this finds is one piece: raw BTF, or
+	 * what emit will refuse (or libbpf finds more in than this did). */
+	if (size < SELFMAG || memcmp(m, ELFMAG, SELFMAG) || elf_btf_digest(path, out)) {
+		XXH3_state_t st;
+		XXH3_128bits_reset(&st);
+		XXH3_128bits_update(&st, "BTF", 3);
+		digest_piece(&st, m, size);
+		*out = digest_end(&st);
+	}
+	munmap((void *)m, size);
+	return 0;
+}
+
+static uint64_t table_bytes(uint32_t bits, uint32_t n)
+{
+	return (((uint64_t)1 << bits) + 1) * sizeof(uint32_t) + (uint64_t)n * sizeof(struct bi_ent);
+}
+
+/* Bounds that start at 0, never decrease and end at n. */
+static int bounds_ok(const uint32_t *bucket, uint32_t bits, uint32_t n)
+{
+	size_t nb = (size_t)1 << bits;
+	if (bucket[0])
+		return 0;
+	for (size_t b = 0; b < nb; b++)
+		if (bucket[b + 1] < bucket[b])
+			return 0;
+	return bucket[nb] == n;
+}
+
+/* Point bi's tables into payload p (n bytes) and check them against the
+ * base's counts. 0 or -EINVAL. */
+static int bi_load(struct base_index *bi, const uint8_t *p, size_t n, uint32_t ntypes, uint32_t str_len)
+{
+	struct bi_head h;
+	if (n < sizeof(h))
+		return -EINVAL;
+	memcpy(&h, p, sizeof(h));
+	if (h.version != BI_VERSION || h.ntypes != ntypes || h.str_len != str_len || h.flags & ~BI_FLATTENS ||
+	    !h.tbits || h.tbits > BI_MAX_BITS || !h.sbits || h.sbits > BI_MAX_BITS ||
+	    sizeof(h) + table_bytes(h.tbits, h.ntents) + table_bytes(h.sbits, h.nsents) != n)
+		return -EINVAL;
+	const uint8_t *q = p + sizeof(h);
+	const uint32_t *tb = (const uint32_t *)q;
+	const struct bi_ent *te = (const struct bi_ent *)(tb + ((size_t)1 << h.tbits) + 1);
+	const uint32_t *sb = (const uint32_t *)(te + h.ntents);
+	const struct bi_ent *se = (const struct bi_ent *)(sb + ((size_t)1 << h.sbits) + 1);
+	if (!bounds_ok(tb, h.tbits, h.ntents) || !bounds_ok(sb, h.sbits, h.nsents))
+		return -EINVAL;
+	/* Entries are checked where they are used: an id past the base's
+	 * types or an offset past its strings is skipped there. */
+	*bi = (struct base_index){
+		.ntypes = ntypes, .str_len = str_len, .flattens = !!(h.flags & BI_FLATTENS),
+		.tbits = h.tbits, .ntents = h.ntents, .sbits = h.sbits, .nsents = h.nsents,
+		.tbucket = tb, .tents = te, .sbucket = sb, .sents = se,
+	};
+	return 0;
+}
+
+/* Make base's index as one payload (*out, malloc'd, *size bytes). */
+static int bi_make(const struct btf *base, uint8_t **out, size_t *size)
+{
+	const char *strs;
+	struct bi_head h = { .version = BI_VERSION, .ntypes = btf__type_cnt(base), .tbits = BI_BITS,
+			     .sbits = BI_BITS };
+	uint32_t *tb = NULL, *sb = NULL;
+	struct bi_ent *te = NULL, *se = NULL;
+	int err = btf_str_section(base, &strs, &h.str_len);
+	if (!err)
+		err = base_dedup_index(base, h.tbits, &tb, &te, &h.ntents);
+	if (!err)
+		err = str_index_build(strs, h.str_len, h.sbits, &sb, &se, &h.nsents);
+	if (!err) {
+		h.flags = base_flattens(base) ? BI_FLATTENS : 0;
+		size_t nt = table_bytes(h.tbits, h.ntents), ns = table_bytes(h.sbits, h.nsents);
+		size_t tbn = (((size_t)1 << h.tbits) + 1) * sizeof(uint32_t);
+		size_t sbn = (((size_t)1 << h.sbits) + 1) * sizeof(uint32_t);
+		uint8_t *p = malloc(sizeof(h) + nt + ns);
+		if (!p) {
+			err = -ENOMEM;
+		} else {
+			memcpy(p, &h, sizeof(h));
+			memcpy(p + sizeof(h), tb, tbn);
+			memcpy(p + sizeof(h) + tbn, te, nt - tbn);
+			memcpy(p + sizeof(h) + nt, sb, sbn);
+			memcpy(p + sizeof(h) + nt + sbn, se, ns - sbn);
+			*out = p;
+			*size = sizeof(h) + nt + ns;
+		}
+	}
+	free(tb);
+	free(te);
+	free(sb);
+	free(se);
+	return err;
+}
+
+static int host_little_endian(void)
+{
+	const uint16_t one = 1;
+	return *(const uint8_t *)&one;
+}
+
+int base_index_get(struct base_index *bi, const struct btf *base, struct key128 digest, struct cachedir *c)
+{
+	memset(bi, 0, sizeof(*bi));
+	const char *strs;
+	uint32_t str_len;
+	/* The payload is little-endian, read in place; so is the base we
+	 * match against (base_dedup.c only runs on a base of our order). */
+	if (!host_little_endian() || btf__endianness(base) != BTF_LITTLE_ENDIAN)
+		return -ENOTSUP;
+	int err = btf_str_section(base, &strs, &str_len);
+	if (err)
+		return err;
+	struct memo_key k;
+	struct key128 key;
+	memo_key_begin(&k, "btf-emit: base index");
+	memo_key_u64(&k, BI_VERSION);
+	memo_key_u64(&k, digest.lo);
+	memo_key_u64(&k, digest.hi);
+	if ((err = memo_key_end(&k, &key)))
+		return err;
+	const uint8_t *m;
+	size_t n;
+	if (cachedir__map(c, key, &m, &n) == 1) {
+		if (!bi_load(bi, m, n, btf__type_cnt(base), str_len)) {
+			bi->map = m;
+			bi->map_size = n;
+			cachedir__count(c, CD_HITS, 1);
+			return 0;
+		}
+		cachedir__unmap(m, n); /* a sound entry that does not fit: made again, replaced */
+		cachedir__count(c, CD_CORRUPT, 1);
+	}
+	cachedir__count(c, CD_MISSES, 1);
+	if ((err = base_index_make(bi, base)))
+		return err;
+	cachedir__put(c, key, bi->mem, bi->mem_size, NULL, 0);
+	return 0;
+}
+
+int base_index_make(struct base_index *bi, const struct btf *base)
+{
+	memset(bi, 0, sizeof(*bi));
+	const char *strs;
+	uint32_t str_len;
+	uint8_t *p = NULL;
+	size_t n = 0;
+	int err = btf_str_section(base, &strs, &str_len);
+	if (err || (err = bi_make(base, &p, &n)))
+		return err;
+	if ((err = bi_load(bi, p, n, btf__type_cnt(base), str_len))) {
+		free(p); /* (cannot happen: bi_make wrote it) */
+		return err;
+	}
+	bi->mem = p;
+	bi->mem_size = n;
+	return 0;
+}
+
+void base_index_free(struct base_index *bi)
+{
+	free(bi->mem);
+	cachedir__unmap(bi->map, bi->map_size);
+	memset(bi, 0, sizeof(*bi));
+}
