@@ -44,7 +44,8 @@
 #define INDEX_BITS 16
 
 struct bd {
-	const struct btf *ours, *base;
+	const struct btf *ours;
+	const struct base_view *base;
 	uint32_t end;			/* our ids are 1 .. end - 1 (0 is void) */
 	uint32_t *final;		/* per our id: base id, UNMATCHED, or 0 (not yet) */
 	uint32_t *hyp;			/* per our id: hypothesis, or 0 */
@@ -67,8 +68,9 @@ struct bd {
 	struct str_match sm;		/* the strings ours and the base share (split_write.c too) */
 };
 
-/* A string of b, "" for an offset outside its strings: libbpf's parse does
- * not check every name offset of a base it is given (found by fuzzing). */
+/* A string of ours, "" for an offset outside its strings (bv_str() is the
+ * base's: neither libbpf nor base_view.c checks every name offset of a base,
+ * found by fuzzing). */
 static const char *str_at(const struct btf *b, uint32_t off)
 {
 	const char *s = btf__name_by_offset(b, off);
@@ -78,6 +80,17 @@ static const char *str_at(const struct btf *b, uint32_t off)
 static const char *name_of(const struct btf *b, const struct btf_type *t)
 {
 	return str_at(b, t->name_off);
+}
+
+static const char *base_name(const struct bd *x, const struct btf_type *t)
+{
+	return bv_str(x->base, t->name_off);
+}
+
+/* Type id of ours (of_base 0) or of the base: NULL past the last. */
+static const struct btf_type *type_of(const struct bd *x, int of_base, uint32_t id)
+{
+	return of_base ? bv_type(x->base, id) : btf__type_by_id(x->ours, id);
 }
 
 /* The base id a reference of ours maps to: its final match; UNMATCHED when
@@ -105,18 +118,18 @@ static uint64_t str_hash(const char *s)
  * one, a base name ours lacks is 0: no type of ours can equal that base type
  * (equiv() compares every name that is keyed), so it is left out of the
  * index without its string being read. */
-static uint64_t name_key(const struct bd *x, const struct btf *b, uint32_t off)
+static uint64_t name_key(const struct bd *x, int of_base, uint32_t off)
 {
-	if (b != x->base)
+	if (!of_base)
 		return str_match_ours_key(&x->sm, off);
 	return x->full ? str_sig_at(x->bdata, x->blen, off) : str_match_base_key(&x->sm, off);
 }
 
 /* A reference of a type of b as a base id: a base type's references are
  * base ids already, ours map through their matches. */
-static uint32_t ref_in_base(const struct bd *x, const struct btf *b, uint32_t id)
+static uint32_t ref_in_base(const struct bd *x, int of_base, uint32_t id)
 {
-	return b == x->base ? id : mapped(x, id);
+	return of_base ? id : mapped(x, id);
 }
 
 /* A hash of what a type is without following references (their ids, mapped
@@ -124,7 +137,7 @@ static uint32_t ref_in_base(const struct bd *x, const struct btf *b, uint32_t id
  * name, size and length only: their members are compared, not hashed.
  * Returns 0 when the type cannot be in the base (VAR, DATASEC, or a
  * reference that maps nowhere). */
-static uint64_t shallow_hash(const struct bd *x, const struct btf *b, const struct btf_type *t)
+static uint64_t shallow_hash(const struct bd *x, int b, const struct btf_type *t)
 {
 	uint32_t k = btf_kind(t);
 	uint64_t name = name_key(x, b, t->name_off);
@@ -157,7 +170,7 @@ static uint64_t shallow_hash(const struct bd *x, const struct btf *b, const stru
 		const struct btf_member *m = btf_members(t);
 		for (uint32_t i = 0; i < btf_vlen(t); i++) {
 			uint64_t mn = name_key(x, b, m[i].name_off), tn = 0;
-			const struct btf_type *mt = btf__type_by_id(b, m[i].type);
+			const struct btf_type *mt = type_of(x, b, m[i].type);
 			if (!mn || (mt && btf_is_typedef(mt) && !(tn = name_key(x, b, mt->name_off))))
 				return 0;
 			h = hash_step(hash_step(hash_step(h, m[i].offset), mn), tn);
@@ -211,7 +224,7 @@ static uint64_t named_hash(uint32_t kind, const char *name)
  * *ents (malloc'd, the caller's); *n entries. */
 static int index_types(struct bd *x, uint32_t bits, uint32_t **bucket, struct bi_ent **ents, uint32_t *n)
 {
-	uint32_t nt = btf__type_cnt(x->base);
+	uint32_t nt = x->base->n;
 	size_t nb = (size_t)1 << bits;
 	uint64_t *h = malloc((size_t)nt * sizeof(*h));
 	uint32_t *bk = calloc(nb + 2, sizeof(*bk));
@@ -222,7 +235,7 @@ static int index_types(struct bd *x, uint32_t bits, uint32_t **bucket, struct bi
 	}
 	/* Counts at bk[b + 2]; after the sums bk[b + 1] is where b starts. */
 	for (uint32_t id = 1; id < nt; id++) {
-		h[id] = shallow_hash(x, x->base, btf__type_by_id(x->base, id));
+		h[id] = shallow_hash(x, 1, bv_type(x->base, id));
 		if (h[id])
 			bk[BI_BUCKET(h[id], bits) + 2]++;
 	}
@@ -245,19 +258,19 @@ static int index_types(struct bd *x, uint32_t bits, uint32_t **bucket, struct bi
 	return 0;
 }
 
-int base_dedup_index(const struct btf *base, uint32_t bits, uint32_t **bucket, struct bi_ent **ents,
+int base_dedup_index(const struct base_view *base, uint32_t bits, uint32_t **bucket, struct bi_ent **ents,
 		     uint32_t *n)
 {
-	struct bd x = { .base = base, .full = 1, .empty_key = str_sig_at("", 0, 0) };
-	int err = btf_str_section(base, &x.bdata, &x.blen);
-	return err ? err : index_types(&x, bits, bucket, ents, n);
+	struct bd x = { .base = base, .full = 1, .empty_key = str_sig_at("", 0, 0),
+			.bdata = base->strs, .blen = base->str_len };
+	return index_types(&x, bits, bucket, ents, n);
 }
 
 /* The base's structs and unions by kind and name: only fwds ask, and
  * many modules have none left for this, so it is made on first use. */
 static int index_named(struct bd *x)
 {
-	uint32_t n = btf__type_cnt(x->base);
+	uint32_t n = x->base->n;
 	size_t ns = 1024;
 	while (ns < (size_t)n * 2)
 		ns *= 2;
@@ -266,9 +279,9 @@ static int index_named(struct bd *x)
 		return -ENOMEM;
 	x->nnamed = ns;
 	for (uint32_t id = 1; id < n; id++) {
-		const struct btf_type *t = btf__type_by_id(x->base, id);
+		const struct btf_type *t = bv_type(x->base, id);
 		if ((btf_is_struct(t) || btf_is_union(t)) && t->name_off) {
-			size_t j = named_hash(btf_kind(t), name_of(x->base, t)) & (ns - 1);
+			size_t j = named_hash(btf_kind(t), base_name(x, t)) & (ns - 1);
 			while (x->named[j])
 				j = (j + 1) & (ns - 1);
 			x->named[j] = id;
@@ -283,8 +296,8 @@ static uint32_t base_definition(const struct bd *x, const struct btf_type *t)
 	uint32_t kind = btf_kflag(t) ? BTF_KIND_UNION : BTF_KIND_STRUCT, found = 0;
 	const char *name = name_of(x->ours, t);
 	for (size_t j = named_hash(kind, name) & (x->nnamed - 1); x->named[j]; j = (j + 1) & (x->nnamed - 1)) {
-		const struct btf_type *c = btf__type_by_id(x->base, x->named[j]);
-		if (btf_kind(c) != kind || strcmp(name_of(x->base, c), name))
+		const struct btf_type *c = bv_type(x->base, x->named[j]);
+		if (btf_kind(c) != kind || strcmp(base_name(x, c), name))
 			continue;
 		if (found)
 			return 0;
@@ -306,7 +319,7 @@ static int equiv(struct bd *x, uint32_t s, uint32_t b);
 
 static int same_name(const struct bd *x, const struct btf_type *ts, const struct btf_type *tb)
 {
-	return !strcmp(name_of(x->ours, ts), name_of(x->base, tb));
+	return !strcmp(name_of(x->ours, ts), base_name(x, tb));
 }
 
 /* Members, enumerators, params, array: the parts after the common header. */
@@ -327,7 +340,7 @@ static int equiv_body(struct bd *x, const struct btf_type *ts, const struct btf_
 			return 0;
 		for (uint32_t i = 0; i < n; i++)
 			if (a[i].val != c[i].val || strcmp(str_at(x->ours, a[i].name_off),
-							   str_at(x->base, c[i].name_off)))
+							   bv_str(x->base, c[i].name_off)))
 				return 0;
 		return 1;
 	}
@@ -338,7 +351,7 @@ static int equiv_body(struct bd *x, const struct btf_type *ts, const struct btf_
 			return 0;
 		for (uint32_t i = 0; i < n; i++)
 			if (a[3 * i + 1] != c[3 * i + 1] || a[3 * i + 2] != c[3 * i + 2] ||
-			    strcmp(str_at(x->ours, a[3 * i]), str_at(x->base, c[3 * i])))
+			    strcmp(str_at(x->ours, a[3 * i]), bv_str(x->base, c[3 * i])))
 				return 0;
 		return 1;
 	}
@@ -348,7 +361,7 @@ static int equiv_body(struct bd *x, const struct btf_type *ts, const struct btf_
 			return 0;
 		for (uint32_t i = 0; i < n; i++) {
 			if (a[i].offset != c[i].offset || strcmp(str_at(x->ours, a[i].name_off),
-								 str_at(x->base, c[i].name_off)))
+								 bv_str(x->base, c[i].name_off)))
 				return 0;
 		}
 		/* Members that are ours by EQ_HOLDER still make this the
@@ -377,7 +390,7 @@ static int equiv_body(struct bd *x, const struct btf_type *ts, const struct btf_
 		const struct btf_param *a = btf_params(ts), *c = btf_params(tb);
 		for (uint32_t i = 0; i < n; i++)
 			if (strcmp(str_at(x->ours, a[i].name_off),
-				   str_at(x->base, c[i].name_off)))
+				   bv_str(x->base, c[i].name_off)))
 				return 0;
 		/* A prototype is a reference: any part that is ours by
 		 * EQ_HOLDER keeps the whole prototype ours. */
@@ -405,7 +418,7 @@ static int equiv(struct bd *x, uint32_t s, uint32_t b)
 		return !b; /* void */
 	if (s >= x->end)
 		return 0;
-	const struct btf_type *ts = btf__type_by_id(x->ours, s), *tb = btf__type_by_id(x->base, b);
+	const struct btf_type *ts = btf__type_by_id(x->ours, s), *tb = bv_type(x->base, b);
 	if (!ts || !tb)
 		return 0;
 	/* Our struct where the base has only a declaration of it: the types
@@ -520,7 +533,7 @@ static int resolve(struct bd *x, uint32_t s, int depth)
 	int err = resolve_refs(x, t, depth);
 	if (err || x->final[s]) /* a struct's comparison may have settled it */
 		return err;
-	uint64_t h = shallow_hash(x, x->ours, t);
+	uint64_t h = shallow_hash(x, 0, t);
 	uint32_t lo = 0, hi = 0, check = BI_CHECK(h);
 	if (h)
 		bi_range(x->tbucket, x->tbits, h, &lo, &hi);
@@ -540,15 +553,15 @@ static int resolve(struct bd *x, uint32_t s, int depth)
 	return 0;
 }
 
-int base_dedup(struct btf **ours, struct btf *base, const struct base_index *bi, uint32_t *removed,
-	       struct diag *d)
+int base_dedup(const struct btf *ours, const struct base_view *base, const struct base_index *bi,
+	       uint32_t *removed, struct buf *split, struct diag *d)
 {
 	/* Our types are standalone BTF (ids from 1, strings of their own):
 	 * adding them to split BTF directly would cost what split_write.c
 	 * avoids. */
-	struct bd x = { .ours = *ours, .base = base, .nbase = btf__type_cnt(base),
+	struct bd x = { .ours = ours, .base = base, .nbase = base->n,
 			.empty_key = str_sig_at("", 0, 0) };
-	x.end = btf__type_cnt(*ours);
+	x.end = btf__type_cnt(ours);
 	size_t n = x.end - 1;
 	uint32_t *newid = NULL;
 	uint8_t *keep = NULL;
@@ -560,12 +573,10 @@ int base_dedup(struct btf **ours, struct btf *base, const struct base_index *bi,
 	keep = calloc(n + 1, 1);
 	if (!x.final || !x.hyp || !newid || !keep)
 		goto out;
-	err = bi ? str_match_build_indexed(&x.sm, *ours, base, bi) : str_match_build(&x.sm, *ours, base);
-	if (err) {
-		if (err == -EINVAL)
-			err = diag_fail(d, EINVAL, "the base BTF's string section is unreadable");
+	err = bi ? str_match_build_indexed(&x.sm, ours, base->strs, base->str_len, bi) :
+		   str_match_build(&x.sm, ours, base->strs, base->str_len);
+	if (err)
 		goto out;
-	}
 	if (bi) {
 		x.tbucket = bi->tbucket;
 		x.tents = bi->tents;
@@ -583,14 +594,14 @@ int base_dedup(struct btf **ours, struct btf *base, const struct base_index *bi,
 	 * matched by looking their targets up (and a fwd never equals the
 	 * base's definition that way). Then everything else. */
 	for (uint32_t s = 1; s < x.end && !err; s++) {
-		uint32_t k = btf_kind(btf__type_by_id(*ours, s));
+		uint32_t k = btf_kind(btf__type_by_id(ours, s));
 		if (k == BTF_KIND_STRUCT || k == BTF_KIND_UNION)
 			err = resolve(&x, s, 0);
 	}
 	/* A fwd the comparisons left alone is the base's one definition of
 	 * its name, if there is exactly one (libbpf's resolve_fwds). */
 	for (uint32_t s = 1; s < x.end && !err; s++) {
-		const struct btf_type *t = btf__type_by_id(*ours, s);
+		const struct btf_type *t = btf__type_by_id(ours, s);
 		if (!btf_is_fwd(t) || x.final[s])
 			continue;
 		if (!x.named && (err = index_named(&x)))
@@ -602,18 +613,14 @@ int base_dedup(struct btf **ours, struct btf *base, const struct base_index *bi,
 	if (err)
 		goto out;
 	/* Kept types continue the base's ids, in our order. */
-	uint32_t next = btf__type_cnt(base);
+	uint32_t next = base->n;
 	for (uint32_t s = 1; s < x.end; s++) {
 		uint32_t f = x.final[s];
 		keep[s] = f == UNMATCHED;
 		newid[s] = keep[s] ? next++ : f;
 	}
-	*removed = (uint32_t)(n - (next - btf__type_cnt(base)));
-	struct btf *split = NULL;
-	if ((err = split_write(*ours, base, &x.sm, newid, keep, &split, d)))
-		goto out;
-	btf__free(*ours);
-	*ours = split;
+	*removed = (uint32_t)(n - (next - base->n));
+	err = split_write(ours, base, &x.sm, newid, keep, split, d);
 out:
 	if (err && !(d && d->set))
 		diag_fail(d, -err, "matching our types against the base: %s", strerror(-err));

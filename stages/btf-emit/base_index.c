@@ -25,8 +25,7 @@
 
 #include <bpf/btf.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
+#include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -43,88 +42,54 @@ struct bi_head {
 	uint32_t version, ntypes, str_len, flags, tbits, ntents, sbits, nsents;
 };
 
-int base_flattens(const struct btf *base)
+int types_flatten(uint32_t n, const struct btf_type *(*type)(const void *ctx, uint32_t id), const void *ctx)
 {
 	int arrays = 0;
-	for (uint32_t id = 1; id < btf__type_cnt(base); id++) {
-		const struct btf_type *t = btf__type_by_id(base, id);
+	for (uint32_t id = 1; id < n; id++) {
+		const struct btf_type *t = type(ctx, id);
 		if (!btf_is_array(t))
 			continue;
 		arrays++;
-		const struct btf_type *e = btf__type_by_id(base, btf_array(t)->type);
+		const struct btf_type *e = type(ctx, btf_array(t)->type);
 		if (e && btf_is_array(e))
 			return 0;
 	}
 	return arrays > 0;
 }
 
-/* The digest of BTF bytes: xxh3-128 of "BTF", then for each piece (a raw
- * file; an ELF's .BTF sections in order) its size and bytes. A raw base cut
- * from a vmlinux and the vmlinux itself share their cache entries. */
-static void digest_piece(XXH3_state_t *st, const void *p, uint64_t n)
+static const struct btf_type *view_type(const void *v, uint32_t id)
 {
-	XXH3_128bits_update(st, &n, sizeof(n));
-	XXH3_128bits_update(st, p, n);
+	return bv_type(v, id);
 }
 
-static struct key128 digest_end(XXH3_state_t *st)
+int base_flattens(const struct base_view *base)
 {
-	XXH128_hash_t h = XXH3_128bits_digest(st);
-	return (struct key128){ h.low64, h.high64 };
-}
-
-/* The digest of an ELF's .BTF sections. -ENOENT when it has none, -EINVAL
- * when it is no ELF, or a section lies outside the file. */
-static int elf_btf_digest(const char *path, struct key128 *out)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	elf_version(EV_CURRENT);
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	size_t shstrndx, fsize, nbtf = 0;
-	const char *image = elf ? elf_rawfile(elf, &fsize) : NULL;
-	int err = image && elf_kind(elf) == ELF_K_ELF && !elf_getshdrstrndx(elf, &shstrndx) ? 0 : -EINVAL;
-	XXH3_state_t st;
-	XXH3_128bits_reset(&st);
-	XXH3_128bits_update(&st, "BTF", 3);
-	for (Elf_Scn *scn = NULL; !err && (scn = elf_nextscn(elf, scn));) {
-		GElf_Shdr sh;
-		const char *name;
-		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) || strcmp(name, ".BTF"))
-			continue;
-		uint64_t n = sh.sh_type == SHT_NOBITS ? 0 : sh.sh_size;
-		if (sh.sh_offset > fsize || n > fsize - sh.sh_offset) {
-			err = -EINVAL;
-			break;
-		}
-		digest_piece(&st, image + sh.sh_offset, n);
-		nbtf++;
-	}
-	if (!err && !nbtf)
-		err = -ENOENT;
-	*out = digest_end(&st);
-	elf_end(elf);
-	close(fd);
-	return err;
+	return types_flatten(base->n, view_type, base);
 }
 
 int base_digest(const char *path, struct key128 *out)
 {
 	const void *m;
 	size_t size;
+	uint64_t off = 0, len;
 	int err = mapfile_open(path, 1, "base BTF", &m, &size, NULL);
 	if (err)
 		return err;
-	/* Anything but an ELF whose .BTF this finds is one piece: raw BTF, or
-	 * what emit will refuse (or libbpf finds more in than this did). */
-	if (size < SELFMAG || memcmp(m, ELFMAG, SELFMAG) || elf_btf_digest(path, out)) {
-		XXH3_state_t st;
-		XXH3_128bits_reset(&st);
-		XXH3_128bits_update(&st, "BTF", 3);
-		digest_piece(&st, m, size);
-		*out = digest_end(&st);
+	/* An ELF's one .BTF section, else the whole file: raw BTF, or what
+	 * emit leaves to libbpf (and libbpf refuses, or finds more in). */
+	len = size;
+	if (size >= SELFMAG && !memcmp(m, ELFMAG, SELFMAG) &&
+	    (elf_btf_section(path, &off, &len) || off > size || len > size - off)) {
+		off = 0;
+		len = size;
 	}
+	XXH3_state_t st;
+	XXH3_128bits_reset(&st);
+	XXH3_128bits_update(&st, "BTF", 3);
+	XXH3_128bits_update(&st, &len, sizeof(len));
+	XXH3_128bits_update(&st, (const uint8_t *)m + off, len);
+	XXH128_hash_t h = XXH3_128bits_digest(&st);
+	*out = (struct key128){ h.low64, h.high64 };
 	munmap((void *)m, size);
 	return 0;
 }
@@ -176,18 +141,15 @@ static int bi_load(struct base_index *bi, const uint8_t *p, size_t n, uint32_t n
 }
 
 /* Make base's index as one payload (*out, malloc'd, *size bytes). */
-static int bi_make(const struct btf *base, uint8_t **out, size_t *size)
+static int bi_make(const struct base_view *base, uint8_t **out, size_t *size)
 {
-	const char *strs;
-	struct bi_head h = { .version = BI_VERSION, .ntypes = btf__type_cnt(base), .tbits = BI_BITS,
-			     .sbits = BI_BITS };
+	struct bi_head h = { .version = BI_VERSION, .ntypes = base->n, .str_len = base->str_len,
+			     .tbits = BI_BITS, .sbits = BI_BITS };
 	uint32_t *tb = NULL, *sb = NULL;
 	struct bi_ent *te = NULL, *se = NULL;
-	int err = btf_str_section(base, &strs, &h.str_len);
+	int err = base_dedup_index(base, h.tbits, &tb, &te, &h.ntents);
 	if (!err)
-		err = base_dedup_index(base, h.tbits, &tb, &te, &h.ntents);
-	if (!err)
-		err = str_index_build(strs, h.str_len, h.sbits, &sb, &se, &h.nsents);
+		err = str_index_build(base->strs, h.str_len, h.sbits, &sb, &se, &h.nsents);
 	if (!err) {
 		h.flags = base_flattens(base) ? BI_FLATTENS : 0;
 		size_t nt = table_bytes(h.tbits, h.ntents), ns = table_bytes(h.sbits, h.nsents);
@@ -219,18 +181,14 @@ static int host_little_endian(void)
 	return *(const uint8_t *)&one;
 }
 
-int base_index_get(struct base_index *bi, const struct btf *base, struct key128 digest, struct cachedir *c)
+int base_index_get(struct base_index *bi, const struct base_view *base, struct key128 digest, struct cachedir *c)
 {
 	memset(bi, 0, sizeof(*bi));
-	const char *strs;
-	uint32_t str_len;
-	/* The payload is little-endian, read in place; so is the base we
-	 * match against (base_dedup.c only runs on a base of our order). */
-	if (!host_little_endian() || btf__endianness(base) != BTF_LITTLE_ENDIAN)
+	/* The payload is little-endian, read in place (a view is of a base
+	 * in our byte order). */
+	if (!host_little_endian())
 		return -ENOTSUP;
-	int err = btf_str_section(base, &strs, &str_len);
-	if (err)
-		return err;
+	int err;
 	struct memo_key k;
 	struct key128 key;
 	memo_key_begin(&k, "btf-emit: base index");
@@ -242,7 +200,7 @@ int base_index_get(struct base_index *bi, const struct btf *base, struct key128 
 	const uint8_t *m;
 	size_t n;
 	if (cachedir__map(c, key, &m, &n) == 1) {
-		if (!bi_load(bi, m, n, btf__type_cnt(base), str_len)) {
+		if (!bi_load(bi, m, n, base->n, base->str_len)) {
 			bi->map = m;
 			bi->map_size = n;
 			cachedir__count(c, CD_HITS, 1);
@@ -258,17 +216,15 @@ int base_index_get(struct base_index *bi, const struct btf *base, struct key128 
 	return 0;
 }
 
-int base_index_make(struct base_index *bi, const struct btf *base)
+int base_index_make(struct base_index *bi, const struct base_view *base)
 {
 	memset(bi, 0, sizeof(*bi));
-	const char *strs;
-	uint32_t str_len;
 	uint8_t *p = NULL;
 	size_t n = 0;
-	int err = btf_str_section(base, &strs, &str_len);
-	if (err || (err = bi_make(base, &p, &n)))
+	int err = bi_make(base, &p, &n);
+	if (err)
 		return err;
-	if ((err = bi_load(bi, p, n, btf__type_cnt(base), str_len))) {
+	if ((err = bi_load(bi, p, n, base->n, base->str_len))) {
 		free(p); /* (cannot happen: bi_make wrote it) */
 		return err;
 	}

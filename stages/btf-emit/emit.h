@@ -5,6 +5,7 @@
  *   funcs.c     which function candidates become FUNCs (the policy, one place)
  *   vars.c      which variables become VARs, and their DATASECs
  *   base_dedup.c, str_match.c, split_write.c  split BTF over a base
+ *   base_view.c  the base read in place; base_index.c  its cached index
  *   main.c      options, then: read graph, types, funcs, vars, write
  */
 #ifndef BTFPIPE_EMIT_H
@@ -140,6 +141,36 @@ int explain(FILE *o, const struct graph *g, const struct elf_info *ei, const str
 /* Step 4: their FUNCs and decl tags. */
 int emit_funcs(struct btf *btf, const struct graph *g, const struct elf_info *ei, const uint32_t *picks,
 	       size_t npicks, const struct type_map *map, const struct emit_opts *o, struct diag *d);
+/* base_view.c: a base BTF read in place (see there). Types are 1 .. n - 1;
+ * bv_type() is NULL past them (id 0 is void, as libbpf has it), bv_str()
+ * "" outside the strings. */
+struct base_view {
+	const uint8_t *map;	/* owned: the file, mapped */
+	size_t map_size;
+	const uint8_t *types;	/* the type section */
+	uint32_t *offs;		/* owned: per id, its type's offset in types */
+	uint32_t n;		/* type count, void included (btf__type_cnt) */
+	const char *strs;	/* the string section, ending in a NUL */
+	uint32_t str_len;
+};
+extern const struct btf_type bv_void;
+static inline const struct btf_type *bv_type(const struct base_view *v, uint32_t id)
+{
+	return !id ? &bv_void : id < v->n ? (const struct btf_type *)(v->types + v->offs[id]) : NULL;
+}
+static inline const char *bv_str(const struct base_view *v, uint32_t off)
+{
+	return off < v->str_len ? v->strs + off : "";
+}
+/* 0, or -errno: not a base this can read in place (then libbpf reads it). */
+int base_view_open(struct base_view *v, const char *path);
+void base_view_close(struct base_view *v);
+/* The bytes a BTF type takes, header included (known kinds). */
+size_t btf_type_bytes(const struct btf_type *t);
+/* The one .BTF section of ELF path: 0, -ENOENT (none), -EINVAL (several,
+ * compressed, outside the file, not an ELF) or -errno. */
+int elf_btf_section(const char *path, uint64_t *off, uint64_t *size);
+
 /* base_index.c: what matching against a base needs of the base alone,
  * made once per base and kept in the cache directory (kind base-v1, spec
  * format/CU-CACHE.md "The base index"): on a small module, making it was
@@ -187,19 +218,22 @@ int base_digest(const char *path, struct key128 *out);
 /* The index of base (whose file has digest): from cache c, else made and
  * stored there. 0, or -errno when it cannot be had (then matching runs
  * without it). */
-int base_index_get(struct base_index *bi, const struct btf *base, struct key128 digest, struct cachedir *c);
+int base_index_get(struct base_index *bi, const struct base_view *base, struct key128 digest,
+		   struct cachedir *c);
 /* The index of base, made (no cache). 0 or -errno. */
-int base_index_make(struct base_index *bi, const struct btf *base);
+int base_index_make(struct base_index *bi, const struct base_view *base);
 void base_index_free(struct base_index *bi);
 /* Was the base written by an encoder that flattens multi-dimensional arrays
- * (pahole before 1.26 did)? */
-int base_flattens(const struct btf *base);
+ * (pahole does)? Then it has arrays but none whose element is an array.
+ * Of types 1 .. n - 1 of ctx, read through type(ctx, id) (NULL past them). */
+int types_flatten(uint32_t n, const struct btf_type *(*type)(const void *ctx, uint32_t id), const void *ctx);
+int base_flattens(const struct base_view *base);
 
 /* str_match.c: the strings of ours (standalone BTF) and which of them the
- * base has, by id (see there). str_match_build() returns -EINVAL when the
- * base's string section is unreadable (or in the other byte order), -EPROTO
- * when ours is (a bug), else 0 or -ENOMEM. The match points into both BTFs'
- * raw data, so they outlive it and ours is not changed meanwhile. */
+ * base has (bdata, blen: its string section, ending in a NUL), by id (see
+ * there). str_match_build() returns -EPROTO when ours is unreadable (a bug),
+ * else 0 or -ENOMEM. The match points into both string sections, so they
+ * outlive it and ours is not changed meanwhile. */
 struct str_match {
 	const char *odata, *bdata;	/* our and the base's string sections */
 	uint32_t olen, blen;
@@ -218,12 +252,12 @@ struct str_match {
 	uint32_t empty_id;		/* the id of "" */
 	const struct base_index *bi;	/* built from it: no scan, no bmap, no base1 */
 };
-int str_match_build(struct str_match *sm, const struct btf *ours, const struct btf *base);
+int str_match_build(struct str_match *sm, const struct btf *ours, const char *bdata, uint32_t blen);
 uint32_t str_match_ours(const struct str_match *sm, uint32_t off);	/* id of our string at off */
 uint32_t str_match_base(const struct str_match *sm, uint32_t boff);	/* its id, 0: not ours */
 int64_t str_match_base_off(const struct str_match *sm, uint32_t id);	/* base offset, or -1 */
 /* The same match from a base_index of that base (no scan of its strings). */
-int str_match_build_indexed(struct str_match *sm, const struct btf *ours, const struct btf *base,
+int str_match_build_indexed(struct str_match *sm, const struct btf *ours, const char *bdata, uint32_t blen,
 			    const struct base_index *bi);
 /* A string's key: its signature (never 0); equal strings have equal keys,
  * unequal ones rarely. Of our string at off; of the base's at boff, 0 when
@@ -231,29 +265,34 @@ int str_match_build_indexed(struct str_match *sm, const struct btf *ours, const 
 uint64_t str_match_ours_key(const struct str_match *sm, uint32_t off);
 uint64_t str_match_base_key(const struct str_match *sm, uint32_t boff);
 uint64_t str_sig_at(const char *data, uint32_t len, uint32_t off);
-/* The string section of raw BTF b: 0, -ENOMEM (libbpf could not lay b out)
- * or -EINVAL (unreadable, or the other byte order). */
-int btf_str_section(const struct btf *b, const char **data, uint32_t *len);
 /* The string table of a base_index: every string start of data[0..len) by
  * signature, in 2^bits buckets (malloc'd, the caller's). 0 or -ENOMEM. */
 int str_index_build(const char *data, uint32_t len, uint32_t bits, uint32_t **bucket, struct bi_ent **ents,
 		    uint32_t *n);
 void str_match_free(struct str_match *sm);
 
-/* base_dedup.c: *ours is standalone BTF (ids from 1); replace it by split
- * BTF over base with only the types the base lacks, references renumbered.
- * *removed: how many the base had. */
-int base_dedup(struct btf **ours, struct btf *base, const struct base_index *bi, uint32_t *removed,
-	       struct diag *d);
+/* base_dedup.c: ours is standalone BTF (ids from 1); append to *split the
+ * raw bytes of split BTF over base with only the types the base lacks,
+ * references renumbered. bi: the base's index, or NULL (made here, for this
+ * module only). *removed: how many the base had. */
+struct buf;
+int base_dedup(const struct btf *ours, const struct base_view *base, const struct base_index *bi,
+	       uint32_t *removed, struct buf *split, struct diag *d);
 /* The type table of a base_index: every base type that can be matched, by
  * shallow hash, in 2^bits buckets (malloc'd, the caller's). 0 or -errno. */
-int base_dedup_index(const struct btf *base, uint32_t bits, uint32_t **bucket, struct bi_ent **ents,
+int base_dedup_index(const struct base_view *base, uint32_t bits, uint32_t **bucket, struct bi_ent **ents,
 		     uint32_t *n);
 /* split_write.c: split BTF over base of the types of ours with keep[id] set,
- * in order, references through newid[] (per our id; 0 stays void). *out is
- * libbpf's parse of the bytes. */
-int split_write(const struct btf *ours, const struct btf *base, const struct str_match *sm,
-		const uint32_t *newid, const uint8_t *keep, struct btf **out, struct diag *d);
+ * in order, references through newid[] (per our id; 0 stays void), as raw
+ * bytes appended to *out, checked (split_check) before they are returned. */
+int split_write(const struct btf *ours, const struct base_view *base, const struct str_match *sm,
+		const uint32_t *newid, const uint8_t *keep, struct buf *out, struct diag *d);
+/* Is raw (n bytes) split BTF over base that libbpf would read: a header of
+ * our byte order, sections in order inside it, strings that end in a NUL,
+ * every type of a known kind inside its section, every type reference below
+ * the type count and every name offset inside the strings (the base's and
+ * its own)? 0, or -EPROTO. */
+int split_check(const uint8_t *raw, size_t n, const struct base_view *base);
 
 int emit_vars(struct btf *btf, const struct graph *g, const struct elf_info *ei,
 	      const struct type_map *map, const struct emit_opts *o, struct skip_log *skips,

@@ -7,6 +7,7 @@
  * raw BTF atomically. Messages and exit codes are made here only.
  */
 #include "emit.h"
+#include "../../common/buf.h"
 #include "../../common/cachedir.h"
 #include "../../common/cli.h"
 #include "../../common/diag.h"
@@ -182,7 +183,9 @@ static enum btf_endianness host_endianness(void)
 	return *(const uint8_t *)&one ? BTF_LITTLE_ENDIAN : BTF_BIG_ENDIAN;
 }
 
-/* The base BTF. A raw BTF file is mapped and given to btf__new(), which
+/* The base BTF as libbpf's object, for what libbpf does over it (split BTF
+ * it deduplicates, --libbpf-dedup, the other byte order) and for what
+ * base_view.c cannot read. A raw BTF file is mapped and given to btf__new(), which
  * copies it once; btf__parse() would read it into a buffer and copy that
  * (for a vmlinux base, 8 MB of fresh pages per module, a tenth of a small
  * module's encoding). Anything else (an ELF with .BTF, a file that is too
@@ -222,6 +225,30 @@ static const char *base_error(const char *path, int e, char *buf, size_t size)
 	return strerror(e);
 }
 
+/* libbpf's parse of the base into *base, or the error, naming it. */
+static int need_libbpf_base(const struct emit_opts *o, struct btf **base, struct diag *d, const char **where)
+{
+	*where = o->base;
+	if (!(*base = read_base(o->base))) {
+		char why[128];
+		return diag_fail(d, EINVAL, "%s: cannot read base BTF (raw BTF or an ELF with .BTF): %s",
+				 o->base, base_error(o->base, errno, why, sizeof(why)));
+	}
+	*where = o->output ? o->output : o->elf_out;
+	return 0;
+}
+
+static const struct btf_type *btf_type_of(const void *btf, uint32_t id)
+{
+	return btf__type_by_id(btf, id);
+}
+
+/* base_flattens() of libbpf's object. */
+static int base_flattens_btf(const struct btf *base)
+{
+	return types_flatten(btf__type_cnt(base), btf_type_of, base);
+}
+
 void skip_log__add(struct skip_log *s, const char *what, const char *name, const char *why,
 		   const struct graph *g, uint32_t cu)
 {
@@ -239,23 +266,36 @@ static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 	return 0;
 }
 
-static void count_kinds(struct stats *st, const struct btf *btf)
+/* The types of the BTF written (without its base's) per kind: of libbpf's
+ * object btf, or else of raw, split BTF in our byte order that
+ * split_check() passed. */
+static void count_kinds(struct stats *st, const struct btf *btf, const void *raw)
 {
 	static const char *const names[] = {
 		"UNKN", "INT", "PTR", "ARRAY", "STRUCT", "UNION", "ENUM", "FWD", "TYPEDEF", "VOLATILE",
 		"CONST", "RESTRICT", "FUNC", "FUNC_PROTO", "VAR", "DATASEC", "FLOAT", "DECL_TAG",
 		"TYPE_TAG", "ENUM64",
 	};
-	uint64_t n[20] = { 0 };
-	uint32_t first = 1, end = btf__type_cnt(btf);
-	const struct btf *base = btf__base_btf(btf);
-	if (base)
-		first = btf__type_cnt(base);
-	for (uint32_t id = first; id < end; id++) {
-		unsigned k = btf_kind(btf__type_by_id(btf, id));
-		n[k < 20 ? k : 0]++;
+	uint64_t n[20] = { 0 }, total = 0;
+	if (btf) {
+		uint32_t first = 1, end = btf__type_cnt(btf);
+		const struct btf *base = btf__base_btf(btf);
+		if (base)
+			first = btf__type_cnt(base);
+		for (uint32_t id = first; id < end; id++, total++) {
+			unsigned k = btf_kind(btf__type_by_id(btf, id));
+			n[k < 20 ? k : 0]++;
+		}
+	} else {
+		const struct btf_header *h = raw;
+		const uint8_t *types = (const uint8_t *)raw + h->hdr_len + h->type_off;
+		for (uint32_t at = 0; at < h->type_len; total++) {
+			const struct btf_type *t = (const void *)(types + at);
+			n[btf_kind(t)]++;
+			at += (uint32_t)btf_type_bytes(t);
+		}
 	}
-	stats_count(st, "btf_types", end - first);
+	stats_count(st, "btf_types", total);
 	for (int k = 1; k < 20; k++)
 		if (n[k])
 			stats_count(st, names[k], n[k]);
@@ -360,9 +400,11 @@ static int emit(const struct emit_opts *o, const struct emit_memo *memo, const s
 	struct elf_info ei = { 0 };
 	struct type_map map = { 0 };
 	struct skip_log skips = { 0 };
-	struct btf *btf = NULL, *base = NULL;
+	struct btf *btf = NULL, *base = NULL;	/* base: libbpf's, when it is needed */
+	struct base_view view = { 0 };		/* the base read in place, when it can be */
 	struct base_index bi = { 0 };
 	const struct base_index *bip = NULL;
+	struct buf split = { 0 };
 	uint32_t *picks = NULL;
 	size_t npicks = 0;
 	char *report = NULL;
@@ -378,25 +420,27 @@ static int emit(const struct emit_opts *o, const struct emit_memo *memo, const s
 		err = -ENOMEM;
 		goto out;
 	}
+	/* Big-endian output is libbpf's to write (btf__set_endianness). */
+	int big = g.ninputs && g.inputs[0].ei_data == 2;
+	int have_view = 0;
 	if (o->base) {
-		*where = o->base;
-		base = read_base(o->base);
-		if (!base) {
-			char why[128];
-			err = diag_fail(d, EINVAL, "%s: cannot read base BTF (raw BTF or an ELF with .BTF): %s",
-					o->base, base_error(o->base, errno, why, sizeof(why)));
+		/* Our own matching reads the base in place (base_view.c);
+		 * libbpf parses it only for its own dedup, or when the view
+		 * cannot read it (and then says what is wrong with it). */
+		have_view = !o->libbpf_dedup && !big && host_endianness() == BTF_LITTLE_ENDIAN &&
+			    !base_view_open(&view, o->base);
+		if (!have_view && (err = need_libbpf_base(o, &base, d, where)))
 			goto out;
-		}
-		*where = o->output ? o->output : o->elf_out;
-		/* Without it (no cache; a base of the other byte order),
-		 * base_dedup() makes what this module needs of it. */
-		if (bc->cache && !base_index_get(&bi, base, bc->digest, bc->cache))
+		/* Without it (no cache), base_dedup() makes what this module
+		 * needs of the base for itself. */
+		if (have_view && bc->cache && !base_index_get(&bi, &view, bc->digest, bc->cache))
 			bip = &bi;
 	}
 	/* A module's types only match the base's when written as the base's
 	 * were: flat when its encoder flattened multi-dimensional arrays. */
 	map.flat_arrays = o->arrays == ARRAYS_FLAT ||
-			  (o->arrays == ARRAYS_AUTO && base && (bip ? bip->flattens : base_flattens(base)));
+			  (o->arrays == ARRAYS_AUTO && o->base &&
+			   (bip ? bip->flattens : have_view ? base_flattens(&view) : base_flattens_btf(base)));
 	const struct elf_info *eip = o->elf ? &ei : NULL;
 	if (o->explain) {
 		err = types_prepare(&g, &map);
@@ -419,7 +463,9 @@ static int emit(const struct emit_opts *o, const struct emit_memo *memo, const s
 	int lossy = 0;
 	for (size_t i = 1; i <= g.nnodes && !lossy; i++)
 		lossy = refers_to_dropped(&g, &map, i);
-	int own_dedup = base && !lossy && !o->libbpf_dedup && btf__endianness(base) == host_endianness();
+	int own_dedup = have_view && !lossy;
+	if (o->base && !own_dedup && !base && (err = need_libbpf_base(o, &base, d, where)))
+		goto out;
 	btf = base && !own_dedup ? btf__new_empty_split(base) : btf__new_empty();
 	if (!btf) {
 		err = -ENOMEM;
@@ -432,7 +478,7 @@ static int emit(const struct emit_opts *o, const struct emit_memo *memo, const s
 	stats_phase(&st, "encode");
 	if (own_dedup) {
 		uint32_t removed;
-		if ((err = base_dedup(&btf, base, bip, &removed, d)))
+		if ((err = base_dedup(btf, &view, bip, &removed, &split, d)))
 			goto out;
 		if (o->stats)
 			stats_count(&st, "matched_in_base", removed);
@@ -448,14 +494,14 @@ static int emit(const struct emit_opts *o, const struct emit_memo *memo, const s
 	}
 	/* Its own phase: on a small module, matching against the base is most
 	 * of the emit, and would otherwise count as writing. */
-	if (base)
+	if (o->base)
 		stats_phase(&st, "base");
-	if (g.ninputs && g.inputs[0].ei_data == 2 && btf__set_endianness(btf, BTF_BIG_ENDIAN)) {
+	if (big && btf__set_endianness(btf, BTF_BIG_ENDIAN)) {
 		err = -EINVAL;
 		goto out;
 	}
-	uint32_t size;
-	const void *raw = btf__raw_data(btf, &size);
+	uint32_t size = (uint32_t)split.len;
+	const void *raw = own_dedup ? split.data : btf__raw_data(btf, &size);
 	if (!raw) {
 		err = -ENOMEM;
 		goto out;
@@ -473,7 +519,7 @@ static int emit(const struct emit_opts *o, const struct emit_memo *memo, const s
 	stats_phase(&st, "write");
 	if (!err && o->stats) {
 		stats_count(&st, "graph_nodes", g.nnodes);
-		count_kinds(&st, btf);
+		count_kinds(&st, own_dedup ? NULL : btf, raw);
 		stats_count(&st, "left_out", skips.count);
 		stats_print(&st, stderr, o->stats == 2);
 	}
@@ -485,6 +531,8 @@ out:
 	btf__free(btf);
 	btf__free(base);
 	base_index_free(&bi);
+	base_view_close(&view);
+	buf_free(&split);
 	type_map__free(&map);
 	elf_info__free(&ei);
 	graph__free(&g);

@@ -28,7 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-int btf_str_section(const struct btf *b, const char **data, uint32_t *len)
+/* The string section of raw BTF b: 0, -ENOMEM (libbpf could not lay b out)
+ * or -EINVAL (unreadable, or the other byte order). */
+static int btf_str_section(const struct btf *b, const char **data, uint32_t *len)
 {
 	uint32_t size;
 	const uint8_t *raw = btf__raw_data(b, &size);
@@ -234,12 +236,12 @@ static int index_hits(struct str_match *sm, const struct hit *hit, size_t nhit)
 }
 
 /* Both string sections, and ours indexed. */
-static int build_ours(struct str_match *sm, const struct btf *ours, const struct btf *base)
+static int build_ours(struct str_match *sm, const struct btf *ours, const char *bdata, uint32_t blen)
 {
 	memset(sm, 0, sizeof(*sm));
-	int err = btf_str_section(base, &sm->bdata, &sm->blen);
-	if (err)
-		return err;
+	sm->bdata = bdata;
+	sm->blen = blen;
+	int err;
 	if ((err = btf_str_section(ours, &sm->odata, &sm->olen)))
 		return err == -EINVAL ? -EPROTO : err; /* ours: libbpf wrote it, so a bug */
 	if ((err = index_ours(sm)))
@@ -247,9 +249,9 @@ static int build_ours(struct str_match *sm, const struct btf *ours, const struct
 	return err;
 }
 
-int str_match_build(struct str_match *sm, const struct btf *ours, const struct btf *base)
+int str_match_build(struct str_match *sm, const struct btf *ours, const char *bdata, uint32_t blen)
 {
-	int err = build_ours(sm, ours, base);
+	int err = build_ours(sm, ours, bdata, blen);
 	if (err)
 		return err;
 	struct hit *hits = NULL;
@@ -264,10 +266,10 @@ int str_match_build(struct str_match *sm, const struct btf *ours, const struct b
 	return 0;
 }
 
-int str_match_build_indexed(struct str_match *sm, const struct btf *ours, const struct btf *base,
+int str_match_build_indexed(struct str_match *sm, const struct btf *ours, const char *bdata, uint32_t blen,
 			    const struct base_index *bi)
 {
-	int err = build_ours(sm, ours, base);
+	int err = build_ours(sm, ours, bdata, blen);
 	if (err)
 		return err;
 	if (bi->str_len != sm->blen) {

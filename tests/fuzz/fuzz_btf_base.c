@@ -31,9 +31,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "fuzz_tmp.h" /* tmp_write, lowest_free_fd, devnull */
+#include "../../common/buf.h"
 #include "../../common/diag.h"
 #include "../../stages/btf-emit/emit.h"
 
@@ -44,32 +46,60 @@ static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 	return 0;
 }
 
-/* btf-emit's own path over a base: ours is a standalone parse of the base's
- * own bytes (every type is the base's, by the same id, but VARs and DATASECs,
- * which are never matched and so are written); match it against the base,
- * write split BTF. Nothing is added to ours: libbpf's editing of a BTF parsed
- * from hostile bytes can ask for gigabytes (its header's sizes), a path
- * btf-emit never takes with the base. */
-static void ours_over(struct btf *base)
+/* Our split BTF, which split_check() passed, must be what libbpf parses
+ * over the base too: else split_check() lets through what libbpf (and the
+ * kernel) would refuse. libbpf 1.1 does not export btf__new_split(), so the
+ * bytes go through a memory file. */
+static void check_split(const void *data, size_t len, struct btf *base)
 {
+	int fd = memfd_create("fuzz-split", MFD_CLOEXEC);
+	if (fd < 0 || write(fd, data, len) != (ssize_t)len) {
+		perror("fuzz: memfd");
+		abort();
+	}
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	struct btf *split = btf__parse_raw_split(p, base);
+	if (!split) {
+		fprintf(stderr, "fuzz: libbpf refuses the split BTF split_check() passed\n");
+		abort();
+	}
+	btf__free(split);
+	close(fd);
+}
+
+/* btf-emit's own path over a base: the base read in place (base_view.c,
+ * from the file at path), ours a standalone parse of the base's own bytes
+ * as libbpf has them (every type is the base's, by the same id, but VARs and
+ * DATASECs, which are never matched and so are written); match ours against
+ * the base, write split BTF; once without the base's index and once with.
+ * Nothing is added to ours: libbpf's editing of a BTF parsed from hostile
+ * bytes can ask for gigabytes (its header's sizes), a path btf-emit never
+ * takes with the base. */
+static void ours_over(const char *path, struct btf *base)
+{
+	struct base_view v;
+	if (base_view_open(&v, path))
+		return;
 	uint32_t size;
 	const void *raw = btf__raw_data(base, &size);
-	struct btf *ours = raw ? btf__new(raw, size) : NULL;
-	if (!ours)
-		return;
-	uint32_t removed;
-	struct diag d = { 0 };
-	base_dedup(&ours, base, NULL, &removed, &d); /* replaces ours on success */
-	btf__free(ours);
 	struct base_index bi;
-	if (base_index_make(&bi, base))
-		return;
-	if ((ours = btf__new(raw, size))) {
-		struct diag d2 = { 0 };
-		base_dedup(&ours, base, &bi, &removed, &d2);
+	int have_bi = !base_index_make(&bi, &v);
+	for (int with = 0; raw && with <= have_bi; with++) {
+		struct btf *ours = btf__new(raw, size);
+		if (!ours)
+			break;
+		uint32_t removed;
+		struct diag d = { 0 };
+		struct buf split = { 0 };
+		if (!base_dedup(ours, &v, with ? &bi : NULL, &removed, &split, &d))
+			check_split(split.data, split.len, base);
+		buf_free(&split);
 		btf__free(ours);
 	}
-	base_index_free(&bi);
+	if (have_bi)
+		base_index_free(&bi);
+	base_view_close(&v);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -77,14 +107,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	libbpf_set_print(quiet);
 	tmp_write(NULL, 0); /* the file is opened once, before counting */
 	int fd0 = lowest_free_fd();
-	struct btf *base = btf__parse(tmp_write(data, size), NULL);
+	const char *path = tmp_write(data, size);
+	struct btf *base = btf__parse(path, NULL);
 	/* Ours first, over the base as btf-emit has it: read, never edited.
 	 * (libbpf's split adds below make the base editable, after which
 	 * btf__raw_data() rebuilds the bytes from its header, and on some
 	 * inputs asks for gigabytes: a libbpf path btf-emit never takes
 	 * before reading the base's strings.) */
 	if (base)
-		ours_over(base);
+		ours_over(path, base);
 	if (base) {
 		struct btf *btf = btf__new_empty_split(base);
 		if (btf) {

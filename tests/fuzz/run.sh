@@ -75,8 +75,8 @@ sources_of() {
 		for f in stages/dwarf-extract/*.c; do [ "$f" = stages/dwarf-extract/main.c ] || echo "$f"; done
 	fi
 	if [ "$t" = fuzz_btf_base ]; then
-		echo stages/btf-emit/base_dedup.c stages/btf-emit/base_index.c stages/btf-emit/str_match.c \
-			stages/btf-emit/split_write.c
+		echo stages/btf-emit/base_dedup.c stages/btf-emit/base_index.c stages/btf-emit/base_view.c \
+			stages/btf-emit/str_match.c stages/btf-emit/split_write.c
 	fi
 }
 
