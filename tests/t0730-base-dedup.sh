@@ -28,7 +28,10 @@
 #      read back (base_index.c), every module above is the same bytes as
 #      without one, when the index is made and when it is read;
 #  (m) a base in the other byte order, which base_view.c leaves to libbpf:
-#      the module is encoded over it, and libbpf parses the result over it.
+#      the module is encoded over it, and libbpf parses the result over it;
+#  (n) a big-endian module (s390x) over our little-endian base: its split
+#      BTF is big-endian, the base's types are still the base's, and libbpf
+#      reads it over the base.
 . "$(dirname "$0")/lib.sh"
 
 BTFCMP="$T_TOP/tests/tools/btfcmp.py"
@@ -229,4 +232,28 @@ then
 	fi
 else
 	not_ok "(m) byte-swapping the base" "python3 failed"
+fi
+
+# (n) A module built for s390x over a base built for this machine, both
+# with only what the two targets write alike (int): our matching, then the
+# bytes swapped into the module's order.
+printf 'struct pt { int x; int y; };\n' >"$D/pt.h"
+printf '#include "pt.h"\nstruct pt base_pt;\nint base_f(struct pt *p) { return p->x; }\n' >"$D/ptbase.c"
+printf '#include "pt.h"\nstruct mine { struct pt *p; int z; };\nstruct mine mine;\nint mine_f(struct mine *m) { return m->z; }\n' >"$D/be.c"
+if have "$CLANG" && "$CLANG" --target=s390x-linux-gnu -g -O1 -c -o "$D/be.o" "$D/be.c" 2>"$D/be.err"; then
+	{ "$GCC" -g -O1 -c -o "$D/ptbase.o" "$D/ptbase.c" && "$T_TOP/pipeline.sh" -q -o "$D/ptbase.btf" "$D/ptbase.o" &&
+		"$T_BIN/dwarf-extract" -q -o "$D/be.cus" "$D/be.o" && "$T_BIN/dedup-merge" -q -o "$D/be.graph" "$D/be.cus" &&
+		"$T_BIN/btf-emit" --btf-base "$D/ptbase.btf" --elf "$D/be.o" -o "$D/be.btf" "$D/be.graph"; } 2>>"$D/be.err" ||
+		not_ok "(n) s390x module: base, extract, merge, emit over the base" "$(cat "$D/be.err")"
+	magic=$(od -An -tx1 -N2 "$D/be.btf" | tr -d ' ')
+	bpftool -B "$D/ptbase.btf" btf dump file "$D/be.btf" >"$D/be.txt" 2>&1
+	if [ "$magic" = eb9f ] && grep -q "STRUCT 'mine'" "$D/be.txt" && ! grep -q "STRUCT 'pt'" "$D/be.txt" &&
+		"$BTFCHECK" --base "$D/ptbase.btf" "$D/be.btf" >>"$D/be.err" 2>&1; then
+		ok "(n) s390x module over our base: big-endian split BTF, struct pt the base's, libbpf reads it"
+	else
+		not_ok "(n) s390x module over our base: big-endian split BTF, struct pt the base's, libbpf reads it" \
+			"magic $magic; $(cat "$D/be.txt" "$D/be.err")"
+	fi
+else
+	skip "(n) s390x module" "$CLANG cannot build for s390x-linux-gnu"
 fi

@@ -293,6 +293,8 @@ int split_write(const struct btf *ours, const struct base_view *base, const stru
  * the type count and every name offset inside the strings (the base's and
  * its own)? 0, or -EPROTO. */
 int split_check(const uint8_t *raw, size_t n, const struct base_view *base);
+/* Split BTF raw, as split_check() passed it, into the other byte order. */
+void split_bswap(uint8_t *raw);
 
 int emit_vars(struct btf *btf, const struct graph *g, const struct elf_info *ei,
 	      const struct type_map *map, const struct emit_opts *o, struct skip_log *skips,

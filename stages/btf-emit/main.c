@@ -420,15 +420,13 @@ static int emit(const struct emit_opts *o, const struct emit_memo *memo, const s
 		err = -ENOMEM;
 		goto out;
 	}
-	/* Big-endian output is libbpf's to write (btf__set_endianness). */
-	int big = g.ninputs && g.inputs[0].ei_data == 2;
+	int big = g.ninputs && g.inputs[0].ei_data == 2; /* BTF for a big-endian target */
 	int have_view = 0;
 	if (o->base) {
-		/* Our own matching reads the base in place (base_view.c);
-		 * libbpf parses it only for its own dedup, or when the view
-		 * cannot read it (and then says what is wrong with it). */
-		have_view = !o->libbpf_dedup && !big && host_endianness() == BTF_LITTLE_ENDIAN &&
-			    !base_view_open(&view, o->base);
+		/* Our own matching reads the base in place (base_view.c: a base
+		 * in our byte order); libbpf parses it only for its own dedup,
+		 * or when the view cannot read it (and says what is wrong). */
+		have_view = !o->libbpf_dedup && !base_view_open(&view, o->base);
 		if (!have_view && (err = need_libbpf_base(o, &base, d, where)))
 			goto out;
 		/* Without it (no cache), base_dedup() makes what this module
@@ -496,10 +494,12 @@ static int emit(const struct emit_opts *o, const struct emit_memo *memo, const s
 	 * of the emit, and would otherwise count as writing. */
 	if (o->base)
 		stats_phase(&st, "base");
-	if (big && btf__set_endianness(btf, BTF_BIG_ENDIAN)) {
+	if (big && !own_dedup && btf__set_endianness(btf, BTF_BIG_ENDIAN)) {
 		err = -EINVAL;
 		goto out;
 	}
+	if (big && own_dedup && host_endianness() != BTF_BIG_ENDIAN)
+		split_bswap(split.data);
 	uint32_t size = (uint32_t)split.len;
 	const void *raw = own_dedup ? split.data : btf__raw_data(btf, &size);
 	if (!raw) {

@@ -182,6 +182,27 @@ int split_check(const uint8_t *raw, size_t n, const struct base_view *base)
 	return 0;
 }
 
+void split_bswap(uint8_t *raw)
+{
+	struct btf_header *h = (struct btf_header *)raw;
+	uint8_t *types = raw + h->hdr_len + h->type_off;
+	uint32_t type_len = h->type_len;
+	/* Every field of every type is a 32-bit word (ENUM64's value as two),
+	 * as libbpf's btf__set_endianness() swaps them. */
+	for (uint32_t at = 0; at + 4 <= type_len; at += 4) {
+		uint32_t w;
+		memcpy(&w, types + at, 4);
+		w = __builtin_bswap32(w);
+		memcpy(types + at, &w, 4);
+	}
+	h->magic = __builtin_bswap16(h->magic);
+	h->hdr_len = __builtin_bswap32(h->hdr_len);
+	h->type_off = __builtin_bswap32(h->type_off);
+	h->type_len = __builtin_bswap32(h->type_len);
+	h->str_off = __builtin_bswap32(h->str_off);
+	h->str_len = __builtin_bswap32(h->str_len);
+}
+
 int split_write(const struct btf *ours, const struct base_view *base, const struct str_match *sm,
 		const uint32_t *newid, const uint8_t *keep, struct buf *raw, struct diag *d)
 {
