@@ -120,6 +120,8 @@ static uint64_t str_hash(const char *s)
  * index without its string being read. */
 static uint64_t name_key(const struct bd *x, int of_base, uint32_t off)
 {
+	if (!off) /* "" in every BTF (libbpf and base_view.c check): most base types */
+		return x->empty_key;
 	if (!of_base)
 		return str_match_ours_key(&x->sm, off);
 	return x->full ? str_sig_at(x->bdata, x->blen, off) : str_match_base_key(&x->sm, off);

@@ -152,6 +152,7 @@ struct base_view {
 	uint32_t n;		/* type count, void included (btf__type_cnt) */
 	const char *strs;	/* the string section, ending in a NUL */
 	uint32_t str_len;
+	int flattens;		/* types_flatten() of it */
 };
 extern const struct btf_type bv_void;
 static inline const struct btf_type *bv_type(const struct base_view *v, uint32_t id)
