@@ -187,12 +187,14 @@ static int entry_open(struct cachedir *c, struct key128 key, int *fd, struct sta
 	return -EBADMSG;
 }
 
-/* After a lookup that read the payload: its age, and the counters. */
+/* After a lookup (fd -1: its header was refused): its age, and the
+ * counters. 1 for a hit, 0 for a miss. */
 static int entry_done(struct cachedir *c, int fd, const struct stat *st, int err)
 {
 	if (!err && !c->o.readonly && time(NULL) - st->st_mtime > TOUCH_AFTER)
 		futimens(fd, NULL); /* its age for eviction: used now */
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	if (err) {
 		if (err != -ENOMEM)
 			cachedir__count(c, CD_CORRUPT, 1); /* unreadable is damaged too */
