@@ -37,10 +37,8 @@
 #define EQ_HOLDER 2
 
 /* Without a base_index, the base's types whose names ours has, in 2^16
- * buckets (bucketed as base_index tables are: a counting sort, two
- * sequential passes, where inserting 95,000 types into an open-addressing
- * table missed the cache on each). Within a bucket, ids ascend, so equal
- * hashes are tried in id order. */
+ * buckets, made as base_index tables are (bi_table_make()). Within a
+ * bucket, ids ascend, so equal hashes are tried in id order. */
 #define INDEX_BITS 16
 
 struct bd {
@@ -51,15 +49,12 @@ struct bd {
 	uint32_t *hyp;			/* per our id: hypothesis, or 0 */
 	uint32_t *undo;			/* our ids with a hypothesis, in order */
 	size_t nundo, cap_undo;
-	uint32_t nbase;			/* btf__type_cnt(base) */
-	const uint32_t *tbucket;	/* the base's types by shallow hash (base_index.h) */
+	const uint32_t *tbucket;	/* the base's types by shallow hash (struct base_index) */
 	const struct bi_ent *tents;
 	uint32_t tbits;
 	uint32_t *own_bucket;		/* those tables, when made here */
 	struct bi_ent *own_ents;
 	int full;			/* making a base_index: keys are the base's own strings' */
-	const char *bdata;		/* (then) the base's string section */
-	uint32_t blen;
 	uint64_t empty_key;		/* the key of "" */
 	uint32_t *named;		/* the base's structs and unions by kind and name (ids), made
 					 * when a fwd first asks (base_definition) */
@@ -124,7 +119,7 @@ static uint64_t name_key(const struct bd *x, int of_base, uint32_t off)
 		return x->empty_key;
 	if (!of_base)
 		return str_match_ours_key(&x->sm, off);
-	return x->full ? str_sig_at(x->bdata, x->blen, off) : str_match_base_key(&x->sm, off);
+	return x->full ? str_sig_at(x->base->strs, x->base->str_len, off) : str_match_base_key(&x->sm, off);
 }
 
 /* A reference of a type of b as a base id: a base type's references are
@@ -226,45 +221,28 @@ static uint64_t named_hash(uint32_t kind, const char *name)
  * *ents (malloc'd, the caller's); *n entries. */
 static int index_types(struct bd *x, uint32_t bits, uint32_t **bucket, struct bi_ent **ents, uint32_t *n)
 {
-	uint32_t nt = x->base->n;
-	size_t nb = (size_t)1 << bits;
-	uint64_t *h = malloc((size_t)nt * sizeof(*h));
-	uint32_t *bk = calloc(nb + 2, sizeof(*bk));
-	if (!h || !bk) {
-		free(h);
-		free(bk);
-		return -ENOMEM;
+	struct bi_pair *hs = NULL;
+	size_t nh = 0, cap = 0;
+	for (uint32_t id = 1; id < x->base->n; id++) {
+		uint64_t h = shallow_hash(x, 1, bv_type(x->base, id));
+		if (!h)
+			continue;
+		if (vec_grow(&hs, &cap, nh + 1)) {
+			free(hs);
+			return -ENOMEM;
+		}
+		hs[nh++] = (struct bi_pair){ h, id };
 	}
-	/* Counts at bk[b + 2]; after the sums bk[b + 1] is where b starts. */
-	for (uint32_t id = 1; id < nt; id++) {
-		h[id] = shallow_hash(x, 1, bv_type(x->base, id));
-		if (h[id])
-			bk[BI_BUCKET(h[id], bits) + 2]++;
-	}
-	for (size_t b = 2; b < nb + 2; b++)
-		bk[b] += bk[b - 1];
-	struct bi_ent *e = malloc(((size_t)bk[nb + 1] + 1) * sizeof(*e));
-	if (!e) {
-		free(h);
-		free(bk);
-		return -ENOMEM;
-	}
-	/* Placing moves bk[b + 1] to b's end, which is b + 1's start. */
-	for (uint32_t id = 1; id < nt; id++)
-		if (h[id])
-			e[bk[BI_BUCKET(h[id], bits) + 1]++] = (struct bi_ent){ BI_CHECK(h[id]), id };
-	free(h);
-	*n = bk[nb];
-	*bucket = bk;
-	*ents = e;
-	return 0;
+	int err = bi_table_make(hs, nh, bits, bucket, ents);
+	free(hs);
+	*n = (uint32_t)nh;
+	return err;
 }
 
 int base_dedup_index(const struct base_view *base, uint32_t bits, uint32_t **bucket, struct bi_ent **ents,
 		     uint32_t *n)
 {
-	struct bd x = { .base = base, .full = 1, .empty_key = str_sig_at("", 0, 0),
-			.bdata = base->strs, .blen = base->str_len };
+	struct bd x = { .base = base, .full = 1, .empty_key = str_sig_at("", 0, 0) };
 	return index_types(&x, bits, bucket, ents, n);
 }
 
@@ -541,7 +519,7 @@ static int resolve(struct bd *x, uint32_t s, int depth)
 		bi_range(x->tbucket, x->tbits, h, &lo, &hi);
 	for (uint32_t j = lo; j < hi; j++) {
 		uint32_t b = x->tents[j].id;
-		if (x->tents[j].check != check || b >= x->nbase)
+		if (x->tents[j].check != check || b >= x->base->n)
 			continue;
 		int r = attempt(x, s, b);
 		if (r < 0)
@@ -561,8 +539,7 @@ int base_dedup(const struct btf *ours, const struct base_view *base, const struc
 	/* Our types are standalone BTF (ids from 1, strings of their own):
 	 * adding them to split BTF directly would cost what split_write.c
 	 * avoids. */
-	struct bd x = { .ours = ours, .base = base, .nbase = base->n,
-			.empty_key = str_sig_at("", 0, 0) };
+	struct bd x = { .ours = ours, .base = base, .empty_key = str_sig_at("", 0, 0) };
 	x.end = btf__type_cnt(ours);
 	size_t n = x.end - 1;
 	uint32_t *newid = NULL;

@@ -25,7 +25,6 @@
 
 #include <bpf/btf.h>
 #include <errno.h>
-#include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -42,50 +41,53 @@ struct bi_head {
 	uint32_t version, ntypes, str_len, flags, tbits, ntents, sbits, nsents;
 };
 
-int types_flatten(uint32_t n, const struct btf_type *(*type)(const void *ctx, uint32_t id), const void *ctx)
-{
-	int arrays = 0;
-	for (uint32_t id = 1; id < n; id++) {
-		const struct btf_type *t = type(ctx, id);
-		if (!btf_is_array(t))
-			continue;
-		arrays++;
-		const struct btf_type *e = type(ctx, btf_array(t)->type);
-		if (e && btf_is_array(e))
-			return 0;
-	}
-	return arrays > 0;
-}
-
-int base_flattens(const struct base_view *base)
-{
-	return base->flattens; /* found by base_view_open()'s walk */
-}
-
 int base_digest(const char *path, struct key128 *out)
 {
 	const void *m;
-	size_t size;
-	uint64_t off = 0, len;
+	const uint8_t *p;
+	size_t size, n;
 	int err = mapfile_open(path, 1, "base BTF", &m, &size, NULL);
 	if (err)
 		return err;
-	/* An ELF's one .BTF section, else the whole file: raw BTF, or what
-	 * emit leaves to libbpf (and libbpf refuses, or finds more in). */
-	len = size;
-	if (size >= SELFMAG && !memcmp(m, ELFMAG, SELFMAG) &&
-	    (elf_btf_section(path, &off, &len) || off > size || len > size - off)) {
-		off = 0;
-		len = size;
+	/* The BTF a view would read, else the whole file: what emit leaves to
+	 * libbpf (and libbpf refuses, or finds more in). */
+	if (base_btf_bytes(path, m, size, &p, &n)) {
+		p = m;
+		n = size;
 	}
+	uint64_t len = n;
 	XXH3_state_t st;
 	XXH3_128bits_reset(&st);
 	XXH3_128bits_update(&st, "BTF", 3);
 	XXH3_128bits_update(&st, &len, sizeof(len));
-	XXH3_128bits_update(&st, (const uint8_t *)m + off, len);
+	XXH3_128bits_update(&st, p, n);
 	XXH128_hash_t h = XXH3_128bits_digest(&st);
 	*out = (struct key128){ h.low64, h.high64 };
 	munmap((void *)m, size);
+	return 0;
+}
+
+int bi_table_make(const struct bi_pair *in, size_t n, uint32_t bits, uint32_t **bucket, struct bi_ent **ents)
+{
+	size_t nb = (size_t)1 << bits;
+	uint32_t *bk = calloc(nb + 2, sizeof(*bk));
+	struct bi_ent *e = malloc((n + 1) * sizeof(*e));
+	if (!bk || !e) {
+		free(bk);
+		free(e);
+		return -ENOMEM;
+	}
+	/* Counts at bk[b + 2]; after the sums bk[b + 1] is where b starts.
+	 * Placing moves bk[b + 1] to b's end, which is b + 1's start: ids
+	 * ascend within a bucket. */
+	for (size_t i = 0; i < n; i++)
+		bk[BI_BUCKET(in[i].h, bits) + 2]++;
+	for (size_t b = 2; b < nb + 2; b++)
+		bk[b] += bk[b - 1];
+	for (size_t i = 0; i < n; i++)
+		e[bk[BI_BUCKET(in[i].h, bits) + 1]++] = (struct bi_ent){ BI_CHECK(in[i].h), in[i].id };
+	*bucket = bk;
+	*ents = e;
 	return 0;
 }
 
@@ -146,7 +148,7 @@ static int bi_make(const struct base_view *base, uint8_t **out, size_t *size)
 	if (!err)
 		err = str_index_build(base->strs, h.str_len, h.sbits, &sb, &se, &h.nsents);
 	if (!err) {
-		h.flags = base_flattens(base) ? BI_FLATTENS : 0;
+		h.flags = base->flattens ? BI_FLATTENS : 0;
 		size_t nt = table_bytes(h.tbits, h.ntents), ns = table_bytes(h.sbits, h.nsents);
 		size_t tbn = (((size_t)1 << h.tbits) + 1) * sizeof(uint32_t);
 		size_t sbn = (((size_t)1 << h.sbits) + 1) * sizeof(uint32_t);

@@ -79,8 +79,7 @@ int elf_btf_section(const char *path, uint64_t *off, uint64_t *size)
 	return err;
 }
 
-/* The raw BTF bytes of the mapped file: all of it, or an ELF's .BTF. */
-static int btf_bytes(const char *path, const uint8_t *m, size_t size, const uint8_t **p, size_t *n)
+int base_btf_bytes(const char *path, const uint8_t *m, size_t size, const uint8_t **p, size_t *n)
 {
 	if (size < SELFMAG || memcmp(m, ELFMAG, SELFMAG)) {
 		*p = m;
@@ -98,53 +97,78 @@ static int btf_bytes(const char *path, const uint8_t *m, size_t size, const uint
 	return 0;
 }
 
-/* The offsets of the types, and whether the base flattens arrays (see
- * types_flatten(): checked here, on the arrays the walk met, where a second
- * pass over 95,000 types cost half a millisecond per module). */
+int btf_header_check(const uint8_t *p, size_t n, struct btf_header *h)
+{
+	if (n < sizeof(*h))
+		return -EINVAL;
+	memcpy(h, p, sizeof(*h));
+	if (h->magic != BTF_MAGIC || h->version != BTF_VERSION || h->hdr_len != sizeof(*h) || h->type_off % 4 ||
+	    (uint64_t)h->type_off + h->type_len > h->str_off || (uint64_t)h->str_off + h->str_len > n - sizeof(*h) ||
+	    (h->str_len && p[sizeof(*h) + h->str_off + h->str_len - 1]))
+		return -EINVAL;
+	return 0;
+}
+
+size_t btf_type_whole(const uint8_t *types, uint32_t len, uint32_t at)
+{
+	const struct btf_type *t = (const void *)(types + at);
+	if (at > len || len - at < sizeof(*t) || btf_kind(t) > BTF_KIND_ENUM64 || btf_type_bytes(t) > len - at)
+		return 0;
+	return btf_type_bytes(t);
+}
+
+int types_flatten(const uint32_t *ids, uint32_t n, const struct btf_type *(*type)(const void *ctx, uint32_t id),
+		  const void *ctx)
+{
+	int arrays = 0;
+	for (uint32_t i = ids ? 0 : 1; i < n; i++) {
+		const struct btf_type *t = type(ctx, ids ? ids[i] : i);
+		if (!t || !btf_is_array(t))
+			continue;
+		arrays++;
+		const struct btf_type *e = type(ctx, btf_array(t)->type);
+		if (e && btf_is_array(e))
+			return 0;
+	}
+	return arrays > 0;
+}
+
+static const struct btf_type *view_type(const void *v, uint32_t id)
+{
+	return bv_type(v, id);
+}
+
+/* The offsets of the types, and whether the base flattens arrays, decided
+ * on the arrays the walk met (a second pass over 95,000 types cost half a
+ * millisecond per module). */
 static int walk_types(struct base_view *v, const uint8_t *types, uint32_t len)
 {
-	size_t cap = 1024, narr = 0, arrcap = 0;
-	uint32_t *offs = malloc(cap * sizeof(*offs)), *arrays = NULL;
+	size_t cap = 0, narr = 0, arrcap = 0, sz;
+	uint32_t *offs = NULL, *arrays = NULL;
 	uint32_t n = 1;
-	if (!offs)
-		return -ENOMEM;
-	offs[0] = 0;
-	for (uint32_t at = 0; at < len;) {
+	int err = vec_grow(&offs, &cap, 1);
+	if (!err)
+		offs[0] = 0;
+	for (uint32_t at = 0; at < len && !err; at += (uint32_t)sz) {
 		const struct btf_type *t = (const void *)(types + at);
-		if (len - at < sizeof(*t) || btf_kind(t) > BTF_KIND_ENUM64 || btf_type_bytes(t) > len - at) {
-			free(offs);
-			free(arrays);
-			return -EINVAL;
+		if (!(sz = btf_type_whole(types, len, at)))
+			err = -EINVAL;
+		else if (!(err = vec_grow(&offs, &cap, (size_t)n + 1)) &&
+			 !(btf_is_array(t) && (err = vec_grow(&arrays, &arrcap, narr + 1)))) {
+			if (btf_is_array(t))
+				arrays[narr++] = n;
+			offs[n++] = at;
 		}
-		if (btf_is_array(t)) {
-			if (vec_grow(&arrays, &arrcap, narr + 1)) {
-				free(offs);
-				free(arrays);
-				return -ENOMEM;
-			}
-			arrays[narr++] = n;
-		}
-		if (n == cap) {
-			uint32_t *o = cap < UINT32_MAX / 8 ? realloc(offs, 2 * cap * sizeof(*offs)) : NULL;
-			if (!o) {
-				free(offs);
-				free(arrays);
-				return -ENOMEM;
-			}
-			offs = o;
-			cap *= 2;
-		}
-		offs[n++] = at;
-		at += (uint32_t)btf_type_bytes(t);
+	}
+	if (err) {
+		free(offs);
+		free(arrays);
+		return err;
 	}
 	v->offs = offs;
 	v->n = n;
 	v->types = types;
-	v->flattens = narr > 0;
-	for (size_t i = 0; i < narr && v->flattens; i++) {
-		const struct btf_type *e = bv_type(v, btf_array(bv_type(v, arrays[i]))->type);
-		v->flattens = !(e && btf_is_array(e));
-	}
+	v->flattens = types_flatten(arrays, (uint32_t)narr, view_type, v);
 	free(arrays);
 	return 0;
 }
@@ -162,18 +186,12 @@ int base_view_open(struct base_view *v, const char *path)
 	v->map = m;
 	v->map_size = size;
 	struct btf_header h;
-	if ((err = btf_bytes(path, m, size, &p, &n)))
+	if ((err = base_btf_bytes(path, m, size, &p, &n)))
 		goto fail;
+	/* Our byte order only (the other is libbpf's to swap), aligned for
+	 * reading in place, strings that start with "" (as libbpf checks). */
 	err = -EINVAL;
-	if (n < sizeof(h) || n > UINT32_MAX || ((uintptr_t)p & 3))
-		goto fail;
-	memcpy(&h, p, sizeof(h));
-	/* Our byte order only (the other is libbpf's to swap), the header
-	 * every encoder writes, sections in order inside the data, strings
-	 * that start with "" and end in a NUL (as libbpf checks). */
-	if (h.magic != BTF_MAGIC || h.version != BTF_VERSION || h.hdr_len != sizeof(h) || h.type_off % 4 ||
-	    (uint64_t)h.type_off + h.type_len > h.str_off || (uint64_t)h.str_off + h.str_len > n - h.hdr_len ||
-	    !h.str_len || p[h.hdr_len + h.str_off] || p[h.hdr_len + h.str_off + h.str_len - 1])
+	if (n > UINT32_MAX || ((uintptr_t)p & 3) || btf_header_check(p, n, &h) || !h.str_len || p[h.hdr_len + h.str_off])
 		goto fail;
 	v->strs = (const char *)p + h.hdr_len + h.str_off;
 	v->str_len = h.str_len;

@@ -19,6 +19,7 @@
 #include "../../format/graph.h"
 
 struct btf;
+struct btf_header;
 struct extras;
 struct diag;
 
@@ -166,8 +167,26 @@ static inline const char *bv_str(const struct base_view *v, uint32_t off)
 /* 0, or -errno: not a base this can read in place (then libbpf reads it). */
 int base_view_open(struct base_view *v, const char *path);
 void base_view_close(struct base_view *v);
+/* The raw BTF bytes [*p, *p + *n) of file path, mapped at m (size bytes):
+ * all of it, or an ELF's one .BTF section. 0, or -errno (elf_btf_section). */
+int base_btf_bytes(const char *path, const uint8_t *m, size_t size, const uint8_t **p, size_t *n);
+/* The header of raw BTF p (n bytes) into *h, when libbpf would read it in
+ * our byte order: the header every encoder writes, the type section
+ * 4-aligned and before the strings, both inside p, the strings (if any)
+ * ending in a NUL. 0 or -EINVAL. */
+int btf_header_check(const uint8_t *p, size_t n, struct btf_header *h);
 /* The bytes a BTF type takes, header included (known kinds). */
 size_t btf_type_bytes(const struct btf_type *t);
+/* The bytes of the type at offset at of a type section of len bytes, when
+ * it is of a known kind and lies whole inside; 0 when not. */
+size_t btf_type_whole(const uint8_t *types, uint32_t len, uint32_t at);
+/* Was the BTF written by an encoder that flattens multi-dimensional arrays
+ * (pahole does)? Then it has arrays but none whose element is an array, and
+ * a module's types only match its types when written the same way. Asked
+ * of types ids[0..n), or of all of 1 .. n - 1 when ids is NULL, read through
+ * type(ctx, id) (NULL past the last). */
+int types_flatten(const uint32_t *ids, uint32_t n, const struct btf_type *(*type)(const void *ctx, uint32_t id),
+		  const void *ctx);
 /* The one .BTF section of ELF path: 0, -ENOENT (none), -EINVAL (several,
  * compressed, outside the file, not an ELF) or -errno. */
 int elf_btf_section(const char *path, uint64_t *off, uint64_t *size);
@@ -190,6 +209,15 @@ struct bi_ent {
 };
 #define BI_BUCKET(h, bits) ((size_t)((h) >> (64 - (bits))))
 #define BI_CHECK(h) ((uint32_t)((h) >> 16))
+/* A table from (hash, id) pairs in ascending id order: *bucket (2^bits + 1
+ * bounds) and *ents (malloc'd, the caller's), by a counting sort (two
+ * sequential passes, where inserting 95,000 entries into an open-addressing
+ * table missed the cache on each). 0 or -ENOMEM. */
+struct bi_pair {
+	uint64_t h;
+	uint32_t id;
+};
+int bi_table_make(const struct bi_pair *in, size_t n, uint32_t bits, uint32_t **bucket, struct bi_ent **ents);
 /* Entries of the bucket of hash h: [*lo, *hi). */
 static inline void bi_range(const uint32_t *bucket, uint32_t bits, uint64_t h, uint32_t *lo, uint32_t *hi)
 {
@@ -200,7 +228,7 @@ static inline void bi_range(const uint32_t *bucket, uint32_t bits, uint64_t h, u
 struct base_index {
 	uint32_t ntypes;	/* btf__type_cnt() of the base it was made of */
 	uint32_t str_len;	/* the length of that base's string section */
-	int flattens;		/* base_flattens() of it */
+	int flattens;		/* types_flatten() of it */
 	uint32_t tbits, ntents, sbits, nsents;
 	const uint32_t *tbucket;	/* 2^tbits + 1 bounds into tents */
 	const struct bi_ent *tents;
@@ -224,11 +252,6 @@ int base_index_get(struct base_index *bi, const struct base_view *base, struct k
 /* The index of base, made (no cache). 0 or -errno. */
 int base_index_make(struct base_index *bi, const struct base_view *base);
 void base_index_free(struct base_index *bi);
-/* Was the base written by an encoder that flattens multi-dimensional arrays
- * (pahole does)? Then it has arrays but none whose element is an array.
- * Of types 1 .. n - 1 of ctx, read through type(ctx, id) (NULL past them). */
-int types_flatten(uint32_t n, const struct btf_type *(*type)(const void *ctx, uint32_t id), const void *ctx);
-int base_flattens(const struct base_view *base);
 
 /* str_match.c: the strings of ours (standalone BTF) and which of them the
  * base has (bdata, blen: its string section, ending in a NUL), by id (see

@@ -243,10 +243,10 @@ static const struct btf_type *btf_type_of(const void *btf, uint32_t id)
 	return btf__type_by_id(btf, id);
 }
 
-/* base_flattens() of libbpf's object. */
+/* types_flatten() of libbpf's object. */
 static int base_flattens_btf(const struct btf *base)
 {
-	return types_flatten(btf__type_cnt(base), btf_type_of, base);
+	return types_flatten(NULL, btf__type_cnt(base), btf_type_of, base);
 }
 
 void skip_log__add(struct skip_log *s, const char *what, const char *name, const char *why,
@@ -438,7 +438,7 @@ static int emit(const struct emit_opts *o, const struct emit_memo *memo, const s
 	 * were: flat when its encoder flattened multi-dimensional arrays. */
 	map.flat_arrays = o->arrays == ARRAYS_FLAT ||
 			  (o->arrays == ARRAYS_AUTO && o->base &&
-			   (bip ? bip->flattens : have_view ? base_flattens(&view) : base_flattens_btf(base)));
+			   (bip ? bip->flattens : have_view ? view.flattens : base_flattens_btf(base)));
 	const struct elf_info *eip = o->elf ? &ei : NULL;
 	if (o->explain) {
 		err = types_prepare(&g, &map);

@@ -123,20 +123,15 @@ static int name_ok(uint32_t off, uint32_t blen, uint32_t own_len)
 int split_check(const uint8_t *raw, size_t n, const struct base_view *base)
 {
 	struct btf_header h;
-	if (n < sizeof(h))
-		return -EPROTO;
-	memcpy(&h, raw, sizeof(h));
-	if (h.magic != BTF_MAGIC || h.version != BTF_VERSION || h.hdr_len != sizeof(h) || h.type_off % 4 ||
-	    (uint64_t)h.type_off + h.type_len > h.str_off || (uint64_t)h.str_off + h.str_len > n - sizeof(h) ||
-	    (h.str_len && raw[sizeof(h) + h.str_off + h.str_len - 1]))
+	if (btf_header_check(raw, n, &h))
 		return -EPROTO;
 	const uint8_t *types = raw + sizeof(h) + h.type_off;
 	uint32_t count = 0;
 	for (uint32_t at = 0; at < h.type_len; count++) {
-		const struct btf_type *t = (const void *)(types + at);
-		if (h.type_len - at < sizeof(*t) || btf_kind(t) > BTF_KIND_ENUM64 || btf_type_bytes(t) > h.type_len - at)
+		size_t sz = btf_type_whole(types, h.type_len, at);
+		if (!sz)
 			return -EPROTO;
-		at += (uint32_t)btf_type_bytes(t);
+		at += (uint32_t)sz;
 	}
 	uint64_t total = (uint64_t)base->n + count;
 	uint32_t blen = base->str_len, own = h.str_len;

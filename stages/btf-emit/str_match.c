@@ -246,6 +246,8 @@ static int build_ours(struct str_match *sm, const struct btf *ours, const char *
 		return err == -EINVAL ? -EPROTO : err; /* ours: libbpf wrote it, so a bug */
 	if ((err = index_ours(sm)))
 		str_match_free(sm);
+	else
+		sm->empty_id = id_of_string(sm, "", 0);
 	return err;
 }
 
@@ -262,7 +264,6 @@ int str_match_build(struct str_match *sm, const struct btf *ours, const char *bd
 		return err;
 	}
 	free(hits);
-	sm->empty_id = id_of_string(sm, "", 0);
 	return 0;
 }
 
@@ -272,15 +273,11 @@ int str_match_build_indexed(struct str_match *sm, const struct btf *ours, const 
 	int err = build_ours(sm, ours, bdata, blen);
 	if (err)
 		return err;
-	if (bi->str_len != sm->blen) {
-		str_match_free(sm);
-		return -EINVAL; /* not this base's index: base_index.c checked */
-	}
-	/* The base offsets of our strings are looked up when asked for
+	/* (bi is of this base: base_index.c checked its string length.)
+	 * The base offsets of our strings are looked up when asked for
 	 * (str_match_base_off): only the strings of the types the base lacks
 	 * are, a few dozen of a small module's thousands. */
 	sm->bi = bi;
-	sm->empty_id = id_of_string(sm, "", 0);
 	return 0;
 }
 
@@ -313,48 +310,26 @@ uint64_t str_sig_at(const char *data, uint32_t len, uint32_t off)
 int str_index_build(const char *data, uint32_t len, uint32_t bits, uint32_t **bucket, struct bi_ent **ents,
 		    uint32_t *n)
 {
-	size_t cap = 0, cnt = 0, nb = (size_t)1 << bits;
-	struct { uint64_t sig; uint32_t off; } *all = NULL, *tmp;
-	*bucket = NULL;
-	*ents = NULL;
+	struct bi_pair *all = NULL;
+	size_t cap = 0, cnt = 0;
 	for (uint32_t off = 0; off < len;) {
 		uint64_t sig;
 		int64_t l = measure(data + off, data + len, &sig);
 		if (l < 0)
 			break; /* unterminated: no string (libbpf refuses such BTF) */
-		if (cnt == cap) {
-			cap = cap ? 2 * cap : 4096;
-			if (!(tmp = realloc(all, cap * sizeof(*all)))) {
-				free(all);
-				return -ENOMEM;
-			}
-			all = tmp;
+		if (vec_grow(&all, &cap, cnt + 1)) {
+			free(all);
+			return -ENOMEM;
 		}
-		all[cnt].sig = sig;
-		all[cnt++].off = off;
+		all[cnt++] = (struct bi_pair){ sig, off };
 		off += (uint32_t)l + 1;
 	}
-	*bucket = calloc(nb + 2, sizeof(**bucket));
-	*ents = malloc((cnt + 1) * sizeof(**ents));
-	if (!*bucket || !*ents) {
-		free(all);
-		free(*bucket);
-		free(*ents);
-		*bucket = NULL;
-		*ents = NULL;
-		return -ENOMEM;
-	}
-	/* A counting sort, as base_dedup.c's: offsets ascend within a bucket,
-	 * so a lookup meets a string's first offset first. */
-	for (size_t i = 0; i < cnt; i++)
-		(*bucket)[BI_BUCKET(all[i].sig, bits) + 2]++;
-	for (size_t b = 2; b < nb + 2; b++)
-		(*bucket)[b] += (*bucket)[b - 1];
-	for (size_t i = 0; i < cnt; i++)
-		(*ents)[(*bucket)[BI_BUCKET(all[i].sig, bits) + 1]++] = (struct bi_ent){ BI_CHECK(all[i].sig), all[i].off };
+	/* Offsets ascend within a bucket: a lookup meets a string's first
+	 * offset first. */
+	int err = bi_table_make(all, cnt, bits, bucket, ents);
 	free(all);
 	*n = (uint32_t)cnt;
-	return 0;
+	return err;
 }
 
 uint64_t str_match_ours_key(const struct str_match *sm, uint32_t off)
