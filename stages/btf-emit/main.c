@@ -13,6 +13,7 @@
 #include "../../common/diag.h"
 #include "../../common/mapfile.h"
 #include "../../common/memo.h"
+#include "../../common/memtune.h"
 #include "../../common/outfile.h"
 #include "../../common/pool.h"
 #include "../../common/version.h"
@@ -396,6 +397,7 @@ static int emit(const struct emit_opts *o, const struct emit_memo *memo, const s
 {
 	struct stats st;
 	stats_init(&st, TOOL);
+	stats_count(&st, "memtune", (uint64_t)memtune__active());
 	struct graph g;
 	struct elf_info ei = { 0 };
 	struct type_map map = { 0 };
@@ -545,6 +547,7 @@ int main(int argc, char **argv)
 	int rc = parse_opts(argc, argv, &o);
 	if (rc)
 		return rc;
+	memtune__reexec(argv, &o.input, 1);
 	libbpf_set_print(quiet);
 	struct diag d = { 0 };
 	const char *where = o.input;

@@ -12,6 +12,7 @@
 #include "../../common/cli.h"
 #include "../../common/diag.h"
 #include "../../common/memo.h"
+#include "../../common/memtune.h"
 #include "../../common/pool.h"
 #include "../../common/strtab.h"
 #include "../../common/version.h"
@@ -391,9 +392,11 @@ int main(int argc, char **argv)
 		return rc;
 	if (o.dump)
 		return run_dump(&o);
+	memtune__reexec(argv, o.inputs, o.ninputs);
 	struct diag d = { 0 };
 	struct stats st;
 	stats_init(&st, TOOL);
+	stats_count(&st, "memtune", (uint64_t)memtune__active());
 	struct merge m = { .o = &o, .d = &d, .st = &st };
 	struct cachedir *cache = NULL;
 	struct key128 key;

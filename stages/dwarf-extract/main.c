@@ -10,6 +10,7 @@
 #include "extract.h"
 #include "../../common/mapfile.h"
 #include "../../common/memo.h"
+#include "../../common/memtune.h"
 #include "../../common/outfile.h"
 #include "../../common/cli.h"
 #include "../../common/diag.h"
@@ -383,11 +384,13 @@ int main(int argc, char **argv)
 		return rc;
 	if (o.dump)
 		return run_dump(o.dump);
+	memtune__reexec(argv, &o.input, 1);
 	if (!o.input)
 		return run_cache_stats(&o);
 
 	struct run r = { 0 };
 	stats_init(&r.st, TOOL);
+	stats_count(&r.st, "memtune", (uint64_t)memtune__active());
 	int err = extract(&o, &r);
 	rc = err ? diag_report(&r.d, o.input, err) : EXIT_OK;
 	if (!err && o.stats)
