@@ -1,8 +1,9 @@
 /* pool.h: parallel loops on pthreads whose results never depend on scheduling.
  *
  * pool_ordered() runs work(ctx, worker, i) for i in [0, n) on `threads`
- * workers and calls emit(ctx, i) on the calling thread strictly in index
- * order, each as soon as item i and all before it are done. At most `window`
+ * workers (worker 0 is the calling thread, between emits) and calls
+ * emit(ctx, i) on the calling thread strictly in index order, once item i
+ * and all before it are done. At most `window`
  * items are in flight beyond the last emitted one, which bounds memory.
  *
  * Errors: the result is the error of the lowest-indexed failing item (work or
