@@ -83,6 +83,7 @@ struct input {
 	 * dropped from RSS there, since the page cache gives them back. */
 	const uint8_t *info_map;
 	size_t info_size;
+	size_t info_dropped;	/* [0, info_dropped) of it is dropped (input__done_with_unit()) */
 	/* elf_rawfile() of the file is a read-only mapping of it (checked once,
 	 * in identify()): only then may its pages be dropped. */
 	int raw_is_file_map;
@@ -100,8 +101,9 @@ struct input {
  * it), or -ENOMEM. */
 int reloc_open(int fd, Elf **out);
 
-/* Unit u is written: let its .debug_info pages go (see info_map). */
-void input__done_with_unit(const struct input *in, const struct unit *u);
+/* Unit u is written: let its .debug_info pages go (see info_map), with
+ * those of the units before it, a batch at a time. Called in unit order. */
+void input__done_with_unit(struct input *in, const struct unit *u);
 
 /* libdw_only: relocate through libdwfl even where reloc.c could. Opens
  * one Dwarf handle per worker (in->ndw): `workers`, or fewer when

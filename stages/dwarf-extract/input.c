@@ -390,10 +390,19 @@ static void find_info_map(struct input *in)
 	}
 }
 
-void input__done_with_unit(const struct input *in, const struct unit *u)
+/* Pages are dropped this many bytes at a time, not unit by unit: each
+ * madvise() interrupts the other workers' CPUs to flush their TLBs, and per
+ * unit that was 11% of the cloud vmlinux's extract at -j2 (2,172 units). */
+#define INFO_DROP_BATCH ((size_t)32 << 20)
+
+void input__done_with_unit(struct input *in, const struct unit *u)
 {
-	if (in->info_map && !(u->offset & CUS_ALT_BIT) && u->end <= in->info_size && u->end > u->offset)
-		mapfile_done_with(in->info_map + u->offset, u->end - u->offset);
+	if (!in->info_map || (u->offset & CUS_ALT_BIT) || u->end > in->info_size || u->end <= in->info_dropped)
+		return;
+	if (u->end - in->info_dropped < INFO_DROP_BATCH && u->end < in->info_size)
+		return;
+	mapfile_done_with(in->info_map + in->info_dropped, u->end - in->info_dropped);
+	in->info_dropped = u->end;
 }
 
 int input__open(struct input *in, const char *path, unsigned workers, uint64_t info_per_worker,
