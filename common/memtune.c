@@ -4,36 +4,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#define MEMTUNE_TUNABLES "glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864"
-/* Set in the second start, so that it never starts a third (glibc ignores
- * GLIBC_TUNABLES in a setuid process, so its value cannot tell). */
+/* Set for the second start, so that it never starts a third (glibc ignores
+ * GLIBC_TUNABLES in a setuid process, so that cannot tell). */
 #define MEMTUNE_MARK "BTFPIPE_MEMTUNE_STARTED"
 
 int memtune__active(void)
 {
-	const char *m = getenv(MEMTUNE_MARK);
-	return m && !strcmp(m, "1");
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+	return 0;
+#endif
+	const char *t = getenv("GLIBC_TUNABLES");
+	return t && strstr(t, MEMTUNE_TUNABLES) != NULL;
 }
 
-void memtune__reexec(char **argv, const char *const *paths, size_t n)
+void memtune__reexec(char **argv)
 {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-	(void)argv, (void)paths, (void)n;
+	(void)argv;
 	return;
 #else
-	const char *want = getenv("BTFPIPE_MEMTUNE");
-	if (memtune__active() || (want && !strcmp(want, "0")))
-		return;
-	unsigned long long total = 0;
-	for (size_t i = 0; i < n; i++) {
-		struct stat st;
-		if (paths[i] && !stat(paths[i], &st) && S_ISREG(st.st_mode))
-			total += (unsigned long long)st.st_size;
-	}
-	if (total < MEMTUNE_MIN_INPUT && !(want && !strcmp(want, "1")))
+	const char *off = getenv("BTFPIPE_MEMTUNE");
+	if (memtune__active() || getenv(MEMTUNE_MARK) || (off && !strcmp(off, "0")))
 		return;
 	const char *env = getenv("GLIBC_TUNABLES");
 	char *old = env ? strdup(env) : NULL, *val = NULL;

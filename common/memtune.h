@@ -1,38 +1,37 @@
-/* memtune.h: big inputs run with glibc's malloc in huge pages.
+/* memtune.h: the stages run glibc's malloc in huge pages.
  *
  * Why: on the hosts we run on (a paravirtualized guest with page-table
- * isolation) a fresh 4 KiB page costs about 8 us to fault in, and on the
- * cloud vmlinux the three stages fault in some 100,000 of them, most in
- * malloc's heaps. glibc can grow its heaps 64 MiB at a time and ask for
+ * isolation) a fresh 4 KiB page costs about 8 us to fault in. On the cloud
+ * vmlinux the three stages faulted in some 110,000 of them, most in
+ * malloc's heaps; a small module's stages about 5,000, which was a third
+ * of their time. glibc can grow its heaps 64 MiB at a time and ask for
  * transparent huge pages over them (its glibc.malloc.hugetlb and
- * glibc.malloc.top_pad tunables), which cuts the faults to about 10,000
- * and the vmlinux's three stages from 3.5 to 2.5 s at -j2 (measured
- * 2026-12-01). The tunables are read only when a process starts, so a stage
- * whose input is big starts itself again, once, with them set.
+ * glibc.malloc.top_pad tunables). Measured 2026-12-01: the vmlinux's three
+ * stages at -j2 went from 3.5 to 2.5 s, sch_fq.ko's from 62 to 36 ms.
  *
+ * The tunables are read only when a process starts. pipeline.sh exports
+ * them, so its stages start with them; a stage started without them starts
+ * itself again, once, with them (3 ms, less than it saves on any module).
  * The output bytes cannot depend on it: only where malloc's memory comes
  * from changes.
  */
 #ifndef BTFPIPE_MEMTUNE_H
 #define BTFPIPE_MEMTUNE_H
 
-#include <stddef.h>
-
-/* Inputs smaller than this in all (a module) gain less than the 3-4 ms a
- * second start costs. */
-#define MEMTUNE_MIN_INPUT ((unsigned long long)8 << 20)
+/* What is put in front of $GLIBC_TUNABLES (pipeline.sh has the same). */
+#define MEMTUNE_TUNABLES "glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864"
 
 /* Called from main() once the options are parsed, before any thread or
- * file is opened: when the regular files among paths[0..n) hold at least
- * MEMTUNE_MIN_INPUT bytes, or $BTFPIPE_MEMTUNE is "1" (the tests), execs
- * /proc/self/exe with argv and the tunables added to GLIBC_TUNABLES.
- * Returns (doing nothing) when the input is small, when $BTFPIPE_MEMTUNE is
- * "0", when this process is already that second start, in a sanitizer
- * build (its allocator is not glibc's), or when the exec fails: the stage
- * then runs as it is, only slower. */
-void memtune__reexec(char **argv, const char *const *paths, size_t n);
+ * file is opened: execs /proc/self/exe with argv and MEMTUNE_TUNABLES put
+ * in front of $GLIBC_TUNABLES. Returns (doing nothing) when they are there
+ * already, when $BTFPIPE_MEMTUNE is "0", when this process is the second
+ * start (whatever glibc made of the tunables), in a sanitizer build (its
+ * allocator is not glibc's), or when the exec fails: the stage then runs as
+ * it is, only slower. */
+void memtune__reexec(char **argv);
 
-/* 1 in the second start (for --stats: "memtune 1"), else 0. */
+/* 1 when this process started with MEMTUNE_TUNABLES (for --stats:
+ * "memtune 1"), else 0; always 0 in a sanitizer build. */
 int memtune__active(void);
 
 #endif

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# t0410-memtune: a stage with a big input starts itself again with glibc's
-# malloc in huge pages (common/memtune.h). That may change where memory comes
-# from and nothing else: the same bytes, messages and exit codes, and it
-# happens once, only for a big input or when asked ($BTFPIPE_MEMTUNE=1), never
-# when told not to (=0) or in a sanitizer build.
+# t0410-memtune: a stage started without glibc's malloc tunables for huge
+# pages starts itself again with them (common/memtune.h); pipeline.sh
+# exports them so its stages need not. That may change where memory comes
+# from and nothing else: the same bytes, messages and exit codes; once at
+# most, never when told not to ($BTFPIPE_MEMTUNE=0) or in a sanitizer build.
 . "$(dirname "$0")/lib.sh"
 
 build_fixture gcc -O2 5 "$T_OUT" sample || not_ok "build sample"
@@ -30,18 +30,30 @@ check_grep "BTFPIPE_MEMTUNE=1: every stage restarted tuned (variant $T_VARIANT: 
 	"^$want_on $want_on $want_on \$" "$T_OUT/1.tuned"
 check_grep "BTFPIPE_MEMTUNE=0: no stage restarted" '^0 0 0 $' "$T_OUT/0.tuned"
 
-# Unset: a small input (the sample) is not worth the second start; an ELF
-# of 9 MiB (MEMTUNE_MIN_INPUT is 8) is.
+# Unset: every stage restarts itself; started by pipeline.sh, none needs
+# to (it exports the tunables), and each is still tuned.
 BTFPIPE_MEMTUNE='' "$T_BIN/dwarf-extract" -q --stats -o "$T_OUT/u.cus" "$e" 2>"$T_OUT/u.err"
-check_grep "a small input: not restarted" 'memtune +0$' "$T_OUT/u.err"
-printf 'char big[9 << 20] = { 1 };\nint main(void) { return big[0]; }\n' >"$T_OUT/big.c"
-if gcc -g -O0 -o "$T_OUT/big" "$T_OUT/big.c" 2>"$T_OUT/big.cc.err"; then
-	BTFPIPE_MEMTUNE='' "$T_BIN/dwarf-extract" -q --stats -o "$T_OUT/big.cus" "$T_OUT/big" 2>"$T_OUT/big.err"
-	check_grep "a 9 MiB input: restarted tuned (variant $T_VARIANT: $want_on)" "memtune +$want_on\$" "$T_OUT/big.err"
-	BTFPIPE_MEMTUNE=0 "$T_BIN/dwarf-extract" -q -o "$T_OUT/big0.cus" "$T_OUT/big"
-	check_same "a 9 MiB input: the same .cus either way" "$T_OUT/big.cus" "$T_OUT/big0.cus"
+check_grep "unset: restarted tuned (variant $T_VARIANT: $want_on)" "memtune +$want_on\$" "$T_OUT/u.err"
+BTFPIPE_MEMTUNE='' BTFPIPE_BIN="$T_BIN" "$T_TOP/pipeline.sh" -j2 --stats -o "$T_OUT/p.btf" "$e" 2>"$T_OUT/p.err"
+check_grep "pipeline.sh: its stages tuned (variant $T_VARIANT: $want_on)" \
+	"^$want_on $want_on $want_on \$" <(awk '$2 == "memtune" { printf "%s ", $3 } END { print "" }' "$T_OUT/p.err")
+check_same "pipeline.sh: the same BTF" "$T_OUT/p.btf" "$T_OUT/0.btf"
+if have strace; then
+	# (LeakSanitizer cannot run under ptrace)
+	export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
+	BTFPIPE_MEMTUNE='' BTFPIPE_BIN="$T_BIN" strace -f -qq -e trace=execve -e signal=none -o "$T_OUT/p.strace" \
+		"$T_TOP/pipeline.sh" -j2 -o "$T_OUT/p2.btf" "$e"
+	n=$(grep -Ec 'execve\("[^"]*/(dwarf-extract|dedup-merge|btf-emit)", .*= 0$' "$T_OUT/p.strace")
+	[ "$n" = 3 ] && ok "pipeline.sh: three stages, none started twice" ||
+		not_ok "pipeline.sh: three stages, none started twice" "$n execs: $(grep -E 'execve' "$T_OUT/p.strace" | head -20)"
+	BTFPIPE_MEMTUNE='' strace -f -qq -e trace=execve -e signal=none -o "$T_OUT/x.strace" \
+		"$T_BIN/dwarf-extract" -q -o "$T_OUT/u2.cus" "$e"
+	n=$(grep -c 'execve(.*= 0$' "$T_OUT/x.strace")
+	[ "$n" = $((1 + want_on)) ] && ok "a stage alone: started $n time(s)" ||
+		not_ok "a stage alone: started $((1 + want_on)) time(s)" "$(cat "$T_OUT/x.strace")"
 else
-	not_ok "build a 9 MiB program" "$(cat "$T_OUT/big.cc.err")"
+	skip "pipeline.sh: three stages, none started twice" "no strace"
+	skip "a stage alone: started twice" "no strace"
 fi
 
 # The restart keeps argv (getopt has reordered it: options, then inputs),

@@ -547,7 +547,7 @@ int main(int argc, char **argv)
 	int rc = parse_opts(argc, argv, &o);
 	if (rc)
 		return rc;
-	memtune__reexec(argv, &o.input, 1);
+	memtune__reexec(argv);
 	libbpf_set_print(quiet);
 	struct diag d = { 0 };
 	const char *where = o.input;

@@ -392,7 +392,7 @@ int main(int argc, char **argv)
 		return rc;
 	if (o.dump)
 		return run_dump(&o);
-	memtune__reexec(argv, o.inputs, o.ninputs);
+	memtune__reexec(argv);
 	struct diag d = { 0 };
 	struct stats st;
 	stats_init(&st, TOOL);

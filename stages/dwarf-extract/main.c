@@ -384,7 +384,7 @@ int main(int argc, char **argv)
 		return rc;
 	if (o.dump)
 		return run_dump(o.dump);
-	memtune__reexec(argv, &o.input, 1);
+	memtune__reexec(argv);
 	if (!o.input)
 		return run_cache_stats(&o);
 
