@@ -166,15 +166,18 @@ static int identify(struct input *in, uint64_t size, struct diag *d)
 	}
 	XXH3_state_t st;
 	XXH3_128bits_reset(&st);
-	/* The hash reads every .debug_* byte once; in the file's own mapping
-	 * those pages need not stay resident (the page cache gives them back
-	 * when libdw reads them), or the whole DWARF would be in the peak RSS
-	 * before the first unit is extracted. */
+	/* The hash reads every .debug_* byte once. Bytes that are the file's
+	 * own are read with pread() into a small buffer, not through the
+	 * mapping: through it they cost a page fault per 16 pages and, to keep
+	 * the whole DWARF out of the peak RSS, a madvise() to let them go
+	 * (0.15 s of the cloud vmlinux's 205 MB, on one thread). */
 	size_t fsize = 0;
 	const char *raw = elf_rawfile(in->elf, &fsize);
 	in->raw_is_file_map = raw && mapfile_is_file_backed(raw, fsize);
-	int droppable = in->raw_is_file_map;
-	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(in->elf, scn));) {
+	enum { CHUNK = 256 << 10 };
+	uint8_t *chunk = NULL;
+	int err = 0;
+	for (Elf_Scn *scn = NULL; !err && (scn = elf_nextscn(in->elf, scn));) {
 		GElf_Shdr sh;
 		if (!gelf_getshdr(scn, &sh))
 			continue;
@@ -182,20 +185,36 @@ static int identify(struct input *in, uint64_t size, struct diag *d)
 		if (!name || strncmp(name, ".debug_", 7) || sh.sh_type == SHT_NOBITS)
 			continue;
 		Elf_Data *data = elf_rawdata(scn, NULL);
-		if (!data)
-			return diag_fail(d, EBADMSG, "%s: section %s unreadable: %s", in->path, name,
-					 elf_errmsg(-1));
+		if (!data) {
+			err = diag_fail(d, EBADMSG, "%s: section %s unreadable: %s", in->path, name,
+					elf_errmsg(-1));
+			break;
+		}
 		XXH3_128bits_update(&st, name, strlen(name) + 1);
-		int drop = droppable && data->d_buf && (const char *)data->d_buf >= raw &&
-			   (const char *)data->d_buf + data->d_size <= raw + fsize;
-		/* In slices, so that no more than one slice is resident at once. */
-		for (size_t at = 0, slice = 8u << 20; data->d_buf && at < data->d_size; at += slice) {
-			size_t n = data->d_size - at < slice ? data->d_size - at : slice;
-			XXH3_128bits_update(&st, (const char *)data->d_buf + at, n);
-			if (drop)
-				mapfile_done_with((const char *)data->d_buf + at, n);
+		const char *p = data->d_buf;
+		if (!p || !raw || p < raw || data->d_size > fsize || (size_t)(p - raw) > fsize - data->d_size) {
+			if (p)
+				XXH3_128bits_update(&st, p, data->d_size); /* not the file's bytes */
+			continue;
+		}
+		if (!chunk && !(chunk = malloc(CHUNK))) {
+			err = -ENOMEM;
+			break;
+		}
+		for (size_t at = 0; at < data->d_size; at += CHUNK) {
+			size_t n = data->d_size - at < CHUNK ? data->d_size - at : CHUNK;
+			int e = inputfile_pread(in->fd, chunk, n, (uint64_t)(p - raw) + at);
+			if (e) {
+				err = diag_fail(d, -e, "%s: section %s: cannot read: %s", in->path, name,
+						e == -ENODATA ? "the file got shorter" : strerror(-e));
+				break;
+			}
+			XXH3_128bits_update(&st, chunk, n);
 		}
 	}
+	free(chunk);
+	if (err)
+		return err;
 	XXH128_hash_t h = XXH3_128bits_digest(&st);
 	id->dwarf_hash = (struct key128){ h.low64, h.high64 };
 	return 0;
