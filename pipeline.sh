@@ -1,4 +1,4 @@
-#!/usr/bin/env bash
+#!/bin/bash
 # pipeline.sh: DWARF to BTF the way a kernel build chains the stages.
 #
 #   ./pipeline.sh [-j N] [--keep DIR] [--from cus|graph] [-v] [-q] [--stats[=json]] [--features LIST]
