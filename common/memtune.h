@@ -15,7 +15,8 @@
  *
  * The tunables are read only when a process starts. pipeline.sh exports
  * them, so its stages start with them; a stage started without them starts
- * itself again, once, with them (3 ms, less than it saves on any module).
+ * itself again, once, with them (3 ms: less than it saved on every module
+ * measured, about even on a 1.6 MB program of 120 small units).
  * The output bytes cannot depend on it: only where malloc's memory comes
  * from changes.
  */
