@@ -46,7 +46,7 @@ COMMON := $(wildcard common/*.c)
 FORMAT := $(wildcard format/*.c)
 STAGES := dwarf-extract dedup-merge btf-emit
 
-all: $(addprefix $(BIN)/,$(STAGES)) $(BIN)/tools/btfcheck $(BIN)/tools/strsort-check $(BIN)/tools/measure
+all: $(addprefix $(BIN)/,$(STAGES)) $(BIN)/tools/btfcheck $(BIN)/tools/strsort-check $(BIN)/tools/pool-check $(BIN)/tools/measure
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 
@@ -72,6 +72,10 @@ $(BIN)/tools/measure: $(call obj,bench/measure.c)
 	$(CC) $(LDFLAGS) -o $@ $^
 
 $(BIN)/tools/strsort-check: $(call obj,tests/tools/strsort_check.c common/strsort.c)
+	@mkdir -p $(BIN)/tools
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BIN)/tools/pool-check: $(call obj,tests/tools/pool_check.c common/pool.c)
 	@mkdir -p $(BIN)/tools
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

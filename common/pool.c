@@ -39,12 +39,17 @@ struct worker_arg {
 	unsigned id;
 };
 
+/* Under the lock. Wakes the workers waiting for room in the window: they
+ * stop at a failure, and the emitter, which would have made the room,
+ * does not emit past one (without this, a failure of the next item to emit
+ * while the window was full left them asleep and pthread_join() waiting). */
 static void pool_record_fail(struct pool *p, size_t i, int err)
 {
 	if (i < p->fail_item) {
 		p->fail_item = i;
 		p->fail_err = err;
 	}
+	pthread_cond_broadcast(&p->more);
 }
 
 static void *worker_main(void *arg)
@@ -122,7 +127,6 @@ int pool_ordered(unsigned threads, size_t n, size_t window,
 			 * work, but a silent downgrade hides a broken environment. */
 			pthread_mutex_lock(&p.lock);
 			pool_record_fail(&p, 0, -EAGAIN);
-			pthread_cond_broadcast(&p.more);
 			pthread_mutex_unlock(&p.lock);
 			break;
 		}
@@ -140,7 +144,6 @@ int pool_ordered(unsigned threads, size_t n, size_t window,
 			pthread_mutex_lock(&p.lock);
 			if (e) {
 				pool_record_fail(&p, i, e);
-				pthread_cond_broadcast(&p.more);
 				break;
 			}
 			p.emitted++;

@@ -2,7 +2,8 @@
 # t1330-tsan: the threaded paths under ThreadSanitizer (bin-tsan/, built by
 # make test with SANITIZE=thread): dwarf-extract and dedup-merge at -j4 on
 # the fixtures, an LTO program (cross-CU references) and a 120-CU program,
-# and btf-emit -j4 --elf (the ELF read on a second thread).
+# and btf-emit -j4 --elf (the ELF read on a second thread); and
+# tools/pool-check, the thread pool's hard schedules.
 # A data race makes the run exit 66 and fails the check. The output must be
 # the same bytes as the normal build's.
 . "$(dirname "$0")/lib.sh"
@@ -21,6 +22,11 @@ if out=$("$T_TOP/tests/gen/many-cus.sh" "$d/gen" 120 gcc 2>&1); then
 	inputs="$inputs $d/gen/many-gcc"
 else
 	not_ok "generate the 120-unit program" "$out"
+fi
+if [ -x "$TS/tools/pool-check" ]; then
+	check "pool-check (the ordered loop's hard schedules) under TSan" "$TS/tools/pool-check"
+else
+	not_ok "bin-tsan/tools/pool-check is built" "run: make SANITIZE=thread all"
 fi
 for elf in $inputs; do
 	n=$(basename "$elf")
