@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 /* Set for the second start, so that it never starts a third (glibc ignores
@@ -15,8 +16,15 @@ int memtune__active(void)
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 	return 0;
 #endif
-	const char *t = getenv("GLIBC_TUNABLES");
-	return t && strstr(t, MEMTUNE_TUNABLES) != NULL;
+	/* As a whole: "...:mmap_threshold=167772160" is not ours. */
+	const char *t = getenv("GLIBC_TUNABLES"), *at = t;
+	size_t n = strlen(MEMTUNE_TUNABLES);
+	while (at && (at = strstr(at, MEMTUNE_TUNABLES))) {
+		if ((at == t || at[-1] == ':') && (at[n] == '\0' || at[n] == ':'))
+			return 1;
+		at++;
+	}
+	return 0;
 }
 
 void memtune__reexec(char **argv)
@@ -27,6 +35,11 @@ void memtune__reexec(char **argv)
 #else
 	const char *off = getenv("BTFPIPE_MEMTUNE");
 	if (memtune__active() || getenv(MEMTUNE_MARK) || (off && !strcmp(off, "0")))
+		return;
+	/* No program interpreter: started as "ld.so ./stage", where
+	 * /proc/self/exe is the loader and could not run the stage (or linked
+	 * statically, where it could, but we do not tell the two apart). */
+	if (!getauxval(AT_BASE))
 		return;
 	const char *env = getenv("GLIBC_TUNABLES");
 	char *old = env ? strdup(env) : NULL, *val = NULL;

@@ -26,13 +26,14 @@
 /* What is put in front of $GLIBC_TUNABLES (pipeline.sh has the same). */
 #define MEMTUNE_TUNABLES "glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864:glibc.malloc.mmap_threshold=16777216"
 
-/* Called from main() once the options are parsed, before any thread or
- * file is opened: execs /proc/self/exe with argv and MEMTUNE_TUNABLES put
+/* Called first in main(), before anything is printed, any thread started
+ * or any file opened: execs /proc/self/exe with argv and MEMTUNE_TUNABLES put
  * in front of $GLIBC_TUNABLES. Returns (doing nothing) when they are there
  * already, when $BTFPIPE_MEMTUNE is "0", when this process is the second
  * start (whatever glibc made of the tunables), in a sanitizer build (its
- * allocator is not glibc's), or when the exec fails: the stage then runs as
- * it is, only slower. */
+ * allocator is not glibc's), when started through the loader ("ld.so
+ * ./stage": /proc/self/exe is then the loader), or when the exec fails: the
+ * stage then runs as it is, only slower. */
 void memtune__reexec(char **argv);
 
 /* 1 when this process started with MEMTUNE_TUNABLES (for --stats:

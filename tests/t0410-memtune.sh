@@ -43,7 +43,8 @@ if have strace; then
 	export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
 	BTFPIPE_MEMTUNE='' BTFPIPE_BIN="$T_BIN" strace -f -qq -e trace=execve -e signal=none -o "$T_OUT/p.strace" \
 		"$T_TOP/pipeline.sh" -j2 -o "$T_OUT/p2.btf" "$e"
-	n=$(grep -Ec 'execve\("[^"]*/(dwarf-extract|dedup-merge|btf-emit)", .*= 0$' "$T_OUT/p.strace")
+	# (a restart is an execve of /proc/self/exe)
+	n=$(grep -Ec 'execve\("([^"]*/(dwarf-extract|dedup-merge|btf-emit)|/proc/self/exe)", .*= 0$' "$T_OUT/p.strace")
 	[ "$n" = 3 ] && ok "pipeline.sh: three stages, none started twice" ||
 		not_ok "pipeline.sh: three stages, none started twice" "$n execs: $(grep -E 'execve' "$T_OUT/p.strace" | head -20)"
 	BTFPIPE_MEMTUNE='' strace -f -qq -e trace=execve -e signal=none -o "$T_OUT/x.strace" \
@@ -56,8 +57,8 @@ else
 	skip "a stage alone: started twice" "no strace"
 fi
 
-# The restart keeps argv (getopt has reordered it: options, then inputs),
-# so errors read the same and exit the same.
+# The restart keeps argv, so errors read the same and exit the same, and a
+# warning from the options is printed once.
 for m in 0 1; do
 	BTFPIPE_MEMTUNE=$m "$T_BIN/dedup-merge" -o "$T_OUT/no.graph" "$T_OUT/1.cus" "$T_OUT/missing.cus" \
 		>"$T_OUT/err$m.out" 2>"$T_OUT/err$m.err"
@@ -67,8 +68,14 @@ check_same "a missing input: the same message and exit code" "$T_OUT/err0.err" "
 check_grep "a missing input: exit 1 and the file named" 'missing\.cus' "$T_OUT/err1.err"
 [ -e "$T_OUT/no.graph" ] && not_ok "a missing input: no output" || ok "a missing input: no output"
 
-# Inputs before options (getopt reorders them) and a user's own tunables:
-# still the same output.
+# Inputs before options and a user's own tunables: still the same output.
 GLIBC_TUNABLES=glibc.malloc.arena_max=1 BTFPIPE_MEMTUNE=1 "$T_BIN/dedup-merge" "$T_OUT/1.cus" -j2 -q \
 	-o "$T_OUT/r.graph"
 check_same "inputs first, user tunables kept: the same .graph" "$T_OUT/r.graph" "$T_OUT/0.graph"
+if [ "$want_on" = 1 ]; then
+	BTFPIPE_MEMTUNE='' "$T_BIN/btf-emit" --features distilled_base -o "$T_OUT/w.btf" "$T_OUT/0.graph" \
+		>"$T_OUT/w.out" 2>"$T_OUT/w.err"
+	n=$(grep -c . "$T_OUT/w.err")
+	[ "$n" = 1 ] && ok "a warning from the options: printed once across the restart" ||
+		not_ok "a warning from the options: printed once across the restart" "$(cat "$T_OUT/w.err")"
+fi

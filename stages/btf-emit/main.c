@@ -543,11 +543,11 @@ out:
 
 int main(int argc, char **argv)
 {
+	memtune__reexec(argv); /* first: nothing is printed twice */
 	struct emit_opts o = { 0 };
 	int rc = parse_opts(argc, argv, &o);
 	if (rc)
 		return rc;
-	memtune__reexec(argv);
 	libbpf_set_print(quiet);
 	struct diag d = { 0 };
 	const char *where = o.input;

@@ -386,13 +386,13 @@ static int memo_key(const struct merge_opts *o, struct key128 *out)
 
 int main(int argc, char **argv)
 {
+	memtune__reexec(argv); /* first: nothing is printed twice */
 	struct merge_opts o = { 0 };
 	int rc = parse_opts(argc, argv, &o);
 	if (rc)
 		return rc;
 	if (o.dump)
 		return run_dump(&o);
-	memtune__reexec(argv);
 	struct diag d = { 0 };
 	struct stats st;
 	stats_init(&st, TOOL);

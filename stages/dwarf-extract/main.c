@@ -378,13 +378,13 @@ static int run_cache_stats(const struct extract_opts *o)
 
 int main(int argc, char **argv)
 {
+	memtune__reexec(argv); /* first: nothing is printed twice */
 	struct extract_opts o = { 0 };
 	int rc = parse_opts(argc, argv, &o);
 	if (rc)
 		return rc;
 	if (o.dump)
 		return run_dump(o.dump);
-	memtune__reexec(argv);
 	if (!o.input)
 		return run_cache_stats(&o);
 
