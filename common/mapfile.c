@@ -76,6 +76,11 @@ int inputfile_pread(int fd, void *buf, size_t n, uint64_t off)
 	return 0;
 }
 
+const char *inputfile_pread_failure(int err)
+{
+	return err == -ENODATA ? "the file got shorter since it was opened" : strerror(-err);
+}
+
 int mapfile_open(const char *path, size_t min_size, const char *what, const void **map, size_t *size,
 		 struct diag *d)
 {

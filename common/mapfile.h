@@ -28,6 +28,8 @@ int inputfile_open(const char *path, size_t min_size, const char *what, int *fd,
 /* Read exactly n bytes at off. Returns: 0, -ENODATA when the file ends
  * first (it shrank since it was opened), or another negative errno. */
 int inputfile_pread(int fd, void *buf, size_t n, uint64_t off);
+/* Why inputfile_pread() failed (its return), for a message. */
+const char *inputfile_pread_failure(int err);
 
 /* Returns: 0, or a negative errno with the detail (naming path) in d. */
 int mapfile_open(const char *path, size_t min_size, const char *what, const void **map, size_t *size,

@@ -168,12 +168,6 @@ void cus_file__cu_what(const struct cus_file *f, size_t i, char what[CUS_WHAT_SI
 		 (unsigned long long)f->index[i].cu_offset);
 }
 
-/* Why inputfile_pread() failed, for a message. */
-static const char *read_failure(int err)
-{
-	return err == -ENODATA ? "the file got shorter since it was opened" : strerror(-err);
-}
-
 /* blob_size bytes of CU i into cu->blob (grown, owned by the cu), and
  * their checksum checked when `check`. */
 static int read_blob(const struct cus_file *f, size_t i, struct cus_cu *cu, int check, struct diag *d)
@@ -187,7 +181,7 @@ static int read_blob(const struct cus_file *f, size_t i, struct cus_cu *cu, int 
 		cus_file__cu_what(f, i, what);
 		return diag_fail(d, -err, "%s: cannot read its blob (offset %llu, %u bytes): %s", what,
 				 (unsigned long long)e->blob_off, e->blob_size,
-				 read_failure(err));
+				 inputfile_pread_failure(err));
 	}
 	if (!check || key128_eq(key128_of(cu->blob, e->blob_size), e->key))
 		return 0;
@@ -212,7 +206,7 @@ static int open_file(struct cus_file *f, const char *path, int check_blobs, stru
 		return err;
 	if ((err = inputfile_pread(f->fd, h, CUS_HEADER_SIZE, 0))) {
 		err = diag_fail(d, -err, "%s: cannot read the header: %s", path,
-				read_failure(err));
+				inputfile_pread_failure(err));
 		goto fail;
 	}
 	if (memcmp(h, CUS_MAGIC, 8)) {
@@ -261,7 +255,7 @@ static int open_file(struct cus_file *f, const char *path, int check_blobs, stru
 	if ((err = inputfile_pread(f->fd, meta, ident_size, ident_off)) ||
 	    (err = inputfile_pread(f->fd, meta + ident_size, isize, index_off))) {
 		err = diag_fail(d, -err, "%s: cannot read the identity and index: %s", path,
-				read_failure(err));
+				inputfile_pread_failure(err));
 		goto fail_meta;
 	}
 	err = -EBADMSG;

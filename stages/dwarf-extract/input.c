@@ -206,7 +206,7 @@ static int identify(struct input *in, uint64_t size, struct diag *d)
 			int e = inputfile_pread(in->fd, chunk, n, (uint64_t)(p - raw) + at);
 			if (e) {
 				err = diag_fail(d, -e, "%s: section %s: cannot read: %s", in->path, name,
-						e == -ENODATA ? "the file got shorter" : strerror(-e));
+						inputfile_pread_failure(e));
 				break;
 			}
 			XXH3_128bits_update(&st, chunk, n);
