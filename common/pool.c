@@ -52,6 +52,19 @@ static void pool_record_fail(struct pool *p, size_t i, int err)
 	pthread_cond_broadcast(&p->more);
 }
 
+/* Under the lock: item i's work returned err. The caller is woken only
+ * when it sleeps and this is what it waits for (the next item to emit, or
+ * a failure); when the caller itself finished i, it is not asleep. */
+static void pool_item_done(struct pool *p, size_t i, int err)
+{
+	p->result[i] = err;
+	p->done[i] = 1;
+	if (err)
+		pool_record_fail(p, i, err);
+	if (p->caller_waits && (err || i == p->emitted))
+		pthread_cond_signal(&p->done_cv);
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker_arg *wa = arg;
@@ -68,12 +81,7 @@ static void *worker_main(void *arg)
 		pthread_mutex_unlock(&p->lock);
 		int err = p->work(p->ctx, wa->id, i);
 		pthread_mutex_lock(&p->lock);
-		p->result[i] = err;
-		p->done[i] = 1;
-		if (err)
-			pool_record_fail(p, i, err);
-		if (p->caller_waits && (err || i == p->emitted))
-			pthread_cond_signal(&p->done_cv);
+		pool_item_done(p, i, err);
 	}
 	pthread_cond_broadcast(&p->done_cv);
 	pthread_mutex_unlock(&p->lock);
@@ -153,10 +161,7 @@ int pool_ordered(unsigned threads, size_t n, size_t window,
 			pthread_mutex_unlock(&p.lock);
 			int e = work(ctx, 0, w);
 			pthread_mutex_lock(&p.lock);
-			p.result[w] = e;
-			p.done[w] = 1;
-			if (e)
-				pool_record_fail(&p, w, e);
+			pool_item_done(&p, w, e);
 		} else {
 			p.caller_waits = 1;
 			pthread_cond_wait(&p.done_cv, &p.lock);
