@@ -279,6 +279,7 @@ struct gdec {
 	int sec;
 	struct diag *d;
 	size_t annots_cap;
+	unsigned flags;		/* GRAPH_READ_* */
 };
 
 static int gfail(struct gdec *x, const char *why)
@@ -493,14 +494,16 @@ static int dec_section(struct gdec *x)
 			g->prov_off[i] = (uint32_t)g->nprov;
 			if (g_count(x, &n, 1))
 				return -EBADMSG;
-			if (vec_grow(&g->prov, &cap, g->nprov + n))
+			size_t keep = (x->flags & GRAPH_READ_FIRST_PROV) && n > 1 ? 1 : n;
+			if (vec_grow(&g->prov, &cap, g->nprov + keep))
 				return -ENOMEM;
 			uint64_t prev = 0;
 			for (size_t k = 0; k < n; k++) {
 				uint64_t v = prev + cur_uleb(&x->c);
 				if ((k && v <= prev) || v >= g->ncus)
 					return gfail(x, "provenance CU index out of order or range");
-				g->prov[g->nprov++] = (uint32_t)v;
+				if (k < keep)
+					g->prov[g->nprov++] = (uint32_t)v;
 				prev = v;
 			}
 		}
@@ -598,6 +601,11 @@ static int check_ids(struct graph *g, const char *path, struct diag *d)
 
 int graph__read(struct graph *g, const char *path, struct diag *d)
 {
+	return graph__read_flags(g, path, 0, d);
+}
+
+int graph__read_flags(struct graph *g, const char *path, unsigned flags, struct diag *d)
+{
 	memset(g, 0, sizeof(*g));
 	size_t size, head_size = GRAPH_HEADER_SIZE + GRAPH_NSECTIONS * 32;
 	const void *map;
@@ -663,7 +671,8 @@ int graph__read(struct graph *g, const char *path, struct diag *d)
 			g->str_size = len;
 			continue;
 		}
-		struct gdec x = { .g = g, .path = path, .sec = id, .d = d, .annots_cap = g->nannots };
+		struct gdec x = { .g = g, .path = path, .sec = id, .d = d, .annots_cap = g->nannots,
+				  .flags = flags };
 		cursor_init(&x.c, m + off, len);
 		if ((err = dec_section(&x)))
 			goto out;

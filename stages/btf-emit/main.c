@@ -375,7 +375,7 @@ static int read_inputs(const struct emit_opts *o, struct graph *g, struct elf_in
 	pthread_t tid;
 	int threaded = o->elf && o->jobs > 1 && pthread_create(&tid, NULL, elf_read_main, &er) == 0;
 	*where = o->input;
-	int err = graph__read(g, o->input, d);
+	int err = graph__read_flags(g, o->input, GRAPH_READ_FIRST_PROV, d);
 	if (threaded)
 		pthread_join(tid, NULL);
 	else if (!err && o->elf)
