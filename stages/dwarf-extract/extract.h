@@ -112,11 +112,6 @@ void input__done_with_unit(struct input *in, const struct unit *u);
 int input__open(struct input *in, const char *path, unsigned workers, uint64_t info_per_worker,
 		int libdw_only, struct diag *d);
 void input__close(struct input *in);
-/* dwarf_hash.c: *out := the identity's DWARF hash of in->elf's .debug_*
- * sections (format/CU-RECORDS.md), read from in->fd on up to `workers`
- * threads (exactly that many when `exact`). Sets in->raw_is_file_map. */
-int dwarf_hash(struct input *in, size_t shstrndx, unsigned workers, int exact, struct key128 *out,
-	       struct diag *d);
 /* The section holding addr, and addr made section-relative for ET_REL.
  * Returns the ELF section index, 0 when no allocated section holds it. */
 uint32_t input__section_of(const struct input *in, uint64_t *addr);
