@@ -177,7 +177,7 @@ graph="$dir/$name.graph"
 # The stages run glibc's malloc in huge pages (common/memtune.h, whose
 # MEMTUNE_TUNABLES is this string). Exported here, no stage needs to start
 # itself again for it: 3 ms each of a small module's 40.
-tun=glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864:glibc.malloc.mmap_threshold=16777216
+tun=glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864:glibc.malloc.mmap_threshold=67108864
 if [ "${BTFPIPE_MEMTUNE:-}" != 0 ]; then
 	case ":${GLIBC_TUNABLES:-}:" in
 	*":$tun:"*) ;;

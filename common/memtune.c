@@ -16,7 +16,7 @@ int memtune__active(void)
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 	return 0;
 #endif
-	/* As a whole: "...:mmap_threshold=167772160" is not ours. */
+	/* As a whole: "...:mmap_threshold=671088640" is not ours. */
 	const char *t = getenv("GLIBC_TUNABLES"), *at = t;
 	size_t n = strlen(MEMTUNE_TUNABLES);
 	while (at && (at = strstr(at, MEMTUNE_TUNABLES))) {

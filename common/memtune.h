@@ -8,10 +8,13 @@
  * transparent huge pages over them (its glibc.malloc.hugetlb and
  * glibc.malloc.top_pad tunables). Measured 2026-12-01: the vmlinux's three
  * stages at -j2 went from 3.5 to 2.5 s, sch_fq.ko's from 62 to 36 ms.
- * A fixed mmap_threshold of 16 MiB keeps the arrays below it in those
+ * A fixed mmap_threshold of 64 MiB keeps the arrays below it in those
  * heaps, where freed memory is used again, instead of a fresh mapping,
  * zeroed anew, per allocation while glibc's own threshold adapts: the
- * vmlinux's merge at -j2 0.89 -> 0.74 s, peak RSS unchanged.
+ * vmlinux's merge at -j2 0.89 -> 0.74 s with 16 MiB, peak RSS unchanged;
+ * 0.555 -> 0.531 s more with 64 MiB (14 alternating runs; 32 MiB gave
+ * nothing), peak RSS +4 MB at -j2 and the same at -j1. 256 MiB was no
+ * faster at -j2 and slower at -j1.
  *
  * The tunables are read only when a process starts. pipeline.sh exports
  * them, so its stages start with them; a stage started without them starts
@@ -24,7 +27,7 @@
 #define BTFPIPE_MEMTUNE_H
 
 /* What is put in front of $GLIBC_TUNABLES (pipeline.sh has the same). */
-#define MEMTUNE_TUNABLES "glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864:glibc.malloc.mmap_threshold=16777216"
+#define MEMTUNE_TUNABLES "glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864:glibc.malloc.mmap_threshold=67108864"
 
 /* Called first in main(), before anything is printed, any thread started
  * or any file opened: execs /proc/self/exe with argv and MEMTUNE_TUNABLES put
