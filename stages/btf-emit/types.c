@@ -35,6 +35,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The first CU node i came from, for a message; UINT32_MAX (printed as "?")
+ * when the graph gives it none, which a merge never writes but a file may. */
+static uint32_t first_cu(const struct graph *g, size_t i)
+{
+	return g->prov_off[i] < g->prov_off[i + 1] ? g->prov[g->prov_off[i]] : UINT32_MAX;
+}
+
 static int is_transparent(const struct graph_node *n)
 {
 	return n->kind == G_ATOMIC || n->kind == G_UNSPEC;
@@ -512,7 +519,7 @@ int emit_types(struct btf *btf, const struct graph *g, const struct emit_opts *o
 				skip_log__add(skips, "type", *graph_str(g, n->name) ? graph_str(g, n->name)
 										    : graph_kind_name(n->kind),
 					      beyond_btf(g, n) ? beyond_btf(g, n) : "needs a type with no BTF form",
-					      g, g->prov[g->prov_off[i]]);
+					      g, first_cu(g, i));
 			continue;
 		}
 		if (!type_count(n, 0))
