@@ -1,8 +1,8 @@
 /* graph.h: the `.graph` deduplicated type graph (spec: format/TYPE-GRAPH.md).
  *
  * struct graph is the whole file in memory: dedup-merge fills one and calls
- * graph__write(); btf-emit gets one from graph__read(), which checks every
- * checksum, bound and node id before returning. Node 0 is void; nodes[0] is
+ * graph__write(); btf-emit gets one from graph__read_flags(), which checks
+ * every checksum, bound and node id before returning. Node 0 is void; nodes[0] is
  * an unused placeholder so a node id indexes `nodes` directly.
  */
 #ifndef BTFPIPE_GRAPH_H
@@ -114,7 +114,8 @@ struct graph {
 	size_t nitems;
 	struct graph_annot *annots;
 	size_t nannots;
-	uint32_t *prov_off;		/* node i's CUs: prov[prov_off[i] .. prov_off[i+1]) */
+	uint32_t *prov_off;		/* node i's CUs: prov[prov_off[i] .. prov_off[i+1]);
+					 * only the first of them after GRAPH_READ_FIRST_PROV */
 	uint32_t *prov;
 	size_t nprov;
 	struct graph_func *funcs;
@@ -123,6 +124,7 @@ struct graph {
 	size_t nlocs;
 	struct graph_var *vars;
 	size_t nvars;
+	int prov_cut;			/* read with GRAPH_READ_FIRST_PROV */
 };
 
 void graph__free(struct graph *g);
@@ -131,9 +133,11 @@ void graph__free(struct graph *g);
 int graph__write(const struct graph *g, const char *path, struct diag *d);
 int graph__read(struct graph *g, const char *path, struct diag *d);
 /* GRAPH_READ_FIRST_PROV: of each node's provenance keep only its first CU
- * (prov_off[] then counts one entry for it), all btf-emit needs, for its
- * messages; on the vmlinux that is 0.3 MB where the whole list is 13 MB.
- * The section is still checked in full. */
+ * (prov_off[] then counts at most one entry for it, none when it has none),
+ * all btf-emit needs, for its messages; on the vmlinux that is 0.3 MB where
+ * the whole list is 13 MB. The section is still checked in full. Such a
+ * graph is not the file any more: graph__write() and graph__dump() refuse
+ * it (-EINVAL). */
 enum { GRAPH_READ_FIRST_PROV = 1 };
 int graph__read_flags(struct graph *g, const char *path, unsigned flags, struct diag *d);
 

@@ -147,6 +147,8 @@ static void dump_node(FILE *o, const struct graph *g, size_t id, int full)
 
 int graph__dump(const struct graph *g, FILE *o, int full, struct diag *d)
 {
+	if (g->prov_cut)
+		return diag_fail(d, EINVAL, "not dumped: the graph was read without its full provenance");
 	fprintf(o, "btfpipe-graph v%d inputs=%zu cus=%zu nodes=%zu funcs=%zu vars=%zu\n",
 		GRAPH_FORMAT_VERSION, g->ninputs, g->ncus, g->nnodes, g->nfuncs, g->nvars);
 	for (size_t i = 0; i < g->ninputs; i++) {

@@ -228,6 +228,9 @@ int graph__write(const struct graph *g, const char *path, struct diag *d)
 	uint8_t head[GRAPH_HEADER_SIZE + GRAPH_NSECTIONS * 32];
 	uint64_t off = sizeof(head);
 	int err = 0;
+	if (g->prov_cut)
+		return diag_fail(d, EINVAL, "%s: not written: the graph was read without its full provenance",
+				 path);
 	memset(head, 0, sizeof(head));
 	for (int id = 1; id <= GRAPH_NSECTIONS; id++) {
 		encode_section(&secs[id], g, id);
@@ -607,6 +610,7 @@ int graph__read(struct graph *g, const char *path, struct diag *d)
 int graph__read_flags(struct graph *g, const char *path, unsigned flags, struct diag *d)
 {
 	memset(g, 0, sizeof(*g));
+	g->prov_cut = (flags & GRAPH_READ_FIRST_PROV) != 0;
 	size_t size, head_size = GRAPH_HEADER_SIZE + GRAPH_NSECTIONS * 32;
 	const void *map;
 	int err = mapfile_open(path, head_size, ".graph header", &map, &size, d);
