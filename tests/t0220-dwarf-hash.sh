@@ -1,60 +1,96 @@
 #!/usr/bin/env bash
 # t0220-dwarf-hash: the DWARF hash in a .cus identity block is the value
 # format/CU-RECORDS.md defines, computed here anew in Python from the ELF's
-# section headers and libxxhash, and it does not depend on -j.
+# section headers and libxxhash.
 #
 # dwarf-extract reads the bytes with pread() 256 KB at a time
 # (stages/dwarf-extract/input.c, identify()). The sample fixture's .debug_*
-# sections are a few KB, so a copy gets an extra 9 MiB .debug_btfpipe_pad
-# section (many reads, the last one short), and a copy of that one its
-# debug sections compressed (hashed as stored in the file). Each is
-# extracted at -j1, -j2 and -j8; every identity must hold the Python value.
-# A byte changed 4 MiB into the pad must change the hash, to the Python
-# value of the changed file.
+# sections are a few KB, so copies of it get a 9 MiB .debug_btfpipe_pad
+# section of text-like filler (37 reads, the last one short):
+#   padded      as added;
+#   compressed  every debug section compressed by objcopy, the pad too
+#               (checked: SHF_COMPRESSED, still over 256 KB), hashed as
+#               stored in the file;
+#   nobits      the pad made SHT_NOBITS: not hashed at all, so the hash is
+#               the sample's own;
+#   changed     one byte 4 MiB into the pad flipped: a new hash.
+# Each is extracted at -j1 and -j8; every identity must hold the Python value.
 . "$(dirname "$0")/lib.sh"
 
 EXTRACT="$T_BIN/dwarf-extract"
 
-# spec_hash ELF: the DWARF hash per format/CU-RECORDS.md, as the dump prints
-# it (high 64 bits, then low, in hex).
-spec_hash() {
-	PYTHONPATH="$T_TOP/tests/tools" python3 - "$1" <<'PY'
+# elf_tool MODE ELF [ARG]: the ELF's section headers, in Python.
+#   hash ELF            the DWARF hash per format/CU-RECORDS.md, as the dump
+#                       prints it (high 64 bits, then low, in hex)
+#   flags ELF NAME      section NAME's sh_flags and sh_size
+#   nobits ELF NAME     make section NAME SHT_NOBITS, in place
+#   flip ELF NAME AT    flip a bit of the byte AT bytes into section NAME
+elf_tool() {
+	PYTHONPATH="$T_TOP/tests/tools" python3 - "$@" <<'PY'
 import struct, sys
-import cusfile  # tests/tools/cusfile.py: libxxhash through ctypes
-xx = cusfile.xxhash()
-data = open(sys.argv[1], "rb").read()
+mode, path = sys.argv[1:3]
+data = bytearray(open(path, "rb").read())
 assert data[:4] == b"\x7fELF" and data[4] == 2 and data[5] == 1, "a 64-bit little-endian ELF"
 shoff, = struct.unpack_from("<Q", data, 0x28)
 shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3a)
-shdrs = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
-stroff = shdrs[shstrndx][4]
+def shdr(i):
+    return struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize)
+stroff = shdr(shstrndx)[4]
 def name_of(off):
-    return data[stroff + off:data.index(b"\0", stroff + off)]
-stream = bytearray()
-for sh in shdrs:
-    name, typ, off, size = name_of(sh[0]), sh[1], sh[4], sh[5]
-    if not name.startswith(b".debug_") or typ == 8:  # SHT_NOBITS
-        continue
-    stream += name + b"\0" + data[off:off + size]
-h = xx.XXH3_128bits(bytes(stream), len(stream))
-print("%016x%016x" % (h.hi, h.lo))
+    return bytes(data[stroff + off:data.index(b"\0", stroff + off)])
+def find(name):
+    for i in range(shnum):
+        if name_of(shdr(i)[0]) == name.encode():
+            return i
+    sys.exit("no section " + name)
+if mode == "hash":
+    import cusfile  # tests/tools/cusfile.py: libxxhash through ctypes
+    xx = cusfile.xxhash()
+    stream = bytearray()
+    for i in range(shnum):
+        sh = shdr(i)
+        name, typ, off, size = name_of(sh[0]), sh[1], sh[4], sh[5]
+        if not name.startswith(b".debug_") or typ == 8:  # SHT_NOBITS
+            continue
+        stream += name + b"\0" + data[off:off + size]
+    h = xx.XXH3_128bits(bytes(stream), len(stream))
+    print("%016x%016x" % (h.hi, h.lo))
+elif mode == "flags":
+    sh = shdr(find(sys.argv[3]))
+    print(sh[2], sh[5])
+elif mode == "nobits":
+    struct.pack_into("<I", data, shoff + find(sys.argv[3]) * shentsize + 4, 8)
+    open(path, "wb").write(data)
+elif mode == "flip":
+    sh = shdr(find(sys.argv[3]))
+    at = int(sys.argv[4])
+    assert at < sh[5], "past the section"
+    data[sh[4] + at] ^= 0x40
+    open(path, "wb").write(data)
 PY
 }
 
-# check_hash LABEL ELF: extract ELF at -j1, -j2, -j8; each identity must hold
-# spec_hash's value.
+# hash_of_cus FILE: the DWARF hash the .cus dump prints.
+hash_of_cus() { "$EXTRACT" --dump "$1" 2>/dev/null | sed -n '1s/.* dwarf=\([0-9a-f]*\) .*/\1/p'; }
+
+# check_hash LABEL ELF [WANT]: extract ELF at -j1 and -j8; each identity
+# must hold the Python value (and WANT, when given).
 check_hash() {
-	local label=$1 elf=$2 want j got
-	if ! want=$(spec_hash "$elf" 2>&1); then
-		not_ok "$label: the DWARF hash computed from the spec" "$want"
+	local label=$1 elf=$2 want j got out
+	if ! want=$(elf_tool hash "$elf" 2>"$T_OUT/$label.hash.err"); then
+		not_ok "$label: the DWARF hash computed from the spec" "$(cat "$T_OUT/$label.hash.err")"
 		return
 	fi
-	for j in 1 2 8; do
-		if ! out=$("$EXTRACT" -j "$j" -o "$T_OUT/$label-j$j.cus" "$elf" 2>&1) ||
-			! got=$("$EXTRACT" --dump "$T_OUT/$label-j$j.cus" 2>&1 | sed -n '1s/.* dwarf=\([0-9a-f]*\) .*/\1/p'); then
-			not_ok "$label: extract and dump at -j$j" "$out"
+	if [ $# -gt 2 ]; then
+		if [ "$want" = "$3" ]; then ok "$label: the spec's hash is the expected one"; else
+			not_ok "$label: the spec's hash is the expected one" "spec $want, expected $3"; fi
+	fi
+	for j in 1 8; do
+		if ! out=$("$EXTRACT" -j "$j" -o "$T_OUT/$label-j$j.cus" "$elf" 2>&1); then
+			not_ok "$label -j$j: extract" "$out"
 			continue
 		fi
+		got=$(hash_of_cus "$T_OUT/$label-j$j.cus")
 		if [ "$got" = "$want" ]; then ok "$label -j$j: the identity's DWARF hash is the spec's"; else
 			not_ok "$label -j$j: the identity's DWARF hash is the spec's" "got '$got', the spec gives $want"; fi
 	done
@@ -73,50 +109,62 @@ if ! out=$(build_fixture "$GCC" -O2 5 "$T_OUT" sample 2>&1); then
 	exit 0
 fi
 check_hash sample "$T_OUT/sample"
+sample_hash=$(hash_of_cus "$T_OUT/sample-j1.cus")
 
-# 9 MiB + 123 bytes of deterministic filler: 37 reads, the last one short.
-python3 -c '
-import random, sys
-random.seed(220)
-sys.stdout.buffer.write(random.randbytes(9 * 1024 * 1024 + 123))' >"$T_OUT/pad.bin"
-if out=$(objcopy --add-section .debug_btfpipe_pad="$T_OUT/pad.bin" "$T_OUT/sample" "$T_OUT/padded" 2>&1); then
-	check_hash padded "$T_OUT/padded"
-else
-	not_ok "objcopy: add a 9 MiB .debug_btfpipe_pad" "$out"
-fi
-if [ -e "$T_OUT/padded" ] &&
-	out=$(objcopy --compress-debug-sections=zlib "$T_OUT/padded" "$T_OUT/compressed" 2>&1); then
-	check_hash compressed "$T_OUT/compressed"
-else
-	not_ok "objcopy: compress the padded copy's debug sections" "${out:-no padded copy}"
-fi
-
-# One byte 4 MiB into the pad changed: a different hash, the spec's.
-if [ -e "$T_OUT/padded-j1.cus" ]; then
-	cp "$T_OUT/padded" "$T_OUT/changed"
-	if out=$(python3 - "$T_OUT/changed" <<'PY' 2>&1
-import subprocess, sys
-path = sys.argv[1]
-hdrs = subprocess.run(["readelf", "-W", "-S", path], capture_output=True, text=True, check=True).stdout
-line = next(l for l in hdrs.splitlines() if ".debug_btfpipe_pad" in l)
-fields = line.split("]", 1)[1].split()
-off = int(fields[3], 16) + (4 << 20) + 4096
-with open(path, "r+b") as f:
-    f.seek(off)
-    b = f.read(1)
-    f.seek(off)
-    f.write(bytes([b[0] ^ 0x40]))
+# 9 MiB + 123 bytes of filler: words from a small vocabulary, so that zlib
+# compresses it to a few MB (more than one read) rather than not at all.
+PAD_SIZE=$((9 * 1024 * 1024 + 123))
+python3 - "$T_OUT/pad.bin" "$PAD_SIZE" <<'PY'
+import sys
+path, size = sys.argv[1], int(sys.argv[2])
+words = [w.encode() for w in "struct union enum typedef const volatile int long char unsigned "
+         "sk_buff net_device inode dentry page folio list_head spinlock_t atomic_t".split()]
+out, x = bytearray(), 220
+while len(out) < size:
+    x = (x * 6364136223846793005 + 1442695040888963407) % (1 << 64)
+    out += words[(x >> 33) % len(words)] + (b"\n" if (x >> 20) & 7 == 0 else b" ")
+open(path, "wb").write(out[:size])
 PY
-	); then
-		check_hash changed "$T_OUT/changed"
-		a=$("$EXTRACT" --dump "$T_OUT/padded-j1.cus" | sed -n '1s/.* dwarf=\([0-9a-f]*\) .*/\1/p')
-		b=$("$EXTRACT" --dump "$T_OUT/changed-j1.cus" 2>/dev/null | sed -n '1s/.* dwarf=\([0-9a-f]*\) .*/\1/p')
-		if [ -n "$a" ] && [ -n "$b" ] && [ "$a" != "$b" ]; then
-			ok "a byte changed 4 MiB into the pad changes the hash"
-		else
-			not_ok "a byte changed 4 MiB into the pad changes the hash" "before '$a', after '$b'"
-		fi
+if [ "$(stat -c %s "$T_OUT/pad.bin" 2>/dev/null)" != "$PAD_SIZE" ]; then
+	not_ok "make the $PAD_SIZE-byte pad" "$(ls -l "$T_OUT/pad.bin" 2>&1)"
+	exit 0
+fi
+if ! out=$(objcopy --add-section .debug_btfpipe_pad="$T_OUT/pad.bin" "$T_OUT/sample" "$T_OUT/padded" 2>&1); then
+	not_ok "objcopy: add a 9 MiB .debug_btfpipe_pad" "$out"
+	exit 0
+fi
+check_hash padded "$T_OUT/padded"
+
+if ! out=$(objcopy --compress-debug-sections=zlib "$T_OUT/padded" "$T_OUT/compressed" 2>&1); then
+	not_ok "objcopy: compress the padded copy's debug sections" "$out"
+else
+	read -r flags size < <(elf_tool flags "$T_OUT/compressed" .debug_btfpipe_pad 2>&1)
+	if [ -n "${size:-}" ] && [ $((flags & 0x800)) -ne 0 ] && [ "$size" -gt $((256 * 1024)) ] &&
+		[ "$size" -lt "$PAD_SIZE" ]; then
+		ok "compressed: the pad is SHF_COMPRESSED, $size bytes in the file"
+		check_hash compressed "$T_OUT/compressed"
 	else
-		not_ok "change a byte 4 MiB into the pad" "$out"
+		not_ok "compressed: the pad is SHF_COMPRESSED and over 256 KB" "flags ${flags:-?} size ${size:-?}"
 	fi
+fi
+
+cp "$T_OUT/padded" "$T_OUT/nobits"
+if out=$(elf_tool nobits "$T_OUT/nobits" .debug_btfpipe_pad 2>&1); then
+	check_hash nobits "$T_OUT/nobits" "$sample_hash"
+else
+	not_ok "make the pad SHT_NOBITS" "$out"
+fi
+
+cp "$T_OUT/padded" "$T_OUT/changed"
+if out=$(elf_tool flip "$T_OUT/changed" .debug_btfpipe_pad $((4 * 1024 * 1024 + 4096)) 2>&1); then
+	check_hash changed "$T_OUT/changed"
+	a=$(hash_of_cus "$T_OUT/padded-j1.cus")
+	b=$(hash_of_cus "$T_OUT/changed-j1.cus")
+	if [ -n "$a" ] && [ -n "$b" ] && [ "$a" != "$b" ]; then
+		ok "a byte changed 4 MiB into the pad changes the hash"
+	else
+		not_ok "a byte changed 4 MiB into the pad changes the hash" "before '$a', after '$b'"
+	fi
+else
+	not_ok "change a byte 4 MiB into the pad" "$out"
 fi
