@@ -115,6 +115,25 @@ for b in gcc clang obj kobj; do
 	ok "$b: built, and the three stages run"
 done
 
+# Functions are judged on up to -j threads, name ranges apart (funcs.c,
+# select_funcs()); the picks and the skip report's lines, in their order,
+# must be the same at -j1 and -j8 (BTFPIPE_JOBS_EXACT: 8 threads even here).
+# The two programs with skip lines; obj and kobj have none.
+for b in gcc clang; do
+	[ "${state[$b]}" = ready ] || continue
+	e="$T_OUT/$b"
+	if [ ! -s "$e.skips" ]; then
+		not_ok "$b: the skip report has lines to compare across -j" "$e.skips is empty"
+		continue
+	fi
+	for j in 1 8; do
+		check "$b: btf-emit -j$j" "$T_BIN/btf-emit" -j "$j" --elf "$e" --skip-report "$e.j$j.skips" \
+			-o "$e.j$j.btf" "$e.graph"
+		check_same "$b: btf-emit -j$j: the same BTF" "$e.btf" "$e.j$j.btf"
+		check_same "$b: btf-emit -j$j: the same skip report, line for line" "$e.skips" "$e.j$j.skips"
+	done
+done
+
 # ---- each case's construction, before any row is believed ----
 if [ "${state[gcc]}" = ready ]; then
 	e="$T_OUT/gcc"

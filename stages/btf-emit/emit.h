@@ -49,7 +49,9 @@ struct emit_opts {
 	enum { ARRAYS_AUTO, ARRAYS_NESTED, ARRAYS_FLAT } arrays; /* --arrays */
 	int libbpf_dedup;	/* --libbpf-dedup: btf__dedup() over a base, not base_dedup() */
 	struct cachedir_cli cache; /* --cache and friends: the whole BTF memoized */
-	unsigned jobs;		/* -j: at 2 and up, --elf is read while the graph is */
+	unsigned jobs;		/* -j: at 2 and up, --elf is read while the graph is,
+				 * and functions are judged on that many threads */
+	int jobs_exact;		/* $BTFPIPE_JOBS_EXACT: that many however few functions */
 };
 
 struct elf_section {

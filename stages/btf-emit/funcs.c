@@ -40,6 +40,7 @@
  */
 #include "emit.h"
 #include "../../common/diag.h"
+#include "../../common/pool.h"
 #include "../../common/strsort.h"
 
 #include <bpf/btf.h>
@@ -365,44 +366,111 @@ static const char *judge(const struct graph *g, const struct elf_info *ei, const
 	return NULL;
 }
 
+/* Judging one name depends on no other (judge()'s symbol hint only saves a
+ * search), so the candidates, sorted by name, are cut into chunks at name
+ * boundaries and judged on the pool's threads; the verdicts are then taken
+ * in name order, so the picks and the skip report are one thread's. */
+enum { JUDGE_PER_THREAD = 16384 }; /* candidates: fewer judge in under 2 ms */
+
+struct judge_run {
+	const struct graph *g;
+	const struct elf_info *ei;
+	const struct emit_opts *o;
+	const uint8_t *dropped;
+	const uint32_t *order;	/* the candidates by name, then graph order */
+	size_t n;
+	const size_t *bound;	/* chunk k: order[bound[k] .. bound[k + 1]), whole names */
+	/* Per name, at the index of its first candidate in order[]: */
+	uint32_t *end;		/* one past its last */
+	const char **why;	/* why none is encoded, or NULL */
+	uint32_t *pick;		/* else: the one encoded, with PICK_TRUE_SIG */
+};
+
+static const char *cand_name(const struct judge_run *r, size_t i)
+{
+	return graph_str(r->g, r->g->funcs[r->order[i]].name);
+}
+
+static int judge_chunk(void *ctx, unsigned worker, size_t k)
+{
+	struct judge_run *r = ctx;
+	size_t hint = 0;
+	(void)worker;
+	for (size_t i = r->bound[k]; i < r->bound[k + 1];) {
+		const char *name = cand_name(r, i);
+		size_t end = i + 1, pick;
+		while (end < r->bound[k + 1] && !strcmp(cand_name(r, end), name))
+			end++;
+		int true_sig;
+		r->why[i] = judge(r->g, r->ei, r->o, r->dropped, r->order + i, end - i, &pick, &true_sig, &hint);
+		if (!r->why[i])
+			r->pick[i] = r->order[i + pick] | (true_sig ? PICK_TRUE_SIG : 0);
+		r->end[i] = (uint32_t)end;
+		i = end;
+	}
+	return 0;
+}
+
 int select_funcs(const struct graph *g, const struct elf_info *ei, const uint8_t *dropped,
 		 const struct emit_opts *o, struct skip_log *skips, uint32_t **picks_out, size_t *npicks)
 {
-	uint32_t *order = malloc((g->nfuncs + 1) * sizeof(*order));
-	uint32_t *picks = malloc((g->nfuncs + 1) * sizeof(*picks));
-	struct strsort_item *by_name = malloc((g->nfuncs + 1) * sizeof(*by_name));
+	size_t n = g->nfuncs;
+	uint32_t *order = malloc((n + 1) * sizeof(*order));
+	uint32_t *picks = malloc((n + 1) * sizeof(*picks));
+	struct strsort_item *by_name = malloc((n + 1) * sizeof(*by_name));
 	int err = order && picks && by_name ? 0 : -ENOMEM;
 	/* By name, then graph order. */
-	for (uint32_t i = 0; !err && i < g->nfuncs; i++)
+	for (uint32_t i = 0; !err && i < n; i++)
 		by_name[i] = (struct strsort_item){ graph_str(g, g->funcs[i].name), 0, i };
 	if (!err)
-		err = strsort(by_name, g->nfuncs);
-	for (uint32_t i = 0; !err && i < g->nfuncs; i++)
+		err = strsort(by_name, n);
+	for (uint32_t i = 0; !err && i < n; i++)
 		order[i] = by_name[i].idx;
 	free(by_name);
+
+	unsigned threads = pool_threads_for(o->jobs, n, o->jobs_exact ? 0 : JUDGE_PER_THREAD);
+	size_t nchunks = threads > 1 ? 4 * (size_t)threads : 1;
+	size_t *bound = calloc(nchunks + 1, sizeof(*bound));
+	struct judge_run r = { .g = g, .ei = ei, .o = o, .dropped = dropped, .order = order, .n = n,
+			       .bound = bound };
+	r.end = malloc((n + 1) * sizeof(*r.end));
+	r.why = malloc((n + 1) * sizeof(*r.why));
+	r.pick = malloc((n + 1) * sizeof(*r.pick));
+	if (!err && (!bound || !r.end || !r.why || !r.pick))
+		err = -ENOMEM;
+	if (!err) {
+		/* Even cuts, each moved on to the first candidate of a name. */
+		for (size_t k = 1; k < nchunks; k++) {
+			size_t b = n * k / nchunks;
+			if (b < bound[k - 1])
+				b = bound[k - 1];
+			while (b > 0 && b < n && !strcmp(cand_name(&r, b - 1), cand_name(&r, b)))
+				b++;
+			bound[k] = b;
+		}
+		bound[nchunks] = n;
+		err = pool_ordered(threads, nchunks, nchunks, judge_chunk, NULL, &r);
+	}
+	size_t np = 0;
+	for (size_t i = 0; !err && i < n; i = r.end[i]) {
+		if (!r.why[i])
+			picks[np++] = r.pick[i];
+		else if (skips) {
+			const char *name = cand_name(&r, i);
+			skip_log__add(skips, "func", *name ? name : "(unnamed)", r.why[i], g, g->funcs[order[i]].cu);
+		}
+	}
+	free(r.end);
+	free(r.why);
+	free(r.pick);
+	free(bound);
+	free(order);
 	if (err) {
-		free(order);
 		free(picks);
 		return err;
 	}
-
-	size_t n = 0, hint = 0;
-	for (size_t i = 0; i < g->nfuncs;) {
-		const char *name = graph_str(g, g->funcs[order[i]].name);
-		size_t end = i + 1, pick;
-		while (end < g->nfuncs && !strcmp(graph_str(g, g->funcs[order[end]].name), name))
-			end++;
-		int true_sig;
-		const char *why = judge(g, ei, o, dropped, order + i, end - i, &pick, &true_sig, &hint);
-		if (!why)
-			picks[n++] = order[i + pick] | (true_sig ? PICK_TRUE_SIG : 0);
-		else if (skips)
-			skip_log__add(skips, "func", *name ? name : "(unnamed)", why, g, g->funcs[order[i]].cu);
-		i = end;
-	}
-	free(order);
 	*picks_out = picks;
-	*npicks = n;
+	*npicks = np;
 	return 0;
 }
 

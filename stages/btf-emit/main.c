@@ -40,8 +40,9 @@ static void usage(FILE *o)
 		"Encodes a type graph (format/TYPE-GRAPH.md) as BTF with libbpf.\n"
 		"\n"
 		"  -j, --jobs N           threads (default: the number of CPUs); from 2 on, the\n"
-		"                         --elf file is read while the graph is. The output\n"
-		"                         does not depend on it\n"
+		"                         --elf file is read while the graph is, and many\n"
+		"                         functions are judged in parallel. The output does\n"
+		"                         not depend on it\n"
 		"  -o, --output FILE      raw BTF to write (atomically)\n"
 		"      --elf ELF          the binary the graph came from: its symbol table\n"
 		"                         decides which functions and variables exist\n"
@@ -102,6 +103,7 @@ static int parse_opts(int argc, char **argv, struct emit_opts *o)
 	const char *features = "default";
 	int c, strict = 0, no_floats = 0;
 	o->jobs = pool_ncpus();
+	o->jobs_exact = cli_env_flag("BTFPIPE_JOBS_EXACT"); /* the tests set it */
 	while ((c = getopt_long(argc, argv, "j:o:hqv", longs, NULL)) != -1) {
 		if (cachedir_cli_opt(&o->cache, c, optarg))
 			continue;
