@@ -378,7 +378,6 @@ struct judge_run {
 	const struct emit_opts *o;
 	const uint8_t *dropped;
 	const uint32_t *order;	/* the candidates by name, then graph order */
-	size_t n;
 	const size_t *bound;	/* chunk k: order[bound[k] .. bound[k + 1]), whole names */
 	/* Per name, at the index of its first candidate in order[]: */
 	uint32_t *end;		/* one past its last */
@@ -427,16 +426,20 @@ int select_funcs(const struct graph *g, const struct elf_info *ei, const uint8_t
 	for (uint32_t i = 0; !err && i < n; i++)
 		order[i] = by_name[i].idx;
 	free(by_name);
+	if (err) {
+		free(order);
+		free(picks);
+		return err;
+	}
 
 	unsigned threads = pool_threads_for(o->jobs, n, o->jobs_exact ? 0 : JUDGE_PER_THREAD);
 	size_t nchunks = threads > 1 ? 4 * (size_t)threads : 1;
 	size_t *bound = calloc(nchunks + 1, sizeof(*bound));
-	struct judge_run r = { .g = g, .ei = ei, .o = o, .dropped = dropped, .order = order, .n = n,
-			       .bound = bound };
+	struct judge_run r = { .g = g, .ei = ei, .o = o, .dropped = dropped, .order = order, .bound = bound };
 	r.end = malloc((n + 1) * sizeof(*r.end));
 	r.why = malloc((n + 1) * sizeof(*r.why));
 	r.pick = malloc((n + 1) * sizeof(*r.pick));
-	if (!err && (!bound || !r.end || !r.why || !r.pick))
+	if (!bound || !r.end || !r.why || !r.pick)
 		err = -ENOMEM;
 	if (!err) {
 		/* Even cuts, each moved on to the first candidate of a name. */
@@ -450,6 +453,10 @@ int select_funcs(const struct graph *g, const struct elf_info *ei, const uint8_t
 		}
 		bound[nchunks] = n;
 		err = pool_ordered(threads, nchunks, nchunks, judge_chunk, NULL, &r);
+		/* judge_chunk() cannot fail: an error is threads that did not
+		 * start. One thread then, as read_inputs() falls back. */
+		if (err && threads > 1)
+			err = pool_ordered(1, nchunks, nchunks, judge_chunk, NULL, &r);
 	}
 	size_t np = 0;
 	for (size_t i = 0; !err && i < n; i = r.end[i]) {
