@@ -452,11 +452,9 @@ int select_funcs(const struct graph *g, const struct elf_info *ei, const uint8_t
 			bound[k] = b;
 		}
 		bound[nchunks] = n;
+		/* judge_chunk() cannot fail: an error is the pool's own (threads
+		 * that did not start), reported as in every stage, not hidden. */
 		err = pool_ordered(threads, nchunks, nchunks, judge_chunk, NULL, &r);
-		/* judge_chunk() cannot fail: an error is threads that did not
-		 * start. One thread then, as read_inputs() falls back. */
-		if (err && threads > 1)
-			err = pool_ordered(1, nchunks, nchunks, judge_chunk, NULL, &r);
 	}
 	size_t np = 0;
 	for (size_t i = 0; !err && i < n; i = r.end[i]) {
