@@ -28,44 +28,31 @@ EXTRACT="$T_BIN/dwarf-extract"
 elf_tool() {
 	PYTHONPATH="$T_TOP/tests/tools" python3 - "$@" <<'PY'
 import struct, sys
+import elfsections  # tests/tools/elfsections.py: the section headers
 mode, path = sys.argv[1:3]
 data = bytearray(open(path, "rb").read())
-assert data[:4] == b"\x7fELF" and data[4] == 2 and data[5] == 1, "a 64-bit little-endian ELF"
-shoff, = struct.unpack_from("<Q", data, 0x28)
-shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3a)
-def shdr(i):
-    return struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize)
-stroff = shdr(shstrndx)[4]
-def name_of(off):
-    return bytes(data[stroff + off:data.index(b"\0", stroff + off)])
-def find(name):
-    for i in range(shnum):
-        if name_of(shdr(i)[0]) == name.encode():
-            return i
-    sys.exit("no section " + name)
+secs = elfsections.parse(data)
 if mode == "hash":
     import cusfile  # tests/tools/cusfile.py: libxxhash through ctypes
     xx = cusfile.xxhash()
     stream = bytearray()
-    for i in range(shnum):
-        sh = shdr(i)
-        name, typ, off, size = name_of(sh[0]), sh[1], sh[4], sh[5]
-        if not name.startswith(b".debug_") or typ == 8:  # SHT_NOBITS
+    for sh in secs:
+        if not sh["name"].startswith(b".debug_") or sh["type"] == elfsections.SHT_NOBITS:
             continue
-        stream += name + b"\0" + data[off:off + size]
+        stream += sh["name"] + b"\0" + data[sh["offset"]:sh["offset"] + sh["size"]]
     h = xx.XXH3_128bits(bytes(stream), len(stream))
     print("%016x%016x" % (h.hi, h.lo))
 elif mode == "flags":
-    sh = shdr(find(sys.argv[3]))
-    print(sh[2], sh[5])
+    sh = elfsections.find(secs, sys.argv[3])
+    print(sh["flags"], sh["size"])
 elif mode == "nobits":
-    struct.pack_into("<I", data, shoff + find(sys.argv[3]) * shentsize + 4, 8)
+    struct.pack_into("<I", data, elfsections.find(secs, sys.argv[3])["hdr"] + 4, elfsections.SHT_NOBITS)
     open(path, "wb").write(data)
 elif mode == "flip":
-    sh = shdr(find(sys.argv[3]))
+    sh = elfsections.find(secs, sys.argv[3])
     at = int(sys.argv[4])
-    assert at < sh[5], "past the section"
-    data[sh[4] + at] ^= 0x40
+    assert at < sh["size"], "past the section"
+    data[sh["offset"] + at] ^= 0x40
     open(path, "wb").write(data)
 PY
 }

@@ -424,15 +424,18 @@ else
 fi
 
 # --- ref-*: patched DWARF references -------------------------------------------------
-# patch-ref.py IN OUT FROM TO: copy IN to OUT with the DW_AT_type (DW_FORM_ref4)
+# patch-ref.py IN OUT FROM TO TOOLS: copy IN to OUT with the DW_AT_type (DW_FORM_ref4)
 # of DIE FROM pointing at TO. FROM: "tag:name" (typedef:myint, member:a).
 # TO: "tag:name" (a DIE's offset), "tag:name+N" (N bytes into that DIE),
 # "end+N" (N bytes past the end of the CU), "cu+N" (CU offset N), or a hex
-# offset. Prints the patched DIE's offset; checks with llvm-dwarfdump that the
-# reference now reads TO, and exits 1 (with a message) when it cannot.
+# offset. TOOLS: tests/tools, for elfsections.py. Prints the patched DIE's
+# offset; checks with llvm-dwarfdump that the reference now reads TO, and
+# exits 1 (with a message) when it cannot.
 cat >"$T_OUT/patch-ref.py" <<'PY'
 import re, struct, subprocess, sys
-src, dst, frm, to = sys.argv[1:5]
+src, dst, frm, to, tools = sys.argv[1:6]
+sys.path.insert(0, tools)
+import elfsections  # tests/tools/elfsections.py: the section headers
 
 def dump(path):
     out = subprocess.run(["llvm-dwarfdump-19", "--debug-info", path], capture_output=True, text=True).stdout
@@ -475,12 +478,7 @@ else:
     target = int(to, 16)
 
 b = bytearray(open(src, "rb").read())
-shoff, = struct.unpack_from("<Q", b, 0x28)
-shentsize, shnum, shstrndx = struct.unpack_from("<HHH", b, 0x3a)
-sh = lambda i: struct.unpack_from("<IIQQQQIIQQ", b, shoff + i * shentsize)
-names = sh(shstrndx)[4]
-name = lambda off: bytes(b[names + off:b.index(b"\0", names + off)]).decode()
-info = next(sh(i)[4] for i in range(shnum) if name(sh(i)[0]) == ".debug_info")
+info = elfsections.find(elfsections.parse(b), ".debug_info")["offset"]
 # The ref4 bytes: the last occurrence of the old CU-relative value inside
 # the DIE (DW_AT_type is the last attribute gcc gives these DIEs).
 nxt = min(x["off"] for x in dies if x["off"] > d["off"])
@@ -509,7 +507,7 @@ else
 	# CASE<TAB>FROM<TAB>TO<TAB>EXPECT (cycle: refused; dangling: refused naming
 	# the CU and the DIE; lenient: no crash, and libbpf parses any BTF).
 	while IFS=$'\t' read -r case from to expect; do
-		if ! die=$(python3 "$T_OUT/patch-ref.py" "$IN/ref" "$IN/$case" "$from" "$to" 2>&1); then
+		if ! die=$(python3 "$T_OUT/patch-ref.py" "$IN/ref" "$IN/$case" "$from" "$to" "$T_TOP/tests/tools" 2>&1); then
 			not_ok "$case: patch $from -> $to" "$die"
 			continue
 		fi
