@@ -1,6 +1,7 @@
 /* emit.h: btf-emit's internals, shared by its own files only.
  *
  *   elf_info.c  the target ELF's sections and function/object symbols
+ *   btf_writer.c  BTF types appended, as libbpf's btf__add_*() would
  *   types.c     where a graph node becomes BTF types
  *   funcs.c     which function candidates become FUNCs (the policy, one place)
  *   vars.c      which variables become VARs, and their DATASECs
@@ -20,8 +21,43 @@
 
 struct btf;
 struct btf_header;
+struct buf;
 struct extras;
 struct diag;
+
+/* btf_writer.c: the BTF being written. Each bw_*() is its libbpf
+ * btf__add_*() namesake: the same checks (-EINVAL, -E2BIG), the same bytes,
+ * the same string offsets; ids from 1. */
+struct bw;
+struct bw *bw_new(void);
+void bw_free(struct bw *w);
+uint32_t bw_type_cnt(const struct bw *w); /* the next type's id */
+int bw_int(struct bw *w, const char *name, size_t byte_sz, int encoding);
+int bw_float(struct bw *w, const char *name, size_t byte_sz);
+int bw_ptr(struct bw *w, int ref);
+int bw_const(struct bw *w, int ref);
+int bw_volatile(struct bw *w, int ref);
+int bw_restrict(struct bw *w, int ref);
+int bw_typedef(struct bw *w, const char *name, int ref);
+int bw_type_tag(struct bw *w, const char *value, int ref);
+int bw_fwd(struct bw *w, const char *name, int fwd_kind);
+int bw_array(struct bw *w, int index_type, int elem_type, uint32_t nelems);
+int bw_struct(struct bw *w, const char *name, uint32_t byte_sz);
+int bw_union(struct bw *w, const char *name, uint32_t byte_sz);
+int bw_field(struct bw *w, const char *name, int type, uint32_t bit_offset, uint32_t bit_size);
+int bw_enum(struct bw *w, const char *name, uint32_t byte_sz);
+int bw_enum_value(struct bw *w, const char *name, int64_t value);
+int bw_enum64(struct bw *w, const char *name, uint32_t byte_sz, int is_signed);
+int bw_enum64_value(struct bw *w, const char *name, uint64_t value);
+int bw_func_proto(struct bw *w, int ret);
+int bw_func_param(struct bw *w, const char *name, int type);
+int bw_func(struct bw *w, const char *name, int linkage, int proto);
+int bw_var(struct bw *w, const char *name, int linkage, int type);
+int bw_datasec(struct bw *w, const char *name, uint32_t byte_sz);
+int bw_datasec_var_info(struct bw *w, int var, uint32_t offset, uint32_t byte_sz);
+int bw_decl_tag(struct bw *w, const char *value, int ref, int component_idx);
+/* The raw BTF (header, types, strings; host byte order) into out. */
+int bw_raw(const struct bw *w, struct buf *out);
 
 /* pahole's --btf_features, bit per feature (features.c). */
 enum feature_bit {
@@ -127,7 +163,7 @@ int btf_name_ok(const char *s);
 int types_prepare(const struct graph *g, struct type_map *map);
 /* Step 3: every node as BTF but prototypes no type and no picked function
  * uses (a function prototype is only written for a FUNC that is). */
-int emit_types(struct btf *btf, const struct graph *g, const struct emit_opts *o,
+int emit_types(struct bw *btf, const struct graph *g, const struct emit_opts *o,
 	       const uint32_t *picks, size_t npicks, struct type_map *map,
 	       struct skip_log *skips, struct diag *d);
 
@@ -142,7 +178,7 @@ int explain(FILE *o, const struct graph *g, const struct elf_info *ei, const str
 	    const uint8_t *dropped, const char *name);
 
 /* Step 4: their FUNCs and decl tags. */
-int emit_funcs(struct btf *btf, const struct graph *g, const struct elf_info *ei, const uint32_t *picks,
+int emit_funcs(struct bw *btf, const struct graph *g, const struct elf_info *ei, const uint32_t *picks,
 	       size_t npicks, const struct type_map *map, const struct emit_opts *o, struct diag *d);
 /* base_view.c: a base BTF read in place (see there). Types are 1 .. n - 1;
  * bv_type() is NULL past them (id 0 is void, as libbpf has it), bv_str()
@@ -322,7 +358,7 @@ int split_check(const uint8_t *raw, size_t n, const struct base_view *base);
 /* Split BTF raw, as split_check() passed it, into the other byte order. */
 void split_bswap(uint8_t *raw);
 
-int emit_vars(struct btf *btf, const struct graph *g, const struct elf_info *ei,
+int emit_vars(struct bw *btf, const struct graph *g, const struct elf_info *ei,
 	      const struct type_map *map, const struct emit_opts *o, struct skip_log *skips,
 	      struct diag *d);
 

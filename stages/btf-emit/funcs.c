@@ -482,7 +482,7 @@ int select_funcs(const struct graph *g, const struct elf_info *ei, const uint8_t
 /* true_signature: the clone's symbol name at the function's address (or the
  * name itself for DW_CC_nocall) and a prototype of only the parameters that
  * are still passed (a register location at entry). Returns the FUNC's id. */
-static int add_true_signature(struct btf *btf, const struct graph *g, const struct elf_info *ei,
+static int add_true_signature(struct bw *btf, const struct graph *g, const struct elf_info *ei,
 			      const struct graph_func *f, const struct type_map *map, const char **name)
 {
 	const char *base = *name;
@@ -494,27 +494,27 @@ static int add_true_signature(struct btf *btf, const struct graph *g, const stru
 			break;
 		}
 	const struct graph_node *p = &g->nodes[f->proto];
-	int proto = btf__add_func_proto(btf, p->type ? (int)map->ids[p->type] : 0);
+	int proto = bw_func_proto(btf, p->type ? (int)map->ids[p->type] : 0);
 	for (uint32_t k = 0; k < p->item_count && proto > 0; k++) {
 		const struct graph_item *it = &g->items[p->item_first + k];
 		if (k < f->loc_count && g->locs[f->loc_first + k].loc != 1)
 			continue; /* optimized out: not passed any more */
-		int r = btf__add_func_param(btf, graph_str(g, it->name), it->type ? (int)map->ids[it->type] : 0);
+		int r = bw_func_param(btf, graph_str(g, it->name), it->type ? (int)map->ids[it->type] : 0);
 		if (r < 0)
 			return r;
 	}
 	if (proto < 0)
 		return proto;
-	return btf__add_func(btf, *name, BTF_FUNC_STATIC, proto);
+	return bw_func(btf, *name, BTF_FUNC_STATIC, proto);
 }
 
-static int add_tag(struct btf *btf, const char *value, int id, int comp, const char *name, struct diag *d)
+static int add_tag(struct bw *btf, const char *value, int id, int comp, const char *name, struct diag *d)
 {
-	int r = btf__add_decl_tag(btf, value, id, comp);
+	int r = bw_decl_tag(btf, value, id, comp);
 	return r < 0 ? diag_fail(d, -r, "function %s: decl tag %s refused: %s", name, value, strerror(-r)) : 0;
 }
 
-int emit_funcs(struct btf *btf, const struct graph *g, const struct elf_info *ei, const uint32_t *picks,
+int emit_funcs(struct bw *btf, const struct graph *g, const struct elf_info *ei, const uint32_t *picks,
 	       size_t npicks, const struct type_map *map, const struct emit_opts *o, struct diag *d)
 {
 	int err = 0, tags = HAS_FEAT(o, FEAT_DECL_TAG);
@@ -522,9 +522,9 @@ int emit_funcs(struct btf *btf, const struct graph *g, const struct elf_info *ei
 		const struct graph_func *f = &g->funcs[PICK_INDEX(picks[i])];
 		const char *name = graph_str(g, f->name);
 		int id = (picks[i] & PICK_TRUE_SIG) ? add_true_signature(btf, g, ei, f, map, &name)
-						    : btf__add_func(btf, name, BTF_FUNC_STATIC, (int)map->ids[f->proto]);
+						    : bw_func(btf, name, BTF_FUNC_STATIC, (int)map->ids[f->proto]);
 		if (id < 0)
-			return diag_fail(d, -id, "function %s: libbpf refused it: %s", name, strerror(-id));
+			return diag_fail(d, -id, "function %s: BTF cannot hold it: %s", name, strerror(-id));
 		/* Decl tags: the parameters' (component = index), then the
 		 * function's (-1), the order clang's own BTF has. */
 		/* A true signature dropped parameters: only the function's own tags. */

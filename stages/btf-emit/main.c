@@ -409,6 +409,8 @@ static int emit(const struct emit_opts *o, const struct emit_memo *memo, const s
 	struct base_index bi = { 0 };
 	const struct base_index *bip = NULL;
 	struct buf split = { 0 };
+	struct bw *w = NULL;
+	struct buf ours = { 0 };	/* our BTF, standalone, from w */
 	uint32_t *picks = NULL;
 	size_t npicks = 0;
 	char *report = NULL;
@@ -468,15 +470,37 @@ static int emit(const struct emit_opts *o, const struct emit_memo *memo, const s
 	int own_dedup = have_view && !lossy;
 	if (o->base && !own_dedup && !base && (err = need_libbpf_base(o, &base, d, where)))
 		goto out;
-	btf = base && !own_dedup ? btf__new_empty_split(base) : btf__new_empty();
-	if (!btf) {
+	if (!(w = bw_new())) {
 		err = -ENOMEM;
 		goto out;
 	}
-	if ((err = emit_types(btf, &g, o, picks, npicks, &map, &skips, d)) ||
-	    (err = emit_funcs(btf, &g, eip, picks, npicks, &map, o, d)) ||
-	    (err = emit_vars(btf, &g, eip, &map, o, &skips, d)))
+	if ((err = emit_types(w, &g, o, picks, npicks, &map, &skips, d)) ||
+	    (err = emit_funcs(w, &g, eip, picks, npicks, &map, o, d)) ||
+	    (err = emit_vars(w, &g, eip, &map, o, &skips, d)) || (err = bw_raw(w, &ours)))
 		goto out;
+	/* libbpf's object, for what is done with libbpf after: matching
+	 * against the base, its dedup, the other byte order. Split, its types
+	 * are ours appended to an empty split BTF, with the ids and the
+	 * strings libbpf would have given them added one by one. */
+	if (own_dedup || base || lossy || big) {
+		struct btf *standalone = btf__new(ours.data, (uint32_t)ours.len);
+		if (!standalone) {
+			int e = errno ? errno : EINVAL;
+			err = diag_fail(d, e, "libbpf cannot read the BTF just written (a bug): %s", strerror(e));
+			goto out;
+		}
+		if (base && !own_dedup) {
+			btf = btf__new_empty_split(base);
+			int r = btf ? btf__add_btf(btf, standalone) : -ENOMEM;
+			btf__free(standalone);
+			if (r < 0) {
+				err = r;
+				goto out;
+			}
+		} else {
+			btf = standalone;
+		}
+	}
 	stats_phase(&st, "encode");
 	if (own_dedup) {
 		uint32_t removed;
@@ -504,8 +528,8 @@ static int emit(const struct emit_opts *o, const struct emit_memo *memo, const s
 	}
 	if (big && own_dedup && host_endianness() != BTF_BIG_ENDIAN)
 		split_bswap(split.data);
-	uint32_t size = (uint32_t)split.len;
-	const void *raw = own_dedup ? split.data : btf__raw_data(btf, &size);
+	uint32_t size = (uint32_t)(own_dedup ? split.len : ours.len);
+	const void *raw = own_dedup ? split.data : btf ? btf__raw_data(btf, &size) : ours.data;
 	if (!raw) {
 		err = -ENOMEM;
 		goto out;
@@ -537,6 +561,8 @@ out:
 	base_index_free(&bi);
 	base_view_close(&view);
 	buf_free(&split);
+	buf_free(&ours);
+	bw_free(w);
 	type_map__free(&map);
 	elf_info__free(&ei);
 	graph__free(&g);

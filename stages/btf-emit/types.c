@@ -297,24 +297,24 @@ static const char *name_of(const struct graph *g, uint32_t ref)
 	return ref ? graph_str(g, ref) : NULL;
 }
 
-static int add_base(struct btf *btf, const struct graph *g, const struct graph_node *n,
+static int add_base(struct bw *btf, const struct graph *g, const struct graph_node *n,
 		    const struct emit_opts *o)
 {
 	const char *name = graph_str(g, n->name);
 	switch (n->encoding) {
 	case DW_ATE_float:
 		if (HAS_FEAT(o, FEAT_FLOAT))
-			return btf__add_float(btf, name, n->size);
+			return bw_float(btf, name, n->size);
 		break;
 	case DW_ATE_boolean:
-		return btf__add_int(btf, name, n->size, BTF_INT_BOOL);
+		return bw_int(btf, name, n->size, BTF_INT_BOOL);
 	case DW_ATE_signed: case DW_ATE_signed_char:
-		return btf__add_int(btf, name, n->size, BTF_INT_SIGNED);
+		return bw_int(btf, name, n->size, BTF_INT_SIGNED);
 	}
-	return btf__add_int(btf, name, n->size, 0);
+	return bw_int(btf, name, n->size, 0);
 }
 
-static int add_node(struct btf *btf, const struct graph *g, size_t i, const struct type_map *map,
+static int add_node(struct bw *btf, const struct graph *g, size_t i, const struct type_map *map,
 		    const struct emit_opts *o, uint32_t index_type)
 {
 	const struct graph_node *n = &g->nodes[i];
@@ -326,21 +326,21 @@ static int add_node(struct btf *btf, const struct graph *g, size_t i, const stru
 	case G_BASE:
 		return add_base(btf, g, n, o);
 	case G_PTR:
-		return btf__add_ptr(btf, (int)inner_target(g, n, map, NULL, 0));
+		return bw_ptr(btf, (int)inner_target(g, n, map, NULL, 0));
 	case G_CONST:
-		return btf__add_const(btf, (int)t);
+		return bw_const(btf, (int)t);
 	case G_VOLATILE:
-		return btf__add_volatile(btf, (int)t);
+		return bw_volatile(btf, (int)t);
 	case G_RESTRICT:
-		return btf__add_restrict(btf, (int)t);
+		return bw_restrict(btf, (int)t);
 	case G_TYPEDEF:
-		return btf__add_typedef(btf, name, (int)t);
+		return bw_typedef(btf, name, (int)t);
 	case G_STRUCT:
 	case G_UNION:
-		id = n->kind == G_STRUCT ? btf__add_struct(btf, name_of(g, n->name), (uint32_t)n->size)
-					 : btf__add_union(btf, name_of(g, n->name), (uint32_t)n->size);
+		id = n->kind == G_STRUCT ? bw_struct(btf, name_of(g, n->name), (uint32_t)n->size)
+					 : bw_union(btf, name_of(g, n->name), (uint32_t)n->size);
 		for (uint32_t k = 0; k < n->item_count && id > 0; k++) {
-			int err = btf__add_field(btf, name_of(g, it[k].name),
+			int err = bw_field(btf, name_of(g, it[k].name),
 						 it[k].type ? (int)map->ids[it[k].type] : 0,
 						 (uint32_t)it[k].value, it[k].bit_size);
 			if (err)
@@ -349,21 +349,21 @@ static int add_node(struct btf *btf, const struct graph *g, size_t i, const stru
 		return id;
 	case G_ENUM:
 		if (n->size > 4 && HAS_FEAT(o, FEAT_ENUM64)) {
-			id = btf__add_enum64(btf, name_of(g, n->name), (uint32_t)n->size,
+			id = bw_enum64(btf, name_of(g, n->name), (uint32_t)n->size,
 					     (n->flags & G_F_SIGNED) != 0);
 			for (uint32_t k = 0; k < n->item_count && id > 0; k++) {
-				int err = btf__add_enum64_value(btf, graph_str(g, it[k].name), it[k].value);
+				int err = bw_enum64_value(btf, graph_str(g, it[k].name), it[k].value);
 				if (err)
 					return err;
 			}
 			return id;
 		}
-		id = btf__add_enum(btf, name_of(g, n->name), (uint32_t)n->size);
+		id = bw_enum(btf, name_of(g, n->name), (uint32_t)n->size);
 		for (uint32_t k = 0; k < n->item_count && id > 0; k++) {
 			/* Without enum64 a wide enum's values are cut to 32 bits, as pahole. */
 			int64_t v = (n->flags & G_F_SIGNED) ? (int64_t)(int32_t)it[k].value
 								  : (int64_t)(uint32_t)it[k].value;
-			int err = btf__add_enum_value(btf, graph_str(g, it[k].name), v);
+			int err = bw_enum_value(btf, graph_str(g, it[k].name), v);
 			if (err)
 				return err;
 		}
@@ -372,24 +372,24 @@ static int add_node(struct btf *btf, const struct graph *g, size_t i, const stru
 		/* dims outermost first: this node is the outermost ARRAY */
 		uint32_t nelems = n->item_count ? dim_count(&it[0]) : 0;
 		flat_nelems(g, n, map, &nelems);
-		return btf__add_array(btf, (int)index_type, (int)inner_target(g, n, map, NULL, 0), nelems);
+		return bw_array(btf, (int)index_type, (int)inner_target(g, n, map, NULL, 0), nelems);
 	}
 	case G_FUNC_PROTO:
-		id = btf__add_func_proto(btf, (int)t);
+		id = bw_func_proto(btf, (int)t);
 		for (uint32_t k = 0; k < n->item_count && id > 0; k++) {
-			int err = btf__add_func_param(btf, name_of(g, it[k].name),
+			int err = bw_func_param(btf, name_of(g, it[k].name),
 						      it[k].type ? (int)map->ids[it[k].type] : 0);
 			if (err)
 				return err;
 		}
 		if (id > 0 && (n->flags & G_F_VARARGS)) {
-			int err = btf__add_func_param(btf, NULL, 0);
+			int err = bw_func_param(btf, NULL, 0);
 			if (err)
 				return err;
 		}
 		return id;
 	case G_FWD:
-		return btf__add_fwd(btf, name, n->fwd_kind == G_FWD_UNION ? BTF_FWD_UNION
+		return bw_fwd(btf, name, n->fwd_kind == G_FWD_UNION ? BTF_FWD_UNION
 					     : n->fwd_kind == G_FWD_ENUM ? BTF_FWD_ENUM : BTF_FWD_STRUCT);
 	}
 	return -EINVAL;
@@ -409,7 +409,7 @@ void type_map__free(struct type_map *map)
 
 /* btf_decl_tag annotations of structs, unions, their members and typedefs.
  * (Functions, parameters and variables get theirs where they are added.) */
-static int add_decl_tags(struct btf *btf, const struct graph *g, const struct type_map *map,
+static int add_decl_tags(struct bw *btf, const struct graph *g, const struct type_map *map,
 			 struct diag *d)
 {
 	for (size_t i = 1; i <= g->nnodes; i++) {
@@ -424,7 +424,7 @@ static int add_decl_tags(struct btf *btf, const struct graph *g, const struct ty
 				const struct graph_annot *a = &g->annots[first + k];
 				if (!is_tag(g, a, "btf_decl_tag"))
 					continue;
-				int r = btf__add_decl_tag(btf, graph_str(g, a->value), (int)map->ids[i], comp);
+				int r = bw_decl_tag(btf, graph_str(g, a->value), (int)map->ids[i], comp);
 				if (r < 0)
 					return diag_fail(d, -r, "decl tag %s on %s: %s", graph_str(g, a->value),
 							 graph_str(g, n->name), strerror(-r));
@@ -483,7 +483,7 @@ static int drop_unused_protos(const struct graph *g, const uint32_t *picks, size
 	return 0;
 }
 
-int emit_types(struct btf *btf, const struct graph *g, const struct emit_opts *o,
+int emit_types(struct bw *btf, const struct graph *g, const struct emit_opts *o,
 	       const uint32_t *picks, size_t npicks, struct type_map *map,
 	       struct skip_log *skips, struct diag *d)
 {
@@ -494,7 +494,7 @@ int emit_types(struct btf *btf, const struct graph *g, const struct emit_opts *o
 		return err;
 	uint32_t next;
 	map->type_tags = HAS_FEAT(o, FEAT_TYPE_TAG);
-	err = plan_ids(g, map, btf__type_cnt(btf), &next);
+	err = plan_ids(g, map, bw_type_cnt(btf), &next);
 	if (err)
 		return err;
 
@@ -526,7 +526,7 @@ int emit_types(struct btf *btf, const struct graph *g, const struct emit_opts *o
 			continue;
 		int id = add_node(btf, g, i, map, o, index_type);
 		if (id < 0)
-			return diag_fail(d, -id, "graph node %zu (%s \"%s\"): libbpf refused it: %s", i,
+			return diag_fail(d, -id, "graph node %zu (%s \"%s\"): BTF cannot hold it: %s", i,
 					 graph_kind_name(n->kind), graph_str(g, n->name), strerror(-id));
 		if ((uint32_t)id != map->ids[i])
 			return diag_fail(d, EPROTO, "graph node %zu got BTF id %d, planned %u (a bug)", i, id,
@@ -536,8 +536,8 @@ int emit_types(struct btf *btf, const struct graph *g, const struct emit_opts *o
 	for (size_t k = map->first_extra; k < map->extras->n; k++) {
 		const struct extra *x = &map->extras->v[k];
 		int id = x->kind == EX_ARRAY
-				 ? btf__add_array(btf, (int)index_type, (int)x->target, x->detail)
-				 : btf__add_type_tag(btf, graph_str(g, x->detail), (int)x->target);
+				 ? bw_array(btf, (int)index_type, (int)x->target, x->detail)
+				 : bw_type_tag(btf, graph_str(g, x->detail), (int)x->target);
 		if (id < 0 || (uint32_t)id != x->id)
 			return diag_fail(d, id < 0 ? -id : EPROTO, "extra %s for type %u: %s",
 					 x->kind == EX_ARRAY ? "array" : "type tag", x->target,
@@ -547,7 +547,7 @@ int emit_types(struct btf *btf, const struct graph *g, const struct emit_opts *o
 		return err;
 	if (!need_index)
 		return 0;
-	int id = btf__add_int(btf, "__ARRAY_SIZE_TYPE__", 4, 0);
+	int id = bw_int(btf, "__ARRAY_SIZE_TYPE__", 4, 0);
 	if (id < 0)
 		return diag_fail(d, -id, "cannot add the array index type: %s", strerror(-id));
 	if ((uint32_t)id != index_type)
