@@ -71,7 +71,7 @@ $(BIN)/tools/measure: $(call obj,bench/measure.c)
 	@mkdir -p $(BIN)/tools
 	$(CC) $(LDFLAGS) -o $@ $^
 
-$(BIN)/tools/strsort-check: $(call obj,tests/tools/strsort_check.c common/strsort.c)
+$(BIN)/tools/strsort-check: $(call obj,tests/tools/strsort_check.c common/strsort.c common/pool.c)
 	@mkdir -p $(BIN)/tools
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

@@ -1,5 +1,6 @@
 /* strsort.c: see strsort.h. */
 #include "strsort.h"
+#include "pool.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -85,4 +86,89 @@ int strsort(struct strsort_item *v, size_t n)
 	msd(v, tmp, n, 0);
 	free(tmp);
 	return 0;
+}
+
+/* ---- strsort_threads(): buckets of the first two bytes, on the pool ---- */
+
+#define KEYS 65536
+/* Fewer items than this are sorted on one thread. */
+#define PAR_MIN 16384
+
+/* The first two bytes as one bucket, in strcmp() order: a string that
+ * ends sorts before any that goes on (byte 0 first at each place). */
+static unsigned key2(const char *s)
+{
+	unsigned char c0 = (unsigned char)s[0];
+	return (unsigned)c0 << 8 | (c0 ? (unsigned char)s[1] : 0);
+}
+
+struct par_run {
+	struct strsort_item *v, *tmp;	/* the items are bucketed into tmp */
+	const size_t *start;		/* [KEYS + 1]: where each bucket starts in tmp */
+	const unsigned *cut;		/* [nchunks + 1]: each chunk's first bucket */
+};
+
+/* One chunk: its buckets sorted in tmp (v's same range is the scratch),
+ * then copied back to v. Chunks are disjoint ranges of v and tmp. */
+static int par_chunk(void *ctx, unsigned worker, size_t k)
+{
+	struct par_run *r = ctx;
+	(void)worker;
+	for (unsigned b = r->cut[k]; b < r->cut[k + 1]; b++) {
+		size_t lo = r->start[b], cnt = r->start[b + 1] - lo;
+		if (cnt < 2)
+			continue;
+		if (b == 0) /* empty strings */
+			by_comparison(r->tmp + lo, cnt, 0);
+		else if (!(b & 0xff)) /* one byte long: all equal */
+			by_comparison(r->tmp + lo, cnt, 1);
+		else
+			msd(r->tmp + lo, r->v + lo, cnt, 2);
+	}
+	size_t lo = r->start[r->cut[k]], hi = r->start[r->cut[k + 1]];
+	memcpy(r->v + lo, r->tmp + lo, (hi - lo) * sizeof(*r->v));
+	return 0;
+}
+
+int strsort_threads(struct strsort_item *v, size_t n, unsigned threads)
+{
+	if (threads < 2 || n < PAR_MIN)
+		return strsort(v, n);
+	size_t nchunks = 4 * (size_t)threads;
+	struct strsort_item *tmp = malloc(n * sizeof(*tmp));
+	size_t *start = calloc(KEYS + 1, sizeof(*start));
+	unsigned *cut = calloc(nchunks + 1, sizeof(*cut));
+	int err = tmp && start && cut ? 0 : -ENOMEM;
+	if (!err) {
+		for (size_t i = 0; i < n; i++)
+			start[key2(v[i].s) + 1]++;
+		for (unsigned b = 1; b <= KEYS; b++)
+			start[b] += start[b - 1];
+		size_t *at = malloc(KEYS * sizeof(*at));
+		if (!at) {
+			err = -ENOMEM;
+		} else {
+			memcpy(at, start, KEYS * sizeof(*at));
+			for (size_t i = 0; i < n; i++)
+				tmp[at[key2(v[i].s)]++] = v[i];
+			free(at);
+		}
+	}
+	if (!err) {
+		/* Chunks of about n / nchunks items, cut between buckets. The
+		 * order never depends on the cuts: each bucket is sorted whole. */
+		unsigned b = 0;
+		for (size_t k = 1; k < nchunks; k++) {
+			while (b < KEYS && start[b] < n * k / nchunks)
+				b++;
+			cut[k] = b;
+		}
+		cut[nchunks] = KEYS;
+		struct par_run r = { .v = v, .tmp = tmp, .start = start, .cut = cut };
+		err = pool_ordered(threads, nchunks, nchunks, par_chunk, NULL, &r);
+	}
+	free(tmp);
+	free(start);
+	free(cut);
+	return err;
 }

@@ -22,5 +22,11 @@ struct strsort_item {
 
 /* Returns: 0, or -ENOMEM (v is then unchanged). */
 int strsort(struct strsort_item *v, size_t n);
+/* The same order, made on up to `threads` threads (pool.h): the items are
+ * put in buckets of their first two bytes on the calling thread, and the
+ * buckets are sorted on the pool. Below 16,384 items, or one thread: as
+ * strsort(). Returns: 0, -ENOMEM, or the pool's error (threads that could
+ * not start); v is unusable after a pool error. */
+int strsort_threads(struct strsort_item *v, size_t n, unsigned threads);
 
 #endif

@@ -3,7 +3,8 @@
 # make test with SANITIZE=thread): dwarf-extract and dedup-merge at -j4 on
 # the fixtures, an LTO program (cross-CU references) and a 120-CU program,
 # and btf-emit -j4 --elf (the ELF read on a second thread); and
-# tools/pool-check, the thread pool's hard schedules.
+# tools/pool-check, the thread pool's hard schedules; tools/strsort-check,
+# whose larger inputs sort on 2, 3 and 8 threads (btf-emit's function sort).
 # A data race makes the run exit 66 and fails the check. The output must be
 # the same bytes as the normal build's.
 . "$(dirname "$0")/lib.sh"
@@ -27,6 +28,11 @@ if [ -x "$TS/tools/pool-check" ]; then
 	check "pool-check (the ordered loop's hard schedules) under TSan" "$TS/tools/pool-check"
 else
 	not_ok "bin-tsan/tools/pool-check is built" "run: make SANITIZE=thread all"
+fi
+if [ -x "$TS/tools/strsort-check" ]; then
+	check "strsort-check (strsort_threads() on 2, 3, 8 threads) under TSan" "$TS/tools/strsort-check"
+else
+	not_ok "bin-tsan/tools/strsort-check is built" "run: make SANITIZE=thread all"
 fi
 for elf in $inputs; do
 	n=$(basename "$elf")

@@ -86,7 +86,7 @@ struct emit_opts {
 	int libbpf_dedup;	/* --libbpf-dedup: btf__dedup() over a base, not base_dedup() */
 	struct cachedir_cli cache; /* --cache and friends: the whole BTF memoized */
 	unsigned jobs;		/* -j: at 2 and up, --elf is read while the graph is,
-				 * and functions are judged on up to that many threads */
+				 * and functions are sorted and judged on up to that many threads */
 	int jobs_exact;		/* $BTFPIPE_JOBS_EXACT: that many however few functions */
 };
 

@@ -418,11 +418,12 @@ int select_funcs(const struct graph *g, const struct elf_info *ei, const uint8_t
 	uint32_t *picks = malloc((n + 1) * sizeof(*picks));
 	struct strsort_item *by_name = malloc((n + 1) * sizeof(*by_name));
 	int err = order && picks && by_name ? 0 : -ENOMEM;
+	unsigned threads = pool_threads_for(o->jobs, n, o->jobs_exact ? 0 : JUDGE_PER_THREAD);
 	/* By name, then graph order. */
 	for (uint32_t i = 0; !err && i < n; i++)
 		by_name[i] = (struct strsort_item){ graph_str(g, g->funcs[i].name), 0, i };
 	if (!err)
-		err = strsort(by_name, n);
+		err = strsort_threads(by_name, n, threads);
 	for (uint32_t i = 0; !err && i < n; i++)
 		order[i] = by_name[i].idx;
 	free(by_name);
@@ -432,7 +433,6 @@ int select_funcs(const struct graph *g, const struct elf_info *ei, const uint8_t
 		return err;
 	}
 
-	unsigned threads = pool_threads_for(o->jobs, n, o->jobs_exact ? 0 : JUDGE_PER_THREAD);
 	size_t nchunks = threads > 1 ? 4 * (size_t)threads : 1;
 	size_t *bound = calloc(nchunks + 1, sizeof(*bound));
 	struct judge_run r = { .g = g, .ei = ei, .o = o, .dropped = dropped, .order = order, .bound = bound };

@@ -49,11 +49,24 @@ static int run(const char *desc, size_t n, size_t prefix, size_t maxlen, unsigne
 		a[i] = (struct strsort_item){ strs[i], ties ? next() % ties : 0, (uint32_t)i };
 		b[i] = a[i];
 	}
+	struct strsort_item *c = malloc(n * sizeof(*c));
+	if (!c)
+		return 1;
 	qsort(a, n, sizeof(*a), cmp);
-	int bad = strsort(b, n) != 0;
-	for (size_t i = 0; i < n && !bad; i++)
-		bad = a[i].s != b[i].s || a[i].tie != b[i].tie || a[i].idx != b[i].idx;
-	printf("%s %s (%zu items)\n", bad ? "DIFFERENT" : "same", desc, n);
+	/* strsort(), then strsort_threads() on 2, 3 and 8 threads. */
+	static const unsigned threads[] = { 1, 2, 3, 8 };
+	int bad = 0;
+	for (size_t t = 0; t < 4 && !bad; t++) {
+		memcpy(c, b, n * sizeof(*c));
+		bad = (t ? strsort_threads(c, n, threads[t]) : strsort(c, n)) != 0;
+		for (size_t i = 0; i < n && !bad; i++)
+			bad = a[i].s != c[i].s || a[i].tie != c[i].tie || a[i].idx != c[i].idx;
+		if (bad)
+			printf("DIFFERENT %s (%zu items, %s)\n", desc, n, t ? "threads" : "one thread");
+	}
+	if (!bad)
+		printf("same %s (%zu items; 1, 2, 3, 8 threads)\n", desc, n);
+	free(c);
 	for (size_t i = 0; i < n; i++)
 		free(strs[i]);
 	free(strs);
@@ -70,6 +83,11 @@ int main(void)
 	bad |= run("a 100-byte common prefix (past the depth limit)", 5000, 100, 4, 3, 'a', 2);
 	bad |= run("empty strings among others", 3000, 0, 1, 2, 'x', 5);
 	bad |= run("bytes 0x80 and up", 10000, 0, 8, 200, 0x30, 0);
+	/* Past strsort_threads()'s 16,384: its buckets of two bytes. */
+	bad |= run("threaded: empty, one-byte and long names, high bytes", 40000, 0, 5, 3, 0xfe, 4);
+	bad |= run("threaded: one common first byte (one bucket per second byte)", 50000, 1, 6, 4, 'a', 0);
+	bad |= run("threaded: bytes 0x30 to 0xf7", 30000, 0, 6, 200, 0x30, 0);
+	bad |= run("threaded: all in one bucket (a 20-byte prefix)", 30000, 20, 3, 2, 'a', 2);
 	for (size_t n = 1; n < 60; n++)
 		bad |= run("around the small-bucket size", n, 3, 3, 3, 'a', 2);
 	return bad;
