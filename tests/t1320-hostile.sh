@@ -49,7 +49,8 @@
 #   deep-N        a struct member whose type is N levels of typedef'd
 #                 pointer-to-pointer (t0 = struct leaf *, tK = tK-1 *): must
 #                 succeed, and the BTF must hold the whole chain. N = 10,000,
-#                 and 100,000 when clang can compile it.
+#                 and 100,000 when clang can compile it. Also emitted with
+#                 --libbpf-dedup over its own BTF (libbpf recurses per level).
 . "$(dirname "$0")/lib.sh"
 
 EXTRACT="$T_BIN/dwarf-extract"
@@ -601,6 +602,20 @@ PY
 		ok "$case: the BTF holds all $n levels, from struct deep down to struct leaf"
 	else
 		not_ok "$case: the BTF holds all $n levels, from struct deep down to struct leaf" "$out"
+	fi
+	# libbpf's btf__dedup() (--libbpf-dedup over a base) recurses once per
+	# level: at 100,000 it overflowed the main thread's stack and btf-emit
+	# crashed. Over its own BTF as the base, every type is the base's.
+	local split="$T_OUT/$case/emit/split.btf"
+	limited "$T_OUT/$case/split.rss" "$EMIT" --btf-base "$P_BTF" --libbpf-dedup -o "$split" "$P_GRAPH" \
+		>"$T_OUT/$case/split.out" 2>"$T_OUT/$case/split.err"
+	local rc=$?
+	if [ "$rc" -eq 0 ] && out=$("$T_BIN/tools/btfcheck" --base "$P_BTF" "$split" 2>&1) &&
+		[ "$(echo "$out" | head -n 1)" = "types 0" ]; then
+		ok "$case: --libbpf-dedup over its own BTF: exit 0, no type left in the split BTF"
+	else
+		not_ok "$case: --libbpf-dedup over its own BTF: exit 0, no type left in the split BTF" \
+			"$(describe_rc "$rc"): $(head -c 1500 "$T_OUT/$case/split.err") $out"
 	fi
 }
 deep_case 10000

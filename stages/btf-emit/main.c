@@ -272,6 +272,47 @@ static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 /* The types of the BTF written (without its base's) per kind: of libbpf's
  * object btf, or else of raw, split BTF in our byte order that
  * split_check() passed. */
+/* libbpf's btf__dedup() until nothing changes (a fwd the base defines is
+ * resolved only after the structs are compared: two passes in practice, at
+ * most four). It recurses once per type along a chain of references
+ * (typedef to pointer to typedef...): 100,000 levels overflowed the main
+ * thread's 8 MiB stack, in libbpf, at about 80 bytes a type. So it runs on
+ * a thread of its own whose stack has room for a chain through every type.
+ * Returns 0, libbpf's -errno, or -EAGAIN when the thread cannot start. */
+struct dedup_job {
+	struct btf *btf;
+	int err;
+};
+
+static void *dedup_thread(void *arg)
+{
+	struct dedup_job *j = arg;
+	for (int pass = 0; pass < 4; pass++) {
+		uint32_t before = btf__type_cnt(j->btf);
+		if ((j->err = btf__dedup(j->btf, NULL)) || btf__type_cnt(j->btf) == before)
+			break;
+	}
+	return NULL;
+}
+
+static int libbpf_dedup(struct btf *btf)
+{
+	struct dedup_job j = { .btf = btf };
+	size_t stack = ((size_t)btf__type_cnt(btf) * 256 + (8u << 20) + 4095) & ~(size_t)4095;
+	pthread_attr_t attr;
+	pthread_t t;
+	if (pthread_attr_init(&attr))
+		return -EAGAIN;
+	int e = pthread_attr_setstacksize(&attr, stack);
+	if (!e)
+		e = pthread_create(&t, &attr, dedup_thread, &j);
+	pthread_attr_destroy(&attr);
+	if (e)
+		return -EAGAIN;
+	pthread_join(t, NULL);
+	return j.err;
+}
+
 static void count_kinds(struct stats *st, const struct btf *btf, const void *raw)
 {
 	static const char *const names[] = {
@@ -461,9 +502,7 @@ static int emit(const struct emit_opts *o, const struct emit_memo *memo, const s
 	 * own), from our types written standalone. When types were left out
 	 * (C++), a pointer to a left-out type became void *, and such pointers
 	 * are now alike: then, and with --libbpf-dedup, the types go straight
-	 * into split BTF and libbpf's btf__dedup() runs until nothing changes
-	 * (a fwd the base defines is resolved only after the structs are
-	 * compared, so two passes in practice, at most four). */
+	 * into split BTF and libbpf's btf__dedup() runs (libbpf_dedup()). */
 	int lossy = 0;
 	for (size_t i = 1; i <= g.nnodes && !lossy; i++)
 		lossy = refers_to_dropped(&g, &map, i);
@@ -509,14 +548,11 @@ static int emit(const struct emit_opts *o, const struct emit_memo *memo, const s
 		if (o->stats)
 			stats_count(&st, "matched_in_base", removed);
 	}
-	for (int pass = 0; (lossy || (base && o->libbpf_dedup)) && pass < 4; pass++) {
-		uint32_t before = btf__type_cnt(btf);
-		if ((err = btf__dedup(btf, NULL))) {
-			err = diag_fail(d, -err, "deduplicating against base %s failed: %s", o->base, strerror(-err));
-			goto out;
-		}
-		if (btf__type_cnt(btf) == before)
-			break;
+	if ((lossy || (base && o->libbpf_dedup)) && (err = libbpf_dedup(btf))) {
+		err = err == -EAGAIN ? diag_fail(d, EAGAIN, "cannot start a thread for libbpf's dedup")
+				     : diag_fail(d, -err, "deduplicating%s%s failed: %s", o->base ? " against base " : "",
+						 o->base ? o->base : "", strerror(-err));
+		goto out;
 	}
 	/* Its own phase: on a small module, matching against the base is most
 	 * of the emit, and would otherwise count as writing. */
