@@ -55,6 +55,27 @@ check_same() {
 }
 
 # have TOOL: true when TOOL is on PATH.
+# check_tool TOOL MIN PASS BAD DESC [WHY]: runs $T_BIN/tools/TOOL (a checker
+# program of tests/tools/). It must exit 0 and print at least MIN lines
+# starting with PASS and none starting with BAD. DESC may use $n (the
+# number of PASS lines); WHY is said on failure, before the output.
+check_tool() {
+	local tool="$T_BIN/tools/$1" min=$2 pass=$3 bad=$4 desc=$5 why=${6:-} out rc n
+	if [ ! -x "$tool" ]; then
+		not_ok "$1 is built" "$tool missing"
+		return
+	fi
+	out=$("$tool" 2>&1)
+	rc=$?
+	n=$(printf '%s\n' "$out" | grep -c "^$pass")
+	desc=${desc//\$n/$n}
+	if [ "$rc" -eq 0 ] && [ "$n" -ge "$min" ] && ! printf '%s\n' "$out" | grep -q "^$bad"; then
+		ok "$desc"
+	else
+		not_ok "$desc" "exit $rc$why: $(printf '%s\n' "$out" | grep -v "^$pass" | head -n 20)"
+	fi
+}
+
 have() { command -v "$1" >/dev/null 2>&1; }
 
 # build_fixture CC OPT DWARF DIR NAME: compile tests/fixtures/NAME/*.c into DIR/NAME

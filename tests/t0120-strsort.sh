@@ -5,16 +5,5 @@
 # threads. The FUNC order of every BTF depends on it.
 . "$(dirname "$0")/lib.sh"
 
-CHECK="$T_BIN/tools/strsort-check"
-if [ ! -x "$CHECK" ]; then
-	not_ok "strsort-check is built" "$CHECK missing"
-	exit 0
-fi
-out=$("$CHECK" 2>&1)
-rc=$?
-n=$(echo "$out" | grep -c '^same ')
-if [ $rc -eq 0 ] && [ "$n" -ge 60 ] && ! echo "$out" | grep -q DIFFERENT; then
-	ok "strsort and strsort_threads == qsort on $n inputs (shared prefixes past the depth limit, equal names, empty strings, high bytes)"
-else
-	not_ok "strsort == qsort" "exit $rc: $out"
-fi
+check_tool strsort-check 60 'same ' DIFFERENT \
+	'strsort and strsort_threads == qsort on $n inputs (shared prefixes past the depth limit, equal names, empty strings, high bytes)'

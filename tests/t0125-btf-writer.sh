@@ -8,16 +8,4 @@
 # test graphs (see the commit).
 . "$(dirname "$0")/lib.sh"
 
-CHECK="$T_BIN/tools/bw-check"
-if [ ! -x "$CHECK" ]; then
-	not_ok "bw-check is built" "$CHECK missing"
-	exit 0
-fi
-out=$("$CHECK" 2>&1)
-rc=$?
-n=$(echo "$out" | grep -c '^same ')
-if [ $rc -eq 0 ] && [ "$n" -eq 24 ] && ! echo "$out" | grep -q DIFFERENT; then
-	ok "btf_writer == libbpf btf__add_*() on $n seeded runs (return values and raw bytes)"
-else
-	not_ok "btf_writer == libbpf btf__add_*()" "exit $rc: $(echo "$out" | grep -v '^same ' | head -5)"
-fi
+check_tool bw-check 24 'same ' DIFFERENT 'btf_writer == libbpf btf__add_*() on $n seeded runs (return values and raw bytes)'
