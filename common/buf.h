@@ -87,7 +87,7 @@ struct cursor {
 static inline void cursor_init(struct cursor *c, const void *p, size_t n)
 {
 	c->start = c->p = p;
-	c->end = c->p + n;
+	c->end = n ? c->p + n : c->p; /* an empty blob may be NULL: NULL + 0 is undefined */
 	c->err = 0;
 }
 
