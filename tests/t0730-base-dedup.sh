@@ -28,10 +28,15 @@
 #      read back (base_index.c), every module above is the same bytes as
 #      without one, when the index is made and when it is read;
 #  (m) a base in the other byte order, which base_view.c leaves to libbpf:
-#      the module is encoded over it, and libbpf parses the result over it;
+#      the module is encoded over it, libbpf parses the result over it, and
+#      libbpf's dedup took the base's types (the bytes of (f)'s
+#      --libbpf-dedup output, in the base's byte order);
 #  (n) a big-endian module (s390x) over our little-endian base: its split
 #      BTF is big-endian, the base's types are still the base's, and libbpf
-#      reads it over the base.
+#      reads it over the base;
+#  (o) a module with nothing to encode (its one function has no symbol in
+#      --elf), with and without --libbpf-dedup: an empty split BTF, exit 0
+#      (libbpf's btf__add_btf() of no types said ENOMEM: exit 4).
 . "$(dirname "$0")/lib.sh"
 
 BTFCMP="$T_TOP/tests/tools/btfcmp.py"
@@ -230,6 +235,28 @@ then
 	else
 		not_ok "(m) a base in the other byte order: encoded, and libbpf parses it over that base" "exit $rc: $(cat "$D/swapped.err")"
 	fi
+	# libbpf writes the split BTF in its base's byte order. Swapped back, it
+	# must be --libbpf-dedup's over the plain base: the base's types
+	# deduplicated away (before 2026-12-01 nothing was, and every type the
+	# base has was written again).
+	if out=$(python3 - "$D/swapped.btf" "$D/lib.btf" <<'PY'
+import struct, sys
+raw = bytearray(open(sys.argv[1], 'rb').read())
+want = open(sys.argv[2], 'rb').read()
+magic, ver, flags, hlen, toff, tlen, soff, slen = struct.unpack_from('>HBBIIIII', raw, 0)
+if magic != 0xeb9f:
+    sys.exit("magic %#x: not big-endian BTF" % struct.unpack_from('<H', raw, 0)[0])
+struct.pack_into('<HBBIIIII', raw, 0, magic, ver, flags, hlen, toff, tlen, soff, slen)
+for p in range(hlen + toff, hlen + toff + tlen, 4):
+    struct.pack_into('<I', raw, p, struct.unpack_from('>I', raw, p)[0])
+if bytes(raw) != want:
+    sys.exit("%d bytes swapped back, %d with --libbpf-dedup over the plain base" % (len(raw), len(want)))
+PY
+	); then
+		ok "(m) over the swapped base, the split BTF is --libbpf-dedup's over the plain base, byte-swapped"
+	else
+		not_ok "(m) over the swapped base, the split BTF is --libbpf-dedup's over the plain base, byte-swapped" "$out"
+	fi
 else
 	not_ok "(m) byte-swapping the base" "python3 failed"
 fi
@@ -256,4 +283,28 @@ if have "$CLANG" && "$CLANG" --target=s390x-linux-gnu -g -O1 -c -o "$D/be.o" "$D
 	fi
 else
 	skip "(n) s390x module" "$CLANG cannot build for s390x-linux-gnu"
+fi
+
+# (o) Nothing to encode: f's DWARF, and an --elf without the symbol f.
+printf 'void f(void) {}\n' >"$D/nothing.c"
+printf 'int g;\n' >"$D/nosym.c"
+if "$GCC" -g -O1 -c -o "$D/nothing.o" "$D/nothing.c" && "$GCC" -O1 -c -o "$D/nosym.o" "$D/nosym.c" &&
+	"$T_BIN/dwarf-extract" -q -o "$D/nothing.cus" "$D/nothing.o" &&
+	"$T_BIN/dedup-merge" -q -o "$D/nothing.graph" "$D/nothing.cus"; then
+	for how in own --libbpf-dedup; do
+		args=()
+		[ "$how" = own ] || args=("$how")
+		"$T_BIN/btf-emit" "${args[@]}" --btf-base "$D/base.btf" --elf "$D/nosym.o" -o "$D/nothing$how.btf" \
+			"$D/nothing.graph" >"$D/nothing.err" 2>&1
+		rc=$?
+		out=$("$BTFCHECK" --base "$D/base.btf" "$D/nothing$how.btf" 2>&1)
+		if [ $rc -eq 0 ] && [ "$(echo "$out" | head -n 1)" = "types 0" ]; then
+			ok "(o) nothing to encode ($how): exit 0, an empty split BTF libbpf reads"
+		else
+			not_ok "(o) nothing to encode ($how): exit 0, an empty split BTF libbpf reads" \
+				"exit $rc: $(cat "$D/nothing.err") $out"
+		fi
+	done
+else
+	not_ok "(o) build and merge the module with nothing to encode" "failed"
 fi

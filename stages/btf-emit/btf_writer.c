@@ -2,7 +2,8 @@
  * libbpf's btf__add_*().
  *
  * Each bw_*() makes the same checks as its libbpf namesake (Debian 12's
- * libbpf 1.1) and appends the same bytes, and the strings are laid out as
+ * libbpf 1.1; past 2 GiB of strings libbpf says -ENOMEM where strtab.c
+ * goes on to 4 GiB) and appends the same bytes, and the strings are laid out as
  * libbpf lays them out: "" at 0, then each string once, where it was first
  * added. So the BTF is the bytes libbpf would have made. What it saves is
  * libbpf's work per call (on the cloud vmlinux, the encode phase went from
@@ -87,14 +88,15 @@ static int begin(struct bw *w, const char *name, uint32_t info, uint32_t size_ty
 	if (!empty(name) && (off = str_off(w, name)) < 0)
 		return (int)off;
 	if (w->nr_types >= (uint32_t)INT_MAX - 1)
-		return -E2BIG;
+		return -ENOMEM; /* libbpf's answer at its BTF_MAX_NR_TYPES */
 	struct btf_type t = { .name_off = (uint32_t)off, .info = info, .size = size_type };
-	w->last = w->types.len;
+	size_t at = w->types.len;
 	buf_put(&w->types, &t, sizeof(t));
 	static const uint8_t zero[16];
 	buf_put(&w->types, zero, extra);
 	if (w->types.err)
 		return w->types.err;
+	w->last = at; /* only once it is there: last() reads it */
 	return (int)++w->nr_types;
 }
 

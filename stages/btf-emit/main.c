@@ -269,16 +269,14 @@ static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 	return 0;
 }
 
-/* The types of the BTF written (without its base's) per kind: of libbpf's
- * object btf, or else of raw, split BTF in our byte order that
- * split_check() passed. */
 /* libbpf's btf__dedup() until nothing changes (a fwd the base defines is
  * resolved only after the structs are compared: two passes in practice, at
  * most four). It recurses once per type along a chain of references
  * (typedef to pointer to typedef...): 100,000 levels overflowed the main
  * thread's 8 MiB stack, in libbpf, at about 80 bytes a type. So it runs on
  * a thread of its own whose stack has room for a chain through every type.
- * Returns 0, libbpf's -errno, or -EAGAIN when the thread cannot start. */
+ * Returns 0 or libbpf's -errno; *started is 0 when the thread could not be
+ * started (then nothing was done). */
 struct dedup_job {
 	struct btf *btf;
 	int err;
@@ -295,32 +293,34 @@ static void *dedup_thread(void *arg)
 	return NULL;
 }
 
-static int libbpf_dedup(struct btf *btf)
+static int libbpf_dedup(struct btf *btf, int *started)
 {
 	struct dedup_job j = { .btf = btf };
-	size_t stack = ((size_t)btf__type_cnt(btf) * 256 + (8u << 20) + 4095) & ~(size_t)4095;
+	uint64_t want = (uint64_t)btf__type_cnt(btf) * 256 + (8u << 20);
+	size_t stack = want < SIZE_MAX / 2 ? ((size_t)want + 4095) & ~(size_t)4095 : SIZE_MAX / 2;
 	pthread_attr_t attr;
 	pthread_t t;
+	*started = 0;
 	if (pthread_attr_init(&attr))
-		return -EAGAIN;
+		return 0;
 	int e = pthread_attr_setstacksize(&attr, stack);
 	if (!e)
 		e = pthread_create(&t, &attr, dedup_thread, &j);
 	pthread_attr_destroy(&attr);
 	if (e)
-		return -EAGAIN;
+		return 0;
+	*started = 1;
 	pthread_join(t, NULL);
 	return j.err;
 }
 
-static void count_kinds(struct stats *st, const struct btf *btf, const void *raw)
+/* The types of the BTF written (without its base's) per kind, into n[]
+ * (n[0]: unknown kinds): of libbpf's object btf, or else of raw, split BTF
+ * in the host's byte order that split_check() passed. Returns the total. */
+static uint64_t kinds_of(const struct btf *btf, const void *raw, uint64_t n[20])
 {
-	static const char *const names[] = {
-		"UNKN", "INT", "PTR", "ARRAY", "STRUCT", "UNION", "ENUM", "FWD", "TYPEDEF", "VOLATILE",
-		"CONST", "RESTRICT", "FUNC", "FUNC_PROTO", "VAR", "DATASEC", "FLOAT", "DECL_TAG",
-		"TYPE_TAG", "ENUM64",
-	};
-	uint64_t n[20] = { 0 }, total = 0;
+	uint64_t total = 0;
+	memset(n, 0, 20 * sizeof(*n));
 	if (btf) {
 		uint32_t first = 1, end = btf__type_cnt(btf);
 		const struct btf *base = btf__base_btf(btf);
@@ -339,6 +339,16 @@ static void count_kinds(struct stats *st, const struct btf *btf, const void *raw
 			at += (uint32_t)btf_type_bytes(t);
 		}
 	}
+	return total;
+}
+
+static void count_kinds(struct stats *st, uint64_t total, const uint64_t n[20])
+{
+	static const char *const names[] = {
+		"UNKN", "INT", "PTR", "ARRAY", "STRUCT", "UNION", "ENUM", "FWD", "TYPEDEF", "VOLATILE",
+		"CONST", "RESTRICT", "FUNC", "FUNC_PROTO", "VAR", "DATASEC", "FLOAT", "DECL_TAG",
+		"TYPE_TAG", "ENUM64",
+	};
 	stats_count(st, "btf_types", total);
 	for (int k = 1; k < 20; k++)
 		if (n[k])
@@ -529,11 +539,12 @@ static int emit(const struct emit_opts *o, const struct emit_memo *memo, const s
 			goto out;
 		}
 		if (base && !own_dedup) {
+			/* (libbpf 1.1's btf__add_btf() of no types fails: -ENOMEM.) */
 			btf = btf__new_empty_split(base);
-			int r = btf ? btf__add_btf(btf, standalone) : -ENOMEM;
+			int r = !btf ? -ENOMEM : bw_type_cnt(w) > 1 ? btf__add_btf(btf, standalone) : 0;
 			btf__free(standalone);
 			if (r < 0) {
-				err = r;
+				err = diag_fail(d, -r, "cannot make split BTF over base %s: %s", o->base, strerror(-r));
 				goto out;
 			}
 		} else {
@@ -548,11 +559,21 @@ static int emit(const struct emit_opts *o, const struct emit_memo *memo, const s
 		if (o->stats)
 			stats_count(&st, "matched_in_base", removed);
 	}
-	if ((lossy || (base && o->libbpf_dedup)) && (err = libbpf_dedup(btf))) {
-		err = err == -EAGAIN ? diag_fail(d, EAGAIN, "cannot start a thread for libbpf's dedup")
-				     : diag_fail(d, -err, "deduplicating%s%s failed: %s", o->base ? " against base " : "",
-						 o->base ? o->base : "", strerror(-err));
-		goto out;
+	/* Every split BTF that base_dedup() did not make is libbpf's to
+	 * deduplicate: with --libbpf-dedup, and over a base the view cannot
+	 * read (another byte order), which would otherwise repeat the base. */
+	if (lossy || (base && !own_dedup)) {
+		int started;
+		err = libbpf_dedup(btf, &started);
+		if (!started) {
+			err = diag_fail(d, EAGAIN, "cannot start a thread for libbpf's dedup");
+			goto out;
+		}
+		if (err) {
+			err = diag_fail(d, -err, "deduplicating%s%s failed: %s", o->base ? " against base " : "",
+					o->base ? o->base : "", strerror(-err));
+			goto out;
+		}
 	}
 	/* Its own phase: on a small module, matching against the base is most
 	 * of the emit, and would otherwise count as writing. */
@@ -562,6 +583,10 @@ static int emit(const struct emit_opts *o, const struct emit_memo *memo, const s
 		err = -EINVAL;
 		goto out;
 	}
+	/* Counted before the bytes may be swapped for a big-endian target. */
+	uint64_t kinds[20], nkinds = 0;
+	if (o->stats)
+		nkinds = kinds_of(own_dedup ? NULL : btf, own_dedup ? split.data : ours.data, kinds);
 	if (big && own_dedup && host_endianness() != BTF_BIG_ENDIAN)
 		split_bswap(split.data);
 	uint32_t size = (uint32_t)(own_dedup ? split.len : ours.len);
@@ -583,7 +608,7 @@ static int emit(const struct emit_opts *o, const struct emit_memo *memo, const s
 	stats_phase(&st, "write");
 	if (!err && o->stats) {
 		stats_count(&st, "graph_nodes", g.nnodes);
-		count_kinds(&st, own_dedup ? NULL : btf, raw);
+		count_kinds(&st, nkinds, kinds);
 		stats_count(&st, "left_out", skips.count);
 		stats_print(&st, stderr, o->stats == 2);
 	}
