@@ -54,7 +54,6 @@ check_same() {
 		not_ok "$1" "$(cmp "$2" "$3" 2>&1)"; fi
 }
 
-# have TOOL: true when TOOL is on PATH.
 # check_tool TOOL MIN PASS BAD DESC [WHY]: runs $T_BIN/tools/TOOL (a checker
 # program of tests/tools/). It must exit 0 and print at least MIN lines
 # starting with PASS and none starting with BAD. DESC may use $n (the
@@ -76,6 +75,7 @@ check_tool() {
 	fi
 }
 
+# have TOOL: true when TOOL is on PATH.
 have() { command -v "$1" >/dev/null 2>&1; }
 
 # build_fixture CC OPT DWARF DIR NAME: compile tests/fixtures/NAME/*.c into DIR/NAME

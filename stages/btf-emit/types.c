@@ -1,7 +1,7 @@
 /* types.c: where a graph node becomes BTF.
  *
  * Two passes. plan_ids() gives every node its BTF id before anything is
- * added (libbpf accepts references to ids not added yet), because a node
+ * added (a type may refer to an id not added yet), because a node
  * can become several BTF types (an N-dimensional array is N nested ARRAYs)
  * or none (_Atomic and DW_TAG_unspecified_type). add_node() then adds each
  * node's types in node order, so BTF ids follow the graph's order.
