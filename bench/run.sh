@@ -7,7 +7,8 @@
 # input, run and thread count, btfpipe and pahole run back to back, so the
 # two tools see the same machine state: this VM's speed drifts by tens of
 # percent over minutes, and a tool measured ten minutes after the other would
-# measure the drift. Every number reported is the median of BENCH_RUNS runs.
+# measure the drift. Each starts with its input in the page cache (warm()).
+# Every number reported is the median of BENCH_RUNS runs.
 #
 # Each process is measured by bench/measure.c: what /usr/bin/time reports
 # (wall, user+sys CPU, peak RSS), to the microsecond rather than the
@@ -84,6 +85,17 @@ measure() {
 	return $rc
 }
 
+# warm FILE...: the inputs read into the page cache before a tool's run.
+# This VM's host takes clean page cache back within seconds (fincore: 175 of
+# the vmlinux's 563 MB resident, 149 twenty seconds later), so without it
+# the tool run first in a round (btfpipe) read more of the vmlinux from disk
+# than the one after it: extract's first phase, which reads every .debug_*
+# byte, took 0.07-0.095 s against 0.033 when cached. Both tools now start
+# from a cached input; a stage's own checkpoint files are still its cost.
+warm() {
+	cat "$@" >/dev/null 2>&1 || true
+}
+
 # same_btf INPUT FILE WHAT: FILE must be the bytes of INPUT's first btfpipe BTF.
 same_btf() {
 	if [ ! -e "$W/$1.ref.btf" ]; then cp "$2" "$W/$1.ref.btf"; return; fi
@@ -125,6 +137,7 @@ bench_input() {
 	[ -n "$base" ] && pflags=(--btf_base "$base")
 	for ((r = 1; r <= runs; r++)); do
 		for j in $jobs; do
+			warm "$elf" ${base:+"$base"}
 			if [ -n "$base" ]; then
 				measure "$in.pipe" "$top/pipeline.sh" -j"$j" -q --btf-base "$base" -o "$W/$in.p.btf" "$elf" ||
 					{ fail "$in -j$j: pipeline.sh exited $?: $(tail -3 "$W/$in.pipe.err")"; continue; }
@@ -141,6 +154,7 @@ bench_input() {
 			# to pahole >= 1.21, and btfpipe encodes FLOAT by default.
 			pj=(); [ "$j" -gt 1 ] && pj=(-j"$j")
 			rm -f "$W/$in.ph.btf"
+			warm "$elf" ${base:+"$base"}
 			measure "$in.pahole" "$pahole" -J --btf_gen_floats "${pj[@]}" "${pflags[@]}" \
 				--btf_encode_detached="$W/$in.ph.btf" "$elf" ||
 				{ fail "$in -j$j: pahole exited $?: $(tail -3 "$W/$in.pahole.err")"; continue; }
