@@ -51,6 +51,11 @@
 #                 succeed, and the BTF must hold the whole chain. N = 10,000,
 #                 and 100,000 when clang can compile it. Also emitted with
 #                 --libbpf-dedup over its own BTF (libbpf recurses per level).
+#   dup-info      a second section named .debug_info after the real one (the
+#                 sample's .strtab renamed, holding one well-formed DWARF 5
+#                 unit): libdw reads the first, so must dwarf-extract. The
+#                 records must be the plain sample's. Listing the units from
+#                 the last one dropped all but the first CU, silently.
 . "$(dirname "$0")/lib.sh"
 
 EXTRACT="$T_BIN/dwarf-extract"
@@ -620,3 +625,45 @@ PY
 }
 deep_case 10000
 deep_case 100000
+
+# --- dup-info: two sections named .debug_info -------------------------------------------
+dup_info() {
+	local d="$T_OUT/dup-info"
+	build_fixture "$GCC" -O0 5 "$d" sample || { not_ok "dup-info: build the sample"; return; }
+	if ! python3 - "$d/sample" "$d/dup.elf" "$T_TOP/tests/tools" <<'PY'
+import struct, sys
+src, dst, tools = sys.argv[1:4]
+sys.path.insert(0, tools)
+import elfsections
+raw = bytearray(open(src, "rb").read())
+secs = elfsections.parse(raw)
+names = [x["name"] for x in secs]
+if b".debug_info" not in names or b".strtab" not in names:
+    sys.exit("no .debug_info or no .strtab")
+info, strtab = secs[names.index(b".debug_info")], secs[names.index(b".strtab")]
+if names.index(b".strtab") < names.index(b".debug_info") or strtab["size"] < 16:
+    sys.exit("no .strtab of 16 bytes or more after .debug_info")
+# Its sh_name becomes .debug_info's.
+struct.pack_into("<I", raw, strtab["hdr"], struct.unpack_from("<I", raw, info["hdr"])[0])
+# One DWARF 5 compile unit (abbrev offset 0) filling the section, then null entries.
+at, size = strtab["offset"], strtab["size"]
+raw[at:at + size] = struct.pack("<IHBBI", size - 4, 5, 1, 8, 0) + bytes(size - 12)
+open(dst, "wb").write(raw)
+PY
+	then
+		not_ok "dup-info: make the ELF" "python3 failed"
+		return
+	fi
+	"$EXTRACT" -q -o "$d/plain.cus" "$d/sample" && "$EXTRACT" -q -o "$d/dup.cus" "$d/dup.elf" \
+		2>"$d/dup.err" || { not_ok "dup-info: extract" "$(cat "$d/dup.err")"; return; }
+	# All but the first line, the file's identity.
+	"$EXTRACT" --dump "$d/plain.cus" | tail -n +2 >"$d/plain.txt"
+	"$EXTRACT" --dump "$d/dup.cus" | tail -n +2 >"$d/dup.txt"
+	if [ -s "$d/plain.txt" ] && cmp -s "$d/plain.txt" "$d/dup.txt"; then
+		ok "dup-info: the units libdw reads, the sample's records ($(wc -l <"$d/plain.txt") lines)"
+	else
+		not_ok "dup-info: the units libdw reads, the sample's records" \
+			"$(wc -l <"$d/plain.txt") against $(wc -l <"$d/dup.txt") lines: $(diff "$d/plain.txt" "$d/dup.txt" | head -5)"
+	fi
+}
+dup_info

@@ -295,8 +295,8 @@ static int list_units_of(struct input *in, Dwarf *dw, uint64_t bit, size_t *cap,
  * cloud vmlinux's 2,172 on one thread before any worker started (and the
  * workers fault the pages in again when they read the units). Returns 1
  * when listed; 0 when a header is anything but a DWARF 5 compile or partial
- * unit inside the section (then libdw lists them, and says what is wrong,
- * as before); or -ENOMEM. */
+ * unit inside the section, or libdw reads another .debug_info (then libdw
+ * lists them, and says what is wrong, as before); or -ENOMEM. */
 static int list_units_pread(struct input *in, size_t *cap)
 {
 	size_t fsize;
@@ -304,6 +304,7 @@ static int list_units_pread(struct input *in, size_t *cap)
 	if (!in->info_map || !raw || (const char *)in->info_map < raw || in->ident.ei_data != ELFDATA2LSB)
 		return 0;
 	uint64_t file_off = (uint64_t)((const char *)in->info_map - raw), at = 0, n = in->info_size;
+	uint64_t die0 = 0; /* the first unit's DIE, past its header */
 	while (at < n) {
 		uint8_t h[16];
 		size_t got = n - at < sizeof(h) ? (size_t)(n - at) : sizeof(h);
@@ -323,15 +324,23 @@ static int list_units_pread(struct input *in, size_t *cap)
 		 * DW_AT_GNU_dwo_id, which libdw reads (and the header cannot say). */
 		unsigned version = le16_get(h + lsize);
 		uint8_t ut = h[lsize + 2];
-		if (version != 5 || (ut != DW_UT_compile && ut != DW_UT_partial) || len < 8 ||
+		size_t rest = lsize == 12 ? 12 : 8; /* version, type, address size, abbrev offset */
+		if (version != 5 || (ut != DW_UT_compile && ut != DW_UT_partial) || len < rest ||
 		    len > n - at - lsize)
 			break;
+		if (!at)
+			die0 = lsize + rest;
 		if (vec_grow(&in->units, cap, in->nunits + 1))
 			return -ENOMEM;
 		in->units[in->nunits++] = (struct unit){ at, at + lsize + len, ut, (uint8_t)version };
 		at += lsize + len;
 	}
-	if (at == n)
+	/* libdw must be reading these same bytes: find_info_map() takes the
+	 * last section named .debug_info, libdw the first (and a compressed or
+	 * grouped one its own way). The first unit's DIE tells, for one page. */
+	Dwarf_Die die;
+	if (at == n && (!in->nunits || (dwarf_offdie(in->dw[0], die0, &die) &&
+					(const uint8_t *)die.addr == in->info_map + die0)))
 		return 1;
 	in->nunits = 0;
 	return 0;
