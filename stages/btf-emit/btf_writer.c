@@ -57,8 +57,9 @@ uint32_t bw_type_cnt(const struct bw *w)
 	return w->nr_types + 1;
 }
 
-/* s's offset in the string section, or -errno: "" is at 0, and each other
- * string where it was first added, as libbpf's btf__add_str(). */
+/* s's offset in the string section, or -errno: NULL and "" are 0 (no name,
+ * as libbpf leaves them), and each other string is where it was first
+ * added, as libbpf's btf__add_str() places it. */
 static int64_t str_off(struct bw *w, const char *s)
 {
 	return strtab__add(w->strs, s);
@@ -84,8 +85,8 @@ static int bad_id(int id)
 /* A new type: its struct btf_type, and extra bytes of zeroes after it. */
 static int begin(struct bw *w, const char *name, uint32_t info, uint32_t size_type, size_t extra)
 {
-	int64_t off = 0;
-	if (!empty(name) && (off = str_off(w, name)) < 0)
+	int64_t off = str_off(w, name);
+	if (off < 0)
 		return (int)off;
 	if (w->nr_types >= (uint32_t)INT_MAX - 1)
 		return -ENOMEM; /* libbpf's answer at its BTF_MAX_NR_TYPES */
@@ -224,8 +225,8 @@ int bw_field(struct bw *w, const char *name, int type, uint32_t bit_offset, uint
 		return -EINVAL;
 	if (last_is(w, BTF_KIND_UNION) && bit_offset)
 		return -EINVAL;
-	int64_t off = 0;
-	if (!empty(name) && (off = str_off(w, name)) < 0)
+	int64_t off = str_off(w, name);
+	if (off < 0)
 		return (int)off;
 	struct btf_member m = { .name_off = (uint32_t)off, .type = (uint32_t)type,
 				.offset = bit_offset | (bit_size << 24) };
@@ -283,8 +284,8 @@ int bw_func_param(struct bw *w, const char *name, int type)
 {
 	if (bad_id(type) || !last_is(w, BTF_KIND_FUNC_PROTO))
 		return -EINVAL;
-	int64_t off = 0;
-	if (!empty(name) && (off = str_off(w, name)) < 0)
+	int64_t off = str_off(w, name);
+	if (off < 0)
 		return (int)off;
 	struct btf_param p = { .name_off = (uint32_t)off, .type = (uint32_t)type };
 	return member(w, &p, sizeof(p), 0);

@@ -26,7 +26,7 @@ struct extras;
 struct diag;
 
 /* btf_writer.c: the BTF being written. Each bw_*() is its libbpf
- * btf__add_*() namesake: the same checks (-EINVAL, -E2BIG), the same bytes,
+ * btf__add_*() namesake: the same checks and errors, the same bytes,
  * the same string offsets; ids from 1. */
 struct bw;
 struct bw *bw_new(void);

@@ -341,8 +341,8 @@ static int add_node(struct bw *btf, const struct graph *g, size_t i, const struc
 					 : bw_union(btf, name_of(g, n->name), (uint32_t)n->size);
 		for (uint32_t k = 0; k < n->item_count && id > 0; k++) {
 			int err = bw_field(btf, name_of(g, it[k].name),
-						 it[k].type ? (int)map->ids[it[k].type] : 0,
-						 (uint32_t)it[k].value, it[k].bit_size);
+					   it[k].type ? (int)map->ids[it[k].type] : 0,
+					   (uint32_t)it[k].value, it[k].bit_size);
 			if (err)
 				return err;
 		}
@@ -350,7 +350,7 @@ static int add_node(struct bw *btf, const struct graph *g, size_t i, const struc
 	case G_ENUM:
 		if (n->size > 4 && HAS_FEAT(o, FEAT_ENUM64)) {
 			id = bw_enum64(btf, name_of(g, n->name), (uint32_t)n->size,
-					     (n->flags & G_F_SIGNED) != 0);
+				       (n->flags & G_F_SIGNED) != 0);
 			for (uint32_t k = 0; k < n->item_count && id > 0; k++) {
 				int err = bw_enum64_value(btf, graph_str(g, it[k].name), it[k].value);
 				if (err)
@@ -378,7 +378,7 @@ static int add_node(struct bw *btf, const struct graph *g, size_t i, const struc
 		id = bw_func_proto(btf, (int)t);
 		for (uint32_t k = 0; k < n->item_count && id > 0; k++) {
 			int err = bw_func_param(btf, name_of(g, it[k].name),
-						      it[k].type ? (int)map->ids[it[k].type] : 0);
+						it[k].type ? (int)map->ids[it[k].type] : 0);
 			if (err)
 				return err;
 		}
@@ -390,7 +390,7 @@ static int add_node(struct bw *btf, const struct graph *g, size_t i, const struc
 		return id;
 	case G_FWD:
 		return bw_fwd(btf, name, n->fwd_kind == G_FWD_UNION ? BTF_FWD_UNION
-					     : n->fwd_kind == G_FWD_ENUM ? BTF_FWD_ENUM : BTF_FWD_STRUCT);
+				      : n->fwd_kind == G_FWD_ENUM ? BTF_FWD_ENUM : BTF_FWD_STRUCT);
 	}
 	return -EINVAL;
 }

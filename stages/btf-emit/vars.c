@@ -157,8 +157,8 @@ int emit_vars(struct bw *btf, const struct graph *g, const struct elf_info *ei,
 	for (size_t i = 0; i < n && !err; i++) {
 		const struct graph_var *v = &g->vars[e[i].var];
 		ids[i] = bw_var(btf, e[i].name,
-				      (v->flags & G_F_EXTERNAL) ? BTF_VAR_GLOBAL_ALLOCATED : BTF_VAR_STATIC,
-				      (int)map->ids[v->type]);
+				(v->flags & G_F_EXTERNAL) ? BTF_VAR_GLOBAL_ALLOCATED : BTF_VAR_STATIC,
+				(int)map->ids[v->type]);
 		if (ids[i] < 0)
 			err = diag_fail(d, -ids[i], "variable %s: BTF cannot hold it: %s", e[i].name,
 					strerror(-ids[i]));
