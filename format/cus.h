@@ -120,6 +120,9 @@ struct cus_cu {
 	size_t nitems, cap_items;
 	struct cus_annot *annots;
 	size_t nannots, cap_annots;
+	uint32_t head_nrecs;	/* cus_cu__decode_head(): the record count the blob
+				 * declares, 0 when that is not plausible (the full
+				 * decode then says what is wrong) */
 	uint32_t *rec_off;	/* cus_cu__decode(): each record's offset in the blob */
 	size_t cap_rec_off;
 	/* The bytes cus_file__decode*() read the blob into, owned here and

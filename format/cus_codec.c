@@ -512,7 +512,13 @@ int cus_cu__decode_head(struct cus_cu *cu, const uint8_t *blob, size_t size,
 			const char *what, struct diag *d)
 {
 	struct dec x = { .cu = cu, .what = what, .d = d };
-	return dec_head(&x, blob, size);
+	int err = dec_head(&x, blob, size);
+	if (err)
+		return err;
+	/* Peeked, not checked: records take 3 bytes at least. */
+	uint64_t n = cur_uleb(&x.c);
+	cu->head_nrecs = !x.c.err && n <= UINT32_MAX && n * 3 <= cursor_left(&x.c) ? (uint32_t)n : 0;
+	return 0;
 }
 
 int cus_cu__decode(struct cus_cu *cu, const uint8_t *blob, size_t size,
