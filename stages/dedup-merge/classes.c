@@ -108,18 +108,45 @@ const struct export *classes_export(const struct merge *m, uint32_t input, uint6
 	return em->set.keys[j] == off ? &em->vals[j] : NULL;
 }
 
-/* ---- the weak table: key bytes -> weak class ----------------------------- */
+/* ---- the weak table: key bytes -> weak class ----------------------------- *
+ *
+ * One thread writes it (classes_insert_cu(), in CU order); the scan workers
+ * read it at the same time (classes_weak_find()), so that a key an earlier
+ * CU already brought is matched on the worker's thread and the ordered
+ * insert only writes its id down. How the readers stay safe:
+ *  - A slot is written once, id last with release order; a reader that sees
+ *    the id (acquire) sees the hash, key and length written before it.
+ *  - Key bytes live in chunks that never move or change once written.
+ *  - Growing makes a new slot array and publishes it (release); the old one
+ *    is kept, unchanged, until classes_free(), for readers still on it.
+ *  - A slot array is never more than half full, so every probe ends.
+ * A reader may miss a key inserted after it loaded the array: "not found"
+ * only means the insert looks it up itself, so the classes, and their ids,
+ * never depend on the timing. */
 
-struct weak_entry {
+struct weak_slot {
 	uint64_t hash;
-	uint32_t id;
+	const uint8_t *key;
+	uint32_t len;
+	uint32_t id;		/* class + 1, 0 = empty; written last */
+};
+
+struct weak_slots {
+	struct weak_slots *older;	/* the arrays this one replaced, kept for readers */
+	size_t cap;
+	struct weak_slot s[];
+};
+
+struct key_chunk {
+	struct key_chunk *next;
+	size_t used, cap;
+	uint8_t data[];
 };
 
 struct weak_table {
-	struct weak_entry *slots;	/* id + 1 in .id; 0 = empty */
-	size_t cap;
-	struct buf keys;		/* each class's key, as first seen */
-	uint64_t *key_off;		/* per class */
+	struct weak_slots *cur;		/* read and replaced atomically */
+	struct key_chunk *chunks;	/* newest first; the keys, once per class */
+	const uint8_t **key;		/* per class: its key, as first seen */
 	uint32_t *key_len;
 	uint8_t *kind;			/* per class: its key's first byte, the record kind (a
 					 * byte array the build reads per gid, where the key
@@ -132,46 +159,99 @@ struct weak_table *classes_new_table(void)
 	return calloc(1, sizeof(struct weak_table));
 }
 
+static void weak_table_free(struct weak_table *t)
+{
+	for (struct weak_slots *w = t->cur, *o; w; w = o) {
+		o = w->older;
+		free(w);
+	}
+	for (struct key_chunk *c = t->chunks, *n; c; c = n) {
+		n = c->next;
+		free(c);
+	}
+	free(t->key);
+	free(t->key_len);
+	free(t->kind);
+	free(t);
+}
+
 static int weak_grow(struct weak_table *t, uint32_t count)
 {
-	if ((count + 1) * 2 <= t->cap)
+	struct weak_slots *old = t->cur;
+	size_t cap = old ? old->cap : 0;
+	if ((count + 1) * 2 <= cap)
 		return 0;
-	size_t ncap = t->cap ? t->cap * 2 : 4096;
-	struct weak_entry *ns = calloc(ncap, sizeof(*ns));
+	size_t ncap = cap ? cap * 2 : 4096;
+	struct weak_slots *ns = calloc(1, sizeof(*ns) + ncap * sizeof(ns->s[0]));
 	if (!ns)
 		return -ENOMEM;
-	for (size_t i = 0; i < t->cap; i++) {
-		if (!t->slots[i].id)
+	ns->cap = ncap;
+	ns->older = old;
+	for (size_t i = 0; i < cap; i++) {
+		if (!old->s[i].id)
 			continue;
-		size_t j = t->slots[i].hash & (ncap - 1);
-		while (ns[j].id)
+		size_t j = old->s[i].hash & (ncap - 1);
+		while (ns->s[j].id)
 			j = (j + 1) & (ncap - 1);
-		ns[j] = t->slots[i];
+		ns->s[j] = old->s[i];
 	}
-	free(t->slots);
-	t->slots = ns;
-	t->cap = ncap;
+	__atomic_store_n(&t->cur, ns, __ATOMIC_RELEASE);
 	return 0;
 }
 
+/* A copy of key that stays where it is until classes_free(). */
+static const uint8_t *weak_keep_key(struct weak_table *t, const uint8_t *key, uint32_t len)
+{
+	struct key_chunk *c = t->chunks;
+	if (!c || c->cap - c->used < len) {
+		size_t cap = len > (1u << 20) ? len : (1u << 20);
+		if (!(c = malloc(sizeof(*c) + cap)))
+			return NULL;
+		c->next = t->chunks;
+		c->used = 0;
+		c->cap = cap;
+		t->chunks = c;
+	}
+	uint8_t *p = c->data + c->used;
+	if (len)
+		memcpy(p, key, len);
+	c->used += len;
+	return p;
+}
+
+int64_t classes_weak_find(const struct weak_table *t, const uint8_t *key, uint32_t len, uint64_t h)
+{
+	const struct weak_slots *ws = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
+	if (!ws)
+		return -1;
+	for (size_t j = h & (ws->cap - 1);; j = (j + 1) & (ws->cap - 1)) {
+		const struct weak_slot *e = &ws->s[j];
+		uint32_t id = __atomic_load_n(&e->id, __ATOMIC_ACQUIRE);
+		if (!id)
+			return -1;
+		/* Equal hashes prove nothing: the bytes decide. */
+		if (e->hash == h && e->len == len && !memcmp(e->key, key, len))
+			return id - 1;
+	}
+}
+
 /* Returns the class of key (h: hash64() of it; a new class if unseen), or a
- * negative errno. */
+ * negative errno. Only the inserting thread calls it. */
 static int64_t weak_intern(struct merge *m, const uint8_t *key, uint32_t len, uint64_t h)
 {
 	struct weak_table *t = m->wt;
 	if (weak_grow(t, m->nweak))
 		return -ENOMEM;
-	size_t j = h & (t->cap - 1);
-	for (; t->slots[j].id; j = (j + 1) & (t->cap - 1)) {
-		uint32_t id = t->slots[j].id - 1;
-		/* Equal hashes prove nothing: the bytes decide. */
-		if (t->slots[j].hash == h && t->key_len[id] == len &&
-		    !memcmp(t->keys.data + t->key_off[id], key, len))
-			return id;
+	struct weak_slots *ws = t->cur;
+	size_t j = h & (ws->cap - 1);
+	for (; ws->s[j].id; j = (j + 1) & (ws->cap - 1)) {
+		const struct weak_slot *e = &ws->s[j];
+		if (e->hash == h && e->len == len && !memcmp(e->key, key, len))
+			return e->id - 1;
 	}
 	uint32_t id = m->nweak;
 	size_t old_cap = t->cap_ids;
-	if (id == NO_CLASS - 1 || vec_grow(&t->key_off, &t->cap_ids, (size_t)id + 1))
+	if (id == NO_CLASS - 1 || vec_grow(&t->key, &t->cap_ids, (size_t)id + 1))
 		return -ENOMEM;
 	if (t->cap_ids != old_cap) {
 		uint32_t *kl = realloc(t->key_len, t->cap_ids * sizeof(*kl));
@@ -183,99 +263,59 @@ static int64_t weak_intern(struct merge *m, const uint8_t *key, uint32_t len, ui
 			return -ENOMEM;
 		t->kind = kd;
 	}
-	t->key_off[id] = t->keys.len;
+	const uint8_t *kept = weak_keep_key(t, key, len);
+	if (!kept)
+		return -ENOMEM;
+	t->key[id] = kept;
 	t->key_len[id] = len;
 	t->kind[id] = len ? key[0] : 0;
-	buf_put(&t->keys, key, len);
-	if (t->keys.err)
-		return t->keys.err;
-	t->slots[j] = (struct weak_entry){ h, id + 1 };
+	ws->s[j].hash = h;
+	ws->s[j].key = kept;
+	ws->s[j].len = len;
+	__atomic_store_n(&ws->s[j].id, id + 1, __ATOMIC_RELEASE);
 	m->nweak++;
 	return id;
 }
 
-/* ---- step 2: one CU's nodes into weak classes ---------------------------- */
-
-static int grow_nodes(struct merge *m, uint64_t need)
-{
-	if (need >= NO_CLASS - 1)
-		return diag_fail(m->d, E2BIG, "more than 4 billion type records");
-	size_t cap = m->cap_nodes;
-	if (vec_grow(&m->weak, &cap, need + 2))
-		return -ENOMEM;
-	cap = m->cap_nodes;
-	if (vec_grow(&m->stop_off, &cap, need + 2))
-		return -ENOMEM;
-	m->cap_nodes = cap;
-	return 0;
-}
+/* ---- step 2: one CU's nodes into weak classes ---------------------------- *
+ *
+ * The scan did the per-record work on its own thread: keys, the classes it
+ * found in the table, gids. What is left here, in CU order, is what makes
+ * class ids: the keys it did not find, then the CU's exports. */
 
 int classes_insert_cu(struct merge *m, size_t ci)
 {
 	struct cu_scan *s = &m->scans[ci];
-	uint64_t base = m->nnodes + 1; /* gid of record 0 */
-	m->cu_base[ci] = base;
-	int err = grow_nodes(m, m->nnodes + s->nrecs);
-	if (err)
-		return err;
-	if (!m->nnodes)
-		m->stop_off[0] = m->stop_off[1] = 0;
-	for (uint32_t k = 0; k < s->nrecs; k++) {
-		uint64_t gid = base + k;
-		m->stop_off[gid] = (uint32_t)m->nstops;
-		if (!s->is_type[k]) {
-			m->weak[gid] = NO_CLASS;
-			continue;
-		}
+	uint64_t base = m->cu_base[ci];
+	for (size_t i = 0; i < s->nmiss; i++) {
+		uint32_t k = s->miss[i];
 		int64_t w = weak_intern(m, s->keys.data + s->key_off[k], s->key_len[k], s->key_hash[k]);
 		if (w < 0)
 			return (int)w;
-		m->weak[gid] = (uint32_t)w;
-		if (vec_grow(&m->stops, &m->cap_stops, m->nstops + s->stop_len[k]))
-			return -ENOMEM;
-		for (uint32_t e = 0; e < s->stop_len[k]; e++) {
-			uint32_t lref = s->stops[s->stop_off[k] + e];
-			if (lref & STOP_XREF) {
-				if (vec_grow(&m->pend, &m->cap_pend, m->npend + 1))
-					return -ENOMEM;
-				m->pend[m->npend++] = (struct pending_stop){
-					m->nstops, (uint32_t)ci, s->xrefs[lref & ~STOP_XREF] };
-				m->stops[m->nstops++] = 0;
-			} else {
-				m->stops[m->nstops++] = (uint32_t)(base + lref - 1);
-			}
-		}
+		m->weak[base + k] = (uint32_t)w;
 	}
-	m->nnodes += s->nrecs;
-	m->stop_off[m->nnodes + 1] = (uint32_t)m->nstops;
-	if (m->nstops > UINT32_MAX - 1)
-		return diag_fail(m->d, E2BIG, "more than 4 billion type references");
-
-	/* Candidates and exports: lrefs become gids now that the base is known. */
-#define GID(lref) ((lref) && !((lref) & STOP_XREF) ? (uint32_t)(base + (lref) - 1) : (lref))
-	for (size_t i = 0; i < s->nfuncs; i++)
-		s->funcs[i].ret = GID(s->funcs[i].ret);
-	for (size_t i = 0; i < s->nfparams; i++)
-		s->fparams[i].type = GID(s->fparams[i].type);
-	for (size_t i = 0; i < s->nvars; i++)
-		s->vars[i].type = GID(s->vars[i].type);
+	for (size_t i = 0; i < s->nxpos; i++) {
+		if (vec_grow(&m->pend, &m->cap_pend, m->npend + 1))
+			return -ENOMEM;
+		uint32_t pos = s->xpos[i];
+		m->pend[m->npend++] = (struct pending_stop){ pos, (uint32_t)ci,
+							     s->xrefs[s->gstops[pos] & ~STOP_XREF] };
+	}
 	for (size_t i = 0; i < s->nexports; i++) {
-		s->exports[i].gid = GID(s->exports[i].gid);
-		s->exports[i].type = GID(s->exports[i].type);
-		if ((err = export_add(&m->exports[s->input], &s->exports[i])))
+		int err = export_add(&m->exports[s->input], &s->exports[i]);
+		if (err)
 			return err;
 	}
-#undef GID
 	/* The keys are in the weak table now (once per class); drop the rest. */
 	buf_free(&s->keys);
 	free(s->key_off);
 	free(s->key_len);
 	free(s->key_hash);
-	free(s->stop_off);
-	free(s->stop_len);
-	free(s->stops);
-	s->key_off = s->key_len = s->stop_off = s->stop_len = s->stops = NULL;
+	free(s->miss);
+	free(s->xpos);
+	s->key_off = s->key_len = s->miss = s->xpos = NULL;
 	s->key_hash = NULL;
+	s->nmiss = s->nxpos = 0;
 	return 0;
 }
 
@@ -298,7 +338,7 @@ int classes_resolve_xrefs(struct merge *m)
 {
 	for (size_t i = 0; i < m->npend; i++) {
 		const struct pending_stop *p = &m->pend[i];
-		int err = classes_xref_gid(m, p->cu, p->off, &m->stops[p->pos], m->d);
+		int err = classes_xref_gid(m, p->cu, p->off, &m->scans[p->cu].gstops[p->pos], m->d);
 		if (err)
 			return err;
 	}
@@ -315,7 +355,7 @@ static int weak_named(const struct weak_table *t, uint32_t w, uint8_t *kind, int
 		      const uint8_t **name, size_t *name_len)
 {
 	struct cursor c;
-	cursor_init(&c, t->keys.data + t->key_off[w], t->key_len[w]);
+	cursor_init(&c, t->key[w], t->key_len[w]);
 	*kind = cur_u8(&c);
 	if (*kind != CUS_STRUCT && *kind != CUS_UNION && *kind != CUS_ENUM)
 		return 0;
@@ -546,11 +586,51 @@ static int64_t sig_intern(struct sig_table *s, const uint32_t *w, uint32_t n)
  * splits, after which it is seen as its own weak class, which no other target
  * of the same position could be seen as before. So they stay different. */
 
+/* ---- stop edges, per CU ---- */
+
+size_t classes_cu_of(const struct merge *m, uint64_t gid)
+{
+	/* The last CU whose first gid is at most gid: a CU with no records has
+	 * the first gid of the next, and that next one holds the gid. */
+	size_t lo = 0, hi = m->ncus;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->cu_base[mid] <= gid)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* classes_cu_of(g) for a g at or past CU ci's first gid: a loop over gids
+ * in order walks the CUs along with it. */
+static inline size_t cu_advance(const struct merge *m, size_t ci, uint64_t g)
+{
+	while (ci + 1 < m->ncus && m->cu_base[ci + 1] <= g)
+		ci++;
+	return ci;
+}
+
+/* The stop edges of gid g, which CU ci holds. */
+static inline const uint32_t *stops_of(const struct merge *m, size_t ci, uint64_t g, uint32_t *n)
+{
+	const struct cu_scan *s = &m->scans[ci];
+	uint64_t k = g - m->cu_base[ci];
+	uint32_t a = s->gstop_off[k];
+	*n = s->gstop_off[k + 1] - a;
+	return s->gstops + a;
+}
+
+struct rep {
+	uint32_t gid, cu;
+};
+
 struct refine {
 	struct merge *m;
 	uint32_t *seen;		/* per gid: class_seen() as the round began */
 	int pass;		/* refine_chunk()'s pass this round: 0 seen, 1 check */
-	uint32_t *rep;		/* per class: its first gid */
+	struct rep *rep;	/* per class: its first gid, and that gid's CU */
 	size_t cap_rep;
 	size_t nchunks;
 	uint64_t chunk;		/* gids per chunk */
@@ -558,15 +638,16 @@ struct refine {
 	size_t *ndiff, *cap_diff;
 };
 
-static int same_signature(const struct refine *f, uint32_t g, uint32_t r)
+/* g in CU ci against its class's representative. */
+static int same_signature(const struct refine *f, uint64_t g, size_t ci, const struct rep *r)
 {
 	const struct merge *m = f->m;
-	uint32_t a = m->stop_off[g], e = m->stop_off[g + 1];
-	uint32_t ra = m->stop_off[r], re = m->stop_off[r + 1];
-	if (e - a != re - ra)
+	uint32_t n, rn;
+	const uint32_t *a = stops_of(m, ci, g, &n), *ra = stops_of(m, r->cu, r->gid, &rn);
+	if (n != rn)
 		return 0;
-	for (uint32_t i = 0; i < e - a; i++)
-		if (f->seen[m->stops[a + i]] != f->seen[m->stops[ra + i]])
+	for (uint32_t i = 0; i < n; i++)
+		if (f->seen[a[i]] != f->seen[ra[i]])
 			return 0;
 	return 1;
 }
@@ -591,9 +672,13 @@ static int refine_chunk(void *ctx, unsigned worker, size_t chunk)
 		return 0;
 	}
 	f->ndiff[chunk] = 0;
+	size_t ci = lo < hi ? classes_cu_of(m, lo) : 0;
 	for (uint64_t g = lo; g < hi; g++) {
 		uint32_t c = m->cls[g];
-		if (c == NO_CLASS || f->rep[c] == g || same_signature(f, (uint32_t)g, f->rep[c]))
+		if (c == NO_CLASS || f->rep[c].gid == g)
+			continue;
+		ci = cu_advance(m, ci, g);
+		if (same_signature(f, g, ci, &f->rep[c]))
 			continue;
 		if (vec_grow(&f->diff[chunk], &f->cap_diff[chunk], f->ndiff[chunk] + 1))
 			return -ENOMEM;
@@ -613,18 +698,22 @@ static int refine_split(struct refine *f, uint8_t *dirty, struct sig_table *st)
 		return err;
 	/* Signatures against the partition as the round began: nothing moves
 	 * until every dirty class's nodes have theirs. moved: (gid, sig id) pairs. */
+	size_t ci = 0;
 	for (uint64_t g = 1; g <= m->nnodes && !err; g++) {
 		uint32_t c = m->cls[g];
 		if (c == NO_CLASS || !dirty[c])
 			continue;
-		uint32_t a = m->stop_off[g], e = m->stop_off[g + 1], n = e - a + 1;
+		uint32_t ns;
+		ci = cu_advance(m, ci, g);
+		const uint32_t *stops = stops_of(m, ci, g, &ns);
+		uint32_t n = ns + 1;
 		if (vec_grow(&sig, &cap_sig, n) || vec_grow(&moved, &cap_moved, 2 * (nmoved + 1))) {
 			err = -ENOMEM;
 			break;
 		}
 		sig[0] = c;
-		for (uint32_t i = a; i < e; i++)
-			sig[i - a + 1] = f->seen[m->stops[i]];
+		for (uint32_t i = 0; i < ns; i++)
+			sig[i + 1] = f->seen[stops[i]];
 		int64_t id = sig_intern(st, sig, n);
 		if (id < 0) {
 			err = (int)id;
@@ -642,7 +731,7 @@ static int refine_split(struct refine *f, uint8_t *dirty, struct sig_table *st)
 		uint32_t g = moved[2 * i], id = moved[2 * i + 1], c = m->cls[g];
 		if (newid[id] == NO_CLASS) {
 			/* First of its part in gid order: the representative's part keeps c. */
-			if (f->rep[c] == g) {
+			if (f->rep[c].gid == g) {
 				newid[id] = c;
 			} else {
 				if (m->ncls >= NO_CLASS - 1 || vec_grow(&f->rep, &f->cap_rep, (size_t)m->ncls + 1)) {
@@ -650,7 +739,7 @@ static int refine_split(struct refine *f, uint8_t *dirty, struct sig_table *st)
 					break;
 				}
 				newid[id] = m->ncls;
-				f->rep[m->ncls++] = g;
+				f->rep[m->ncls++] = (struct rep){ g, (uint32_t)classes_cu_of(m, g) };
 			}
 		}
 		if (newid[id] != c)
@@ -692,11 +781,14 @@ int classes_refine(struct merge *m)
 	/* Round 0: the weak classes themselves. A weak class's first node keeps
 	 * the weak id as its class for good, so weak_first_cls never changes. */
 	memset(f.rep, 0, nw * sizeof(*f.rep));
+	size_t ci = 0;
 	for (uint64_t g = 1; g <= m->nnodes; g++) {
 		uint32_t w = m->weak[g];
 		m->cls[g] = w;
-		if (w != NO_CLASS && !f.rep[w])
-			f.rep[w] = (uint32_t)g;
+		if (w != NO_CLASS && !f.rep[w].gid) {
+			ci = cu_advance(m, ci, g);
+			f.rep[w] = (struct rep){ (uint32_t)g, (uint32_t)ci };
+		}
 	}
 	for (uint32_t w = 0; w < m->nweak; w++)
 		m->weak_first_cls[w] = w;
@@ -741,23 +833,17 @@ out:
 		err = finish_fwds(m);
 	/* The stop edges were for the refinement only; kept through the build
 	 * they would make the merge's peak RSS. */
-	free(m->stops);
-	free(m->stop_off);
-	m->stops = m->stop_off = NULL;
-	m->nstops = m->cap_stops = 0;
+	for (size_t i = 0; i < m->ncus; i++)
+		m->scans[i].gstops = m->scans[i].gstop_off = NULL;
+	for (unsigned i = 0; i < m->narenas; i++)
+		arena_free(&m->arenas[i]);
 	return err;
 }
 
 void classes_free(struct merge *m)
 {
-	if (m->wt) {
-		free(m->wt->slots);
-		buf_free(&m->wt->keys);
-		free(m->wt->key_off);
-		free(m->wt->key_len);
-		free(m->wt->kind);
-		free(m->wt);
-	}
+	if (m->wt)
+		weak_table_free(m->wt);
 	if (m->exports) {
 		for (size_t i = 0; i < m->o->ninputs; i++) {
 			offset_set__free(&m->exports[i].set);
@@ -767,8 +853,9 @@ void classes_free(struct merge *m)
 	}
 	free(m->weak);
 	free(m->cls);
-	free(m->stop_off);
-	free(m->stops);
+	for (unsigned i = 0; m->arenas && i < m->narenas; i++)
+		arena_free(&m->arenas[i]);
+	free(m->arenas);
 	free(m->pend);
 	free(m->weak_fwd_def);
 	free(m->weak_first_cls);

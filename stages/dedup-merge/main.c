@@ -184,17 +184,29 @@ struct scan_run {
 	struct cus_cu *cus;
 };
 
+/* --lang-exclude: CU ci is left out (scanned for its name only). */
+static int cu_excluded(const struct merge *m, size_t ci)
+{
+	uint16_t lang = m->files[m->cu_input[ci]].index[m->cu_index[ci]].language;
+	for (size_t i = 0; i < m->o->nexclude; i++)
+		if (lang == m->o->exclude_langs[i])
+			return 1;
+	return 0;
+}
+
 static int work_cu(void *ctx, unsigned worker, size_t ci)
 {
 	struct scan_run *r = ctx;
 	struct merge *m = r->m;
 	uint32_t in = m->cu_input[ci];
-	uint16_t lang = m->files[in].index[m->cu_index[ci]].language;
-	for (size_t i = 0; i < m->o->nexclude; i++)
-		if (lang == m->o->exclude_langs[i])
-			return scan_cu_excluded(&m->files[in], m->cu_index[ci], in, &m->scans[ci], &r->ds[ci]);
-	return scan_cu(&m->files[in], m->cu_index[ci], in, &m->wanted[in], &m->xt[in], &r->cus[worker],
-		       &m->scans[ci], &r->ds[ci]);
+	if (cu_excluded(m, ci))
+		return scan_cu_excluded(&m->files[in], m->cu_index[ci], in, &m->scans[ci], &r->ds[ci]);
+	const struct scan_env env = {
+		.wanted = &m->wanted[in], .xt = &m->xt[in], .wt = m->wt,
+		.base = m->cu_base[ci], .nrecs = m->cu_nrecs[ci], .weak = m->weak + m->cu_base[ci],
+		.arena = &m->arenas[worker],
+	};
+	return scan_cu(&m->files[in], m->cu_index[ci], in, &env, &r->cus[worker], &m->scans[ci], &r->ds[ci]);
 }
 
 static int insert_cu(void *ctx, size_t ci)
@@ -233,6 +245,13 @@ static int head_add(void *ctx, size_t ci)
 	struct merge *m = r->m;
 	const struct cus_cu *head = &r->heads[ci % r->window];
 	int err = 0;
+	/* Every CU's first gid, before any scan: the scans then make gids. */
+	m->cu_base[ci] = m->nnodes + 1;
+	m->cu_nrecs[ci] = cu_excluded(m, ci) ? 0 : head->head_nrecs;
+	m->nnodes += m->cu_nrecs[ci];
+	if (m->nnodes >= NO_CLASS - 1)
+		return diag_fail(&r->ds[ci], E2BIG, "%s: more than 4 billion type records",
+				 m->files[m->cu_input[ci]].path);
 	for (size_t x = 0; x < head->nexterns && !err; x++)
 		err = offset_set__add(&m->wanted[m->cu_input[ci]], head->externs[x]);
 	return err;
@@ -265,8 +284,9 @@ static int open_inputs(struct merge *m)
 	m->cu_input = calloc(m->ncus + 1, sizeof(uint32_t));
 	m->cu_index = calloc(m->ncus + 1, sizeof(uint32_t));
 	m->cu_base = calloc(m->ncus + 1, sizeof(uint64_t));
+	m->cu_nrecs = calloc(m->ncus + 1, sizeof(uint32_t));
 	m->scans = calloc(m->ncus + 1, sizeof(*m->scans));
-	if (!m->cu_input || !m->cu_index || !m->cu_base || !m->scans)
+	if (!m->cu_input || !m->cu_index || !m->cu_base || !m->cu_nrecs || !m->scans)
 		return -ENOMEM;
 	size_t ci = 0;
 	for (size_t i = 0; i < o->ninputs; i++)
@@ -298,6 +318,15 @@ static int merge_run(struct merge *m)
 	if (err)
 		return err;
 	stats_phase(m->st, "open");
+	/* Every gid's weak class, written by the scans (each its CU's part)
+	 * and by the inserts, never moved: its size is known now. */
+	m->weak = malloc((m->nnodes + 2) * sizeof(uint32_t));
+	if (!m->weak)
+		return -ENOMEM;
+	m->weak[0] = m->weak[m->nnodes + 1] = NO_CLASS;
+	m->narenas = m->jobs;
+	if (!(m->arenas = calloc(m->narenas, sizeof(*m->arenas))))
+		return -ENOMEM;
 	m->wt = classes_new_table();
 	m->strs = strtab__new();
 	unsigned nw = m->jobs;
@@ -367,6 +396,7 @@ static void merge_free(struct merge *m)
 	free(m->cu_input);
 	free(m->cu_index);
 	free(m->cu_base);
+	free(m->cu_nrecs);
 }
 
 /* The memo key of this run: every input's bytes and the options that change

@@ -16,8 +16,11 @@
  *     cycle passes through a named struct or union, so keys are finite. The
  *     worker also collects function and variable candidates, and exports the
  *     records other CUs refer to (LTO).
- *  2. classes.c, in CU order on one thread: equal keys (confirmed byte for
- *     byte, never by hash alone) form *weak classes*.
+ *  2. classes.c: equal keys (confirmed byte for byte, never by hash alone)
+ *     form *weak classes*, numbered in CU order by one thread. The scans
+ *     look their keys up in the weak table while that thread fills it, so
+ *     it only makes the classes no scan found (classes.c says why that is
+ *     safe and never changes a result).
  *  3. classes.c: stop edges to other CUs are resolved through the exports.
  *  4. classes.c, refinement: a class splits when its nodes' stop edges lead
  *     to different classes, until nothing splits (each round checks every
@@ -36,6 +39,7 @@
 
 #include <stdint.h>
 
+#include "../../common/arena.h"
 #include "../../common/buf.h"
 #include "../../common/cachedir.h"
 #include "../../common/stats.h"
@@ -44,6 +48,7 @@
 
 struct diag;
 struct strtab;
+struct weak_table;
 
 struct merge_opts {
 	unsigned jobs;		/* -j: at most this many threads (merge.jobs) */
@@ -60,9 +65,10 @@ struct merge_opts {
 	struct cachedir_cli cache; /* --cache and friends: the whole .graph memoized */
 };
 
-/* In a cu_scan, references are *lrefs*: 0 void, k + 1 for the CU's record k,
- * or STOP_XREF | e for the CU's extern e. classes_insert_cu() turns them into
- * gids (global ids, 1-based, 0 void) once the CU's place is known. */
+/* In a cu_scan, references are first *lrefs*: 0 void, k + 1 for the CU's
+ * record k, or STOP_XREF | e for the CU's extern e. The scan turns them into
+ * gids (global ids, 1-based, 0 void): every CU's first gid is known before
+ * any scan starts (open_inputs() reads each blob's record count). */
 #define STOP_XREF 0x80000000u
 #define NO_CLASS UINT32_MAX
 
@@ -119,9 +125,19 @@ struct cu_scan {
 	struct buf keys;		/* the keys, in the order they were computed */
 	uint32_t *key_off, *key_len;	/* per record, into keys */
 	uint64_t *key_hash;		/* per record: hash64() of its key, made here in parallel */
-	uint32_t *stop_off, *stop_len;	/* per record, into stops */
-	uint32_t *stops;		/* lrefs, never 0 */
+	uint32_t *miss;			/* the type records whose weak class the scan did not
+					 * find in the table: classes_insert_cu() makes them */
+	size_t nmiss;
+	uint32_t *stop_off, *stop_len;	/* scratch while scanning: per record, into stops */
+	uint32_t *stops;		/* scratch: lrefs, never 0, in the order keys were made */
 	size_t nstops, cap_stops;
+	/* The stop edges as the refinement reads them, kept until it ends:
+	 * record k's are gstops[gstop_off[k] .. gstop_off[k + 1]), gids, or
+	 * STOP_XREF | extern index at the places xpos lists until step 3.
+	 * Both live in merge.arenas. */
+	uint32_t *gstops, *gstop_off;
+	uint32_t *xpos;
+	size_t nxpos;
 	uint64_t *xrefs;		/* global DIE offsets of this CU's externs */
 	size_t nxrefs;
 	struct fcand *funcs;
@@ -177,26 +193,35 @@ static inline const char *xtarget_name(const struct xtargets *xt, const struct x
 }
 void xtargets_free(struct xtargets *xt);
 
-/* scan.c: decode CU `cu_index` of `f` and fill `out`. `wanted` are the
- * offsets other CUs of the same input refer to, `xt` what they are.
+/* What scan_cu() needs of the merge for one CU. */
+struct scan_env {
+	const struct offset_set *wanted; /* offsets other CUs of the same input refer to */
+	const struct xtargets *xt;	/* what they are */
+	const struct weak_table *wt;	/* looked up, never changed here */
+	uint64_t base;			/* the gid of the CU's record 0 */
+	uint32_t nrecs;			/* the record count open_inputs() read */
+	uint32_t *weak;			/* the CU's nrecs entries of merge.weak: the scan
+					 * writes each class it finds, NO_CLASS for the rest */
+	struct arena *arena;		/* the scanning thread's: gstops and gstop_off */
+};
+
+/* scan.c: decode CU `cu_index` of `f` and fill `out`.
  * cu_buf is the caller's, decoded into and kept (with its arrays' room) for
  * the next CU the same thread scans; cus_cu__free() it at the end. out
  * does not point into it. */
-int scan_cu(const struct cus_file *f, size_t cu_index, uint32_t input,
-	    const struct offset_set *wanted, const struct xtargets *xt, struct cus_cu *cu_buf,
-	    struct cu_scan *out, struct diag *d);
+int scan_cu(const struct cus_file *f, size_t cu_index, uint32_t input, const struct scan_env *env,
+	    struct cus_cu *cu_buf, struct cu_scan *out, struct diag *d);
 /* A CU left out by --lang-exclude: its name for provenance, no records. */
 int scan_cu_excluded(const struct cus_file *f, size_t cu_index, uint32_t input,
 		     struct cu_scan *out, struct diag *d);
 
 /* A stop edge into another CU, waiting for step 3. */
 struct pending_stop {
-	size_t pos;		/* index in merge.stops */
+	size_t pos;		/* index in the CU's gstops */
 	uint32_t cu;
 	uint64_t off;		/* global DIE offset in the CU's input */
 };
 
-struct weak_table;
 struct export_map;
 
 /* The whole merge's state. Arrays indexed by gid have nnodes + 1 entries. */
@@ -209,14 +234,14 @@ struct merge {
 	size_t ncus;
 	uint32_t *cu_input;		/* per CU: its input */
 	uint32_t *cu_index;		/* per CU: its index in that input */
-	uint64_t *cu_base;		/* per CU: the gid of its record 0 */
+	uint64_t *cu_base;		/* per CU: the gid of its record 0, known before the scan */
+	uint32_t *cu_nrecs;		/* per CU: its record count (0 when left out) */
 	struct cu_scan *scans;		/* per CU; keys are freed once inserted */
 	uint64_t nnodes;		/* gids are 1..nnodes */
 	/* classes.c */
 	uint32_t *weak, *cls;		/* per gid: weak and refined class, NO_CLASS for non-types */
-	uint32_t *stop_off;		/* per gid: its stop edges are stops[stop_off[g] .. stop_off[g+1]) */
-	uint32_t *stops;		/* gids (after step 3) */
-	size_t nstops, cap_nodes, cap_stops;
+	struct arena *arenas;		/* per scan thread: the CUs' gstops, until refined */
+	unsigned narenas;
 	struct pending_stop *pend;
 	size_t npend, cap_pend;
 	struct weak_table *wt;
@@ -240,8 +265,12 @@ struct merge {
 struct weak_table *classes_new_table(void);
 struct export_map *classes_new_exports(size_t ninputs);
 int classes_insert_cu(struct merge *m, size_t cu);	/* step 2, in CU order */
+/* The weak class of key, or -1 when the table has none (yet). Safe on any
+ * thread while classes_insert_cu() runs on another. */
+int64_t classes_weak_find(const struct weak_table *t, const uint8_t *key, uint32_t len, uint64_t h);
 int classes_resolve_xrefs(struct merge *m);		/* step 3 */
 int classes_refine(struct merge *m);			/* step 4; frees the stop edges */
+size_t classes_cu_of(const struct merge *m, uint64_t gid);	/* the CU that holds gid */
 uint32_t classes_final(const struct merge *m, uint32_t gid); /* a node's class, fwds aliased */
 uint8_t classes_rec_kind(const struct merge *m, uint32_t gid); /* the record kind (key's first byte) */
 const struct export *classes_export(const struct merge *m, uint32_t input, uint64_t off);

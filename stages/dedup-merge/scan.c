@@ -33,6 +33,8 @@ void cu_scan__free(struct cu_scan *s)
 	free(s->key_off);
 	free(s->key_len);
 	free(s->key_hash);
+	free(s->miss);
+	free(s->xpos);
 	free(s->stop_off);
 	free(s->stop_len);
 	free(s->stops);
@@ -574,11 +576,82 @@ static int collect_export(struct scanner *x, uint32_t k, size_t *cap_e)
 	return 0;
 }
 
-int scan_cu(const struct cus_file *f, size_t cu_index, uint32_t input,
-	    const struct offset_set *wanted, const struct xtargets *xt, struct cus_cu *cu_buf,
-	    struct cu_scan *out, struct diag *d)
+/* The scan's last step, still on its own thread: what it made in CU terms
+ * (lrefs) becomes gids now that env->base says where the CU starts, the
+ * stop edges are laid out in record order, and each key's weak class is
+ * looked up in the table as earlier CUs' inserts have left it so far. A key
+ * found there is written down here; the rest go on the miss list for the
+ * ordered insert, which gives each the class it would have got anyway:
+ * only where the work happens depends on timing, never a result. */
+static int finish_gids(struct scanner *x, const struct scan_env *env)
 {
-	struct scanner x = { .out = out, .d = d, .wanted = wanted, .xt = xt, .cu = *cu_buf };
+	struct cu_scan *o = x->out;
+	uint64_t base = env->base;
+	uint32_t n = o->nrecs;
+	size_t total = 0, nx = 0, cap_x = 0;
+	for (uint32_t k = 0; k < n; k++)
+		if (o->is_type[k])
+			total += o->stop_len[k];
+	if (total > UINT32_MAX - 1)
+		return diag_fail(x->d, E2BIG, "%s: more than 4 billion type references", x->what);
+	o->gstop_off = arena_alloc(env->arena, ((size_t)n + 1) * sizeof(uint32_t));
+	o->gstops = arena_alloc(env->arena, (total + 1) * sizeof(uint32_t));
+	o->miss = malloc(((size_t)n + 1) * sizeof(uint32_t));
+	if (!o->gstop_off || !o->gstops || !o->miss)
+		return -ENOMEM;
+	uint32_t at = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		o->gstop_off[k] = at;
+		if (!o->is_type[k]) {
+			env->weak[k] = NO_CLASS;
+			continue;
+		}
+		const uint8_t *key = o->keys.data + o->key_off[k];
+		int64_t w = classes_weak_find(env->wt, key, o->key_len[k], o->key_hash[k]);
+		if (w >= 0)
+			env->weak[k] = (uint32_t)w;
+		else
+			o->miss[o->nmiss++] = k;
+		const uint32_t *st = o->stops + o->stop_off[k];
+		for (uint32_t e = 0; e < o->stop_len[k]; e++) {
+			if (st[e] & STOP_XREF) {
+				if (vec_grow(&o->xpos, &cap_x, nx + 1))
+					return -ENOMEM;
+				o->xpos[nx++] = at;
+				o->gstops[at++] = st[e];
+			} else {
+				o->gstops[at++] = (uint32_t)(base + st[e] - 1);
+			}
+		}
+	}
+	o->gstop_off[n] = at;
+	o->nxpos = nx;
+	free(o->stops);
+	free(o->stop_off);
+	free(o->stop_len);
+	o->stops = o->stop_off = o->stop_len = NULL;
+	o->nstops = o->cap_stops = 0;
+
+#define GID(lref) ((lref) && !((lref) & STOP_XREF) ? (uint32_t)(base + (lref) - 1) : (lref))
+	for (size_t i = 0; i < o->nfuncs; i++)
+		o->funcs[i].ret = GID(o->funcs[i].ret);
+	for (size_t i = 0; i < o->nfparams; i++)
+		o->fparams[i].type = GID(o->fparams[i].type);
+	for (size_t i = 0; i < o->nvars; i++)
+		o->vars[i].type = GID(o->vars[i].type);
+	for (size_t i = 0; i < o->nexports; i++) {
+		o->exports[i].gid = GID(o->exports[i].gid);
+		o->exports[i].type = GID(o->exports[i].type);
+	}
+#undef GID
+	return 0;
+}
+
+int scan_cu(const struct cus_file *f, size_t cu_index, uint32_t input, const struct scan_env *env,
+	    struct cus_cu *cu_buf, struct cu_scan *out, struct diag *d)
+{
+	const struct offset_set *wanted = env->wanted;
+	struct scanner x = { .out = out, .d = d, .wanted = wanted, .xt = env->xt, .cu = *cu_buf };
 	char what[CUS_WHAT_SIZE];
 	cus_file__cu_what(f, cu_index, what);
 	x.what = what;
@@ -588,6 +661,12 @@ int scan_cu(const struct cus_file *f, size_t cu_index, uint32_t input,
 	if (err)
 		goto out;
 	size_t n = x.cu.nrecs;
+	if (n != env->nrecs) {
+		/* The same bytes were read twice: the file changed under us. */
+		err = diag_fail(d, EBADMSG, "%s: %zu records where the blob's head said %u a moment ago "
+				"(was the file changed while being read?)", what, n, env->nrecs);
+		goto out;
+	}
 	/* Keys come to about 1.9 times the blob's size on a vmlinux (2.6 at
 	 * most): room for twice the blob up front spares most CUs the copies
 	 * of growing from empty. */
@@ -634,6 +713,8 @@ int scan_cu(const struct cus_file *f, size_t cu_index, uint32_t input,
 	}
 	if (!err && out->keys.err)
 		err = out->keys.err;
+	if (!err)
+		err = finish_gids(&x, env);
 	if (!err)
 		err = keep_strings(out);
 out:
