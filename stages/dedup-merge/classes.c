@@ -629,7 +629,7 @@ struct rep {
 struct refine {
 	struct merge *m;
 	uint32_t *seen;		/* per gid: class_seen() as the round began */
-	int pass;		/* refine_chunk()'s pass this round: 0 seen, 1 check */
+	int pass;		/* refine_chunk()'s pass: 0 seen, 1 check; 2 (once) cls = weak */
 	struct rep *rep;	/* per class: its first gid, and that gid's CU */
 	size_t cap_rep;
 	size_t nchunks;
@@ -657,7 +657,9 @@ static int same_signature(const struct refine *f, uint64_t g, size_t ci, const s
  *     two of them at random per stop edge; once per gid here, the checks
  *     read one.
  *  1: the nodes that differ from their class's representative (reads the
- *     partition only). */
+ *     partition only).
+ *  2: before round 1, cls = weak: cls is fresh memory, and clearing its
+ *     pages was most of a serial loop's time. */
 static int refine_chunk(void *ctx, unsigned worker, size_t chunk)
 {
 	struct refine *f = ctx;
@@ -669,6 +671,10 @@ static int refine_chunk(void *ctx, unsigned worker, size_t chunk)
 	if (f->pass == 0) {
 		for (uint64_t g = lo; g < hi; g++)
 			f->seen[g] = m->weak[g] == NO_CLASS ? NO_CLASS : class_seen(m, (uint32_t)g);
+		return 0;
+	}
+	if (f->pass == 2) {
+		memcpy(m->cls + lo, m->weak + lo, (hi - lo) * sizeof(*m->cls));
 		return 0;
 	}
 	f->ndiff[chunk] = 0;
@@ -780,11 +786,13 @@ int classes_refine(struct merge *m)
 	}
 	/* Round 0: the weak classes themselves. A weak class's first node keeps
 	 * the weak id as its class for good, so weak_first_cls never changes. */
+	f.pass = 2;
+	if ((err = pool_ordered(jobs, f.nchunks, 4 * (size_t)jobs, refine_chunk, NULL, &f)))
+		goto out;
 	memset(f.rep, 0, nw * sizeof(*f.rep));
 	size_t ci = 0;
 	for (uint64_t g = 1; g <= m->nnodes; g++) {
 		uint32_t w = m->weak[g];
-		m->cls[g] = w;
 		if (w != NO_CLASS && !f.rep[w].gid) {
 			ci = cu_advance(m, ci, g);
 			f.rep[w] = (struct rep){ (uint32_t)g, (uint32_t)ci };
