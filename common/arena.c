@@ -43,11 +43,11 @@ static void *map_chunk(size_t size)
 
 void *arena_alloc(struct arena *a, size_t n)
 {
+	if (n > SIZE_MAX / 2 - ARENA_MAX)
+		return NULL;
 	n = (n + 15) & ~(size_t)15;
 	struct arena_chunk *c = a->chunks;
 	if (!c || c->size - HDR - c->used < n) {
-		if (n > SIZE_MAX / 2 - ARENA_MAX)
-			return NULL;
 		/* Each chunk twice the last, up to ARENA_MAX; a bigger piece
 		 * gets a chunk of its own size. */
 		size_t size = c ? c->size * 2 : ARENA_FIRST;

@@ -159,7 +159,8 @@ int cus_cu__decode(struct cus_cu *cu, const uint8_t *blob, size_t size,
 int cus_cu__decode_some(struct cus_cu *cu, const uint8_t *blob, size_t size, const uint32_t *idx,
 			const uint32_t *off, size_t n, uint32_t nrecs, const char *what, struct diag *d);
 
-/* Decode only the head (CU fields, strings, externs), not the records. */
+/* Decode only the head (CU fields, strings, externs), not the records; the
+ * record count is peeked into head_nrecs. */
 int cus_cu__decode_head(struct cus_cu *cu, const uint8_t *blob, size_t size,
 			const char *what, struct diag *d);
 

@@ -179,7 +179,7 @@ static int weak_grow(struct weak_table *t, uint32_t count)
 {
 	struct weak_slots *old = t->cur;
 	size_t cap = old ? old->cap : 0;
-	if ((count + 1) * 2 <= cap)
+	if (((size_t)count + 1) * 2 <= cap)
 		return 0;
 	size_t ncap = cap ? cap * 2 : 4096;
 	struct weak_slots *ns = calloc(1, sizeof(*ns) + ncap * sizeof(ns->s[0]));
@@ -281,7 +281,8 @@ static int64_t weak_intern(struct merge *m, const uint8_t *key, uint32_t len, ui
  *
  * The scan did the per-record work on its own thread: keys, the classes it
  * found in the table, gids. What is left here, in CU order, is what makes
- * class ids: the keys it did not find, then the CU's exports. */
+ * class ids: the keys it did not find; then the CU's stop edges into other
+ * CUs, as pending, and its exports. */
 
 int classes_insert_cu(struct merge *m, size_t ci)
 {

@@ -220,8 +220,9 @@ static int insert_cu(void *ctx, size_t ci)
 }
 
 /* Each CU's blob checked against its checksum and its head (the extern
- * table) decoded, in parallel; the externs go into the wanted set in CU
- * order. Per-CU diagnostics, so the lowest failing CU's message wins. */
+ * table, the record count) decoded, in parallel; in CU order, the externs go
+ * into the wanted set and the count gives the CU's first gid. Per-CU
+ * diagnostics, so the lowest failing CU's message wins. */
 struct head_run {
 	struct merge *m;
 	size_t window;
@@ -249,8 +250,9 @@ static int head_add(void *ctx, size_t ci)
 	m->cu_base[ci] = m->nnodes + 1;
 	m->cu_nrecs[ci] = cu_excluded(m, ci) ? 0 : head->head_nrecs;
 	m->nnodes += m->cu_nrecs[ci];
-	if (m->nnodes >= NO_CLASS - 1)
-		return diag_fail(&r->ds[ci], E2BIG, "%s: more than 4 billion type records",
+	/* Below STOP_XREF: a candidate's type is a gid or STOP_XREF | extern. */
+	if (m->nnodes >= STOP_XREF - 1)
+		return diag_fail(&r->ds[ci], E2BIG, "%s: more than 2 billion type records",
 				 m->files[m->cu_input[ci]].path);
 	for (size_t x = 0; x < head->nexterns && !err; x++)
 		err = offset_set__add(&m->wanted[m->cu_input[ci]], head->externs[x]);
@@ -258,8 +260,9 @@ static int head_add(void *ctx, size_t ci)
 }
 
 /* Open every input, list its CUs, and note which DIE offsets some CU
- * refers to across CUs (from each blob's extern table). The blobs' checksums
- * are checked here too, by head_work(), before anything else reads them. */
+ * refers to across CUs (from each blob's extern table) and where each CU's
+ * gids start. The blobs' checksums are checked here too, by head_work(),
+ * before anything else reads them. */
 static int open_inputs(struct merge *m)
 {
 	const struct merge_opts *o = m->o;

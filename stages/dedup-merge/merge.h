@@ -201,7 +201,9 @@ struct scan_env {
 	uint64_t base;			/* the gid of the CU's record 0 */
 	uint32_t nrecs;			/* the record count open_inputs() read */
 	uint32_t *weak;			/* the CU's nrecs entries of merge.weak: the scan
-					 * writes each class it finds, NO_CLASS for the rest */
+					 * writes each class it finds and NO_CLASS for
+					 * records that are not types; the insert writes
+					 * the misses' (unset until then) */
 	struct arena *arena;		/* the scanning thread's: gstops and gstop_off */
 };
 
@@ -224,7 +226,8 @@ struct pending_stop {
 
 struct export_map;
 
-/* The whole merge's state. Arrays indexed by gid have nnodes + 1 entries. */
+/* The whole merge's state. Arrays indexed by gid have nnodes + 2 entries
+ * ([0] and [nnodes + 1] unused). */
 struct merge {
 	const struct merge_opts *o;
 	unsigned jobs;			/* threads: o->jobs, fewer for a small input (open_inputs()) */

@@ -3,7 +3,10 @@
  * Here a record becomes a node's identity: key_of() writes a type record's
  * key (its data, with anonymous referenced types inlined and named ones cut
  * to a name and a stop edge), and collect_*() turn func and var records into
- * candidates. Everything is a pure function of the CU's bytes.
+ * candidates. Everything is a pure function of the CU's bytes and its first
+ * gid, except which keys finish_gids() finds in the weak table (how far
+ * earlier CUs' inserts got), and that decides only who makes a class, never
+ * which class a key gets.
  */
 #include "merge.h"
 #include "../../common/diag.h"
