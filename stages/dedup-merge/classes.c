@@ -870,4 +870,12 @@ void classes_free(struct merge *m)
 	free(m->weak_first_cls);
 	free(m->weak_split);
 	free(m->final_fwd);
+	m->wt = NULL;
+	m->exports = NULL;
+	m->weak = m->cls = NULL;
+	m->pend = NULL;
+	m->arenas = NULL;
+	m->weak_fwd_def = m->weak_first_cls = m->final_fwd = NULL;
+	m->weak_split = NULL;
+	m->npend = m->cap_pend = 0;
 }

@@ -315,6 +315,19 @@ static int open_inputs(struct merge *m)
 	return err;
 }
 
+/* What the build needed and the write does not. merge_free() may follow. */
+static void drop_work(struct merge *m)
+{
+	classes_free(m);
+	strtab__free(m->strs);
+	m->strs = NULL;
+	if (m->scans)
+		for (size_t i = 0; i < m->ncus; i++)
+			cu_scan__free(&m->scans[i]);
+	free(m->scans);
+	m->scans = NULL;
+}
+
 static int merge_run(struct merge *m)
 {
 	int err = open_inputs(m);
@@ -356,12 +369,16 @@ static int merge_run(struct merge *m)
 		stats_phase(m->st, "refine");
 	if (!err && !(err = build_graph(m)))
 		stats_phase(m->st, "build");
+	uint64_t types = 0;
+	for (uint64_t g = 1; !err && g <= m->nnodes; g++)
+		types += m->weak[g] != NO_CLASS;
+	size_t npend = m->npend;
+	/* From here on only the graph is needed: the scans' and the classes'
+	 * arrays go before the write, or they would be its peak RSS. */
+	drop_work(m);
 	if (!err && !(err = graph__write(&m->g, m->o->output, m->d)))
 		stats_phase(m->st, "write");
 	if (!err) {
-		uint64_t types = 0;
-		for (uint64_t g = 1; g <= m->nnodes; g++)
-			types += m->weak[g] != NO_CLASS;
 		stats_count(m->st, "inputs", m->o->ninputs);
 		stats_count(m->st, "cus", m->ncus);
 		stats_count(m->st, "type_records", types);
@@ -371,7 +388,7 @@ static int merge_run(struct merge *m)
 		stats_count(m->st, "dedup_ratio_x100", m->g.nnodes ? types * 100 / m->g.nnodes : 0);
 		stats_count(m->st, "funcs", m->g.nfuncs);
 		stats_count(m->st, "vars", m->g.nvars);
-		stats_count(m->st, "cross_cu_refs", m->npend);
+		stats_count(m->st, "cross_cu_refs", npend);
 		stats_count(m->st, "jobs", m->jobs);
 	}
 	return err;
@@ -379,13 +396,8 @@ static int merge_run(struct merge *m)
 
 static void merge_free(struct merge *m)
 {
-	classes_free(m);
+	drop_work(m);
 	graph__free(&m->g);
-	strtab__free(m->strs);
-	if (m->scans)
-		for (size_t i = 0; i < m->ncus; i++)
-			cu_scan__free(&m->scans[i]);
-	free(m->scans);
 	if (m->files)
 		for (size_t i = 0; i < m->o->ninputs; i++) {
 			cus_file__close(&m->files[i]);

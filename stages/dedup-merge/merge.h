@@ -282,7 +282,7 @@ const struct export *classes_export(const struct merge *m, uint32_t input, uint6
  * safe on any thread. Returns 0, or -EBADMSG (no such record) with the
  * message in d. */
 int classes_xref_gid(const struct merge *m, size_t ci, uint64_t off, uint32_t *gid, struct diag *d);
-void classes_free(struct merge *m);
+void classes_free(struct merge *m);	/* may be called again */
 
 int build_graph(struct merge *m);			/* step 5 */
 
