@@ -613,14 +613,31 @@ static inline size_t cu_advance(const struct merge *m, size_t ci, uint64_t g)
 	return ci;
 }
 
+/* The stop edges of one gid, in either of the layouts merge.h describes. */
+struct stop_view {
+	const uint32_t *wide;	/* gids, or NULL: */
+	const uint16_t *narrow;	/* record indices from base */
+	uint64_t base;
+	uint32_t n;
+};
+
 /* The stop edges of gid g, which CU ci holds. */
-static inline const uint32_t *stops_of(const struct merge *m, size_t ci, uint64_t g, uint32_t *n)
+static inline struct stop_view stops_of(const struct merge *m, size_t ci, uint64_t g)
 {
 	const struct cu_scan *s = &m->scans[ci];
 	uint64_t k = g - m->cu_base[ci];
 	uint32_t a = s->gstop_off[k];
-	*n = s->gstop_off[k + 1] - a;
-	return s->gstops + a;
+	struct stop_view v = { NULL, NULL, m->cu_base[ci], s->gstop_off[k + 1] - a };
+	if (s->gstops16)
+		v.narrow = s->gstops16 + a;
+	else
+		v.wide = s->gstops + a;
+	return v;
+}
+
+static inline uint32_t stop_gid(const struct stop_view *v, uint32_t i)
+{
+	return v->wide ? v->wide[i] : (uint32_t)(v->base + v->narrow[i]);
 }
 
 struct rep {
@@ -643,12 +660,11 @@ struct refine {
 static int same_signature(const struct refine *f, uint64_t g, size_t ci, const struct rep *r)
 {
 	const struct merge *m = f->m;
-	uint32_t n, rn;
-	const uint32_t *a = stops_of(m, ci, g, &n), *ra = stops_of(m, r->cu, r->gid, &rn);
-	if (n != rn)
+	struct stop_view a = stops_of(m, ci, g), ra = stops_of(m, r->cu, r->gid);
+	if (a.n != ra.n)
 		return 0;
-	for (uint32_t i = 0; i < n; i++)
-		if (f->seen[a[i]] != f->seen[ra[i]])
+	for (uint32_t i = 0; i < a.n; i++)
+		if (f->seen[stop_gid(&a, i)] != f->seen[stop_gid(&ra, i)])
 			return 0;
 	return 1;
 }
@@ -710,17 +726,16 @@ static int refine_split(struct refine *f, uint8_t *dirty, struct sig_table *st)
 		uint32_t c = m->cls[g];
 		if (c == NO_CLASS || !dirty[c])
 			continue;
-		uint32_t ns;
 		ci = cu_advance(m, ci, g);
-		const uint32_t *stops = stops_of(m, ci, g, &ns);
-		uint32_t n = ns + 1;
+		struct stop_view stops = stops_of(m, ci, g);
+		uint32_t n = stops.n + 1;
 		if (vec_grow(&sig, &cap_sig, n) || vec_grow(&moved, &cap_moved, 2 * (nmoved + 1))) {
 			err = -ENOMEM;
 			break;
 		}
 		sig[0] = c;
-		for (uint32_t i = 0; i < ns; i++)
-			sig[i + 1] = f->seen[stops[i]];
+		for (uint32_t i = 0; i < stops.n; i++)
+			sig[i + 1] = f->seen[stop_gid(&stops, i)];
 		int64_t id = sig_intern(st, sig, n);
 		if (id < 0) {
 			err = (int)id;
@@ -843,7 +858,10 @@ out:
 	/* The stop edges were for the refinement only; kept through the build
 	 * they would make the merge's peak RSS. */
 	for (size_t i = 0; i < m->ncus; i++)
+	{
 		m->scans[i].gstops = m->scans[i].gstop_off = NULL;
+		m->scans[i].gstops16 = NULL;
+	}
 	for (unsigned i = 0; i < m->narenas; i++)
 		arena_free(&m->arenas[i]);
 	return err;

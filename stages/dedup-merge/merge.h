@@ -132,10 +132,14 @@ struct cu_scan {
 	uint32_t *stops;		/* scratch: lrefs, never 0, in the order keys were made */
 	size_t nstops, cap_stops;
 	/* The stop edges as the refinement reads them, kept until it ends:
-	 * record k's are gstops[gstop_off[k] .. gstop_off[k + 1]), gids, or
-	 * STOP_XREF | extern index at the places xpos lists until step 3.
-	 * Both live in merge.arenas. */
+	 * record k's are [gstop_off[k], gstop_off[k + 1]) of either
+	 *  - gstops16: record indices in this CU, when it has at most 65536
+	 *    records and no externs (every CU of a vmlinux: half the memory);
+	 *  - or gstops: gids, or STOP_XREF | extern index at the places xpos
+	 *    lists until step 3.
+	 * All live in merge.arenas. */
 	uint32_t *gstops, *gstop_off;
+	uint16_t *gstops16;
 	uint32_t *xpos;
 	size_t nxpos;
 	uint64_t *xrefs;		/* global DIE offsets of this CU's externs */

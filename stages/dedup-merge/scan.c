@@ -597,10 +597,15 @@ static int finish_gids(struct scanner *x, const struct scan_env *env)
 			total += o->stop_len[k];
 	if (total > UINT32_MAX - 1)
 		return diag_fail(x->d, E2BIG, "%s: more than 4 billion type references", x->what);
+	/* Without externs no stop edge leaves the CU (merge.h). */
+	int narrow = n <= 65536 && x->cu.nexterns == 0;
 	o->gstop_off = arena_alloc(env->arena, ((size_t)n + 1) * sizeof(uint32_t));
-	o->gstops = arena_alloc(env->arena, (total + 1) * sizeof(uint32_t));
+	if (narrow)
+		o->gstops16 = arena_alloc(env->arena, (total + 1) * sizeof(uint16_t));
+	else
+		o->gstops = arena_alloc(env->arena, (total + 1) * sizeof(uint32_t));
 	o->miss = malloc(((size_t)n + 1) * sizeof(uint32_t));
-	if (!o->gstop_off || !o->gstops || !o->miss)
+	if (!o->gstop_off || !(o->gstops || o->gstops16) || !o->miss)
 		return -ENOMEM;
 	uint32_t at = 0;
 	for (uint32_t k = 0; k < n; k++) {
@@ -616,6 +621,11 @@ static int finish_gids(struct scanner *x, const struct scan_env *env)
 		else
 			o->miss[o->nmiss++] = k;
 		const uint32_t *st = o->stops + o->stop_off[k];
+		if (narrow) {
+			for (uint32_t e = 0; e < o->stop_len[k]; e++)
+				o->gstops16[at++] = (uint16_t)(st[e] - 1);
+			continue;
+		}
 		for (uint32_t e = 0; e < o->stop_len[k]; e++) {
 			if (st[e] & STOP_XREF) {
 				if (vec_grow(&o->xpos, &cap_x, nx + 1))
