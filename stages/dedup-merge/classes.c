@@ -857,8 +857,7 @@ out:
 		err = finish_fwds(m);
 	/* The stop edges were for the refinement only; kept through the build
 	 * they would make the merge's peak RSS. */
-	for (size_t i = 0; i < m->ncus; i++)
-	{
+	for (size_t i = 0; i < m->ncus; i++) {
 		m->scans[i].gstops = m->scans[i].gstop_off = NULL;
 		m->scans[i].gstops16 = NULL;
 	}

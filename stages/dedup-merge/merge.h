@@ -208,7 +208,7 @@ struct scan_env {
 					 * writes each class it finds and NO_CLASS for
 					 * records that are not types; the insert writes
 					 * the misses' (unset until then) */
-	struct arena *arena;		/* the scanning thread's: gstops and gstop_off */
+	struct arena *arena;		/* the scanning thread's: the stop edges */
 };
 
 /* scan.c: decode CU `cu_index` of `f` and fill `out`.
