@@ -6,7 +6,8 @@
  * short-lived buffers and pinned the heap: the peak RSS grew by 40 MB and
  * the build's big arrays went to fresh pages. Here they fill large chunks of
  * their own mapping (huge pages where the kernel gives them), and
- * arena_free() unmaps them.
+ * arena_free() unmaps them. The merge's weak table keeps its keys in one
+ * too: readers on other threads rely on them never moving.
  *
  * One arena belongs to one thread at a time; nothing in it is locked.
  * Pointers it returns stay valid until arena_free(). */

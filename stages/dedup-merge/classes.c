@@ -116,7 +116,7 @@ const struct export *classes_export(const struct merge *m, uint32_t input, uint6
  * insert only writes its id down. How the readers stay safe:
  *  - A slot is written once, id last with release order; a reader that sees
  *    the id (acquire) sees the hash, key and length written before it.
- *  - Key bytes live in chunks that never move or change once written.
+ *  - Key bytes live in an arena: they never move or change once written.
  *  - Growing makes a new slot array and publishes it (release); the old one
  *    is kept, unchanged, until classes_free(), for readers still on it.
  *  - A slot array is never more than half full, so every probe ends.
@@ -137,15 +137,9 @@ struct weak_slots {
 	struct weak_slot s[];
 };
 
-struct key_chunk {
-	struct key_chunk *next;
-	size_t used, cap;
-	uint8_t data[];
-};
-
 struct weak_table {
 	struct weak_slots *cur;		/* read and replaced atomically */
-	struct key_chunk *chunks;	/* newest first; the keys, once per class */
+	struct arena keys;		/* the keys, once per class: they never move */
 	const uint8_t **key;		/* per class: its key, as first seen */
 	uint32_t *key_len;
 	uint8_t *kind;			/* per class: its key's first byte, the record kind (a
@@ -165,10 +159,7 @@ static void weak_table_free(struct weak_table *t)
 		o = w->older;
 		free(w);
 	}
-	for (struct key_chunk *c = t->chunks, *n; c; c = n) {
-		n = c->next;
-		free(c);
-	}
+	arena_free(&t->keys);
 	free(t->key);
 	free(t->key_len);
 	free(t->kind);
@@ -197,26 +188,6 @@ static int weak_grow(struct weak_table *t, uint32_t count)
 	}
 	__atomic_store_n(&t->cur, ns, __ATOMIC_RELEASE);
 	return 0;
-}
-
-/* A copy of key that stays where it is until classes_free(). */
-static const uint8_t *weak_keep_key(struct weak_table *t, const uint8_t *key, uint32_t len)
-{
-	struct key_chunk *c = t->chunks;
-	if (!c || c->cap - c->used < len) {
-		size_t cap = len > (1u << 20) ? len : (1u << 20);
-		if (!(c = malloc(sizeof(*c) + cap)))
-			return NULL;
-		c->next = t->chunks;
-		c->used = 0;
-		c->cap = cap;
-		t->chunks = c;
-	}
-	uint8_t *p = c->data + c->used;
-	if (len)
-		memcpy(p, key, len);
-	c->used += len;
-	return p;
 }
 
 int64_t classes_weak_find(const struct weak_table *t, const uint8_t *key, uint32_t len, uint64_t h)
@@ -263,9 +234,11 @@ static int64_t weak_intern(struct merge *m, const uint8_t *key, uint32_t len, ui
 			return -ENOMEM;
 		t->kind = kd;
 	}
-	const uint8_t *kept = weak_keep_key(t, key, len);
+	uint8_t *kept = arena_alloc(&t->keys, len);
 	if (!kept)
 		return -ENOMEM;
+	if (len)
+		memcpy(kept, key, len);
 	t->key[id] = kept;
 	t->key_len[id] = len;
 	t->kind[id] = len ? key[0] : 0;
@@ -613,6 +586,18 @@ static inline size_t cu_advance(const struct merge *m, size_t ci, uint64_t g)
 	return ci;
 }
 
+/* The scans' stop edges, all of them (their arenas), once the refinement
+ * is over or failed. */
+static void free_stop_edges(struct merge *m)
+{
+	for (size_t i = 0; m->scans && i < m->ncus; i++) {
+		m->scans[i].gstops = m->scans[i].gstop_off = NULL;
+		m->scans[i].gstops16 = NULL;
+	}
+	for (unsigned i = 0; m->arenas && i < m->narenas; i++)
+		arena_free(&m->arenas[i]);
+}
+
 /* The stop edges of one gid, in either of the layouts merge.h describes. */
 struct stop_view {
 	const uint32_t *wide;	/* gids, or NULL: */
@@ -857,12 +842,7 @@ out:
 		err = finish_fwds(m);
 	/* The stop edges were for the refinement only; kept through the build
 	 * they would make the merge's peak RSS. */
-	for (size_t i = 0; i < m->ncus; i++) {
-		m->scans[i].gstops = m->scans[i].gstop_off = NULL;
-		m->scans[i].gstops16 = NULL;
-	}
-	for (unsigned i = 0; i < m->narenas; i++)
-		arena_free(&m->arenas[i]);
+	free_stop_edges(m);
 	return err;
 }
 
@@ -879,8 +859,7 @@ void classes_free(struct merge *m)
 	}
 	free(m->weak);
 	free(m->cls);
-	for (unsigned i = 0; m->arenas && i < m->narenas; i++)
-		arena_free(&m->arenas[i]);
+	free_stop_edges(m);
 	free(m->arenas);
 	free(m->pend);
 	free(m->weak_fwd_def);
