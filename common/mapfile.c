@@ -19,6 +19,19 @@ void mapfile_done_with(const void *p, size_t n)
 		madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
+void mapfile_will_write(void *p, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = (uintptr_t)p & ~(page - 1), hi = ((uintptr_t)p + n + page - 1) & ~(page - 1);
+	if (n)
+		madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+#else
+	(void)p;
+	(void)n;
+#endif
+}
+
 int mapfile_is_file_backed(const void *p, size_t n)
 {
 	FILE *f = fopen("/proc/self/maps", "re");

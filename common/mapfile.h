@@ -21,6 +21,13 @@ void mapfile_done_with(const void *p, size_t n);
  * memory another library hands out is checked with this first. */
 int mapfile_is_file_backed(const void *p, size_t n);
 
+/* The opposite of mapfile_done_with(): [p, p + n) of a private mapping is
+ * about to be written, so every page of it (rounded out to whole pages,
+ * copied unchanged) is made writable now, in one call, rather than by one
+ * copy-on-write fault per page. A hint: when the kernel cannot (before
+ * Linux 5.14, or memory that is not a mapping), the writes fault as before. */
+void mapfile_will_write(void *p, size_t n);
+
 /* Open path for reading with pread(); *fd is the caller's to close.
  * Returns: 0, or a negative errno with the detail (naming path) in d. */
 int inputfile_open(const char *path, size_t min_size, const char *what, int *fd, size_t *size,
