@@ -82,6 +82,29 @@ uint64_t strtab__hash(const char *s, size_t len)
 	return hash64(s, len);
 }
 
+/* The slot that holds s, or the empty slot where it would go. */
+static size_t strtab_slot(const struct strtab *t, const char *s, size_t len, uint64_t hash)
+{
+	size_t mask = t->nslots - 1;
+	size_t j = hash & mask;
+	for (; t->slots[j]; j = (j + 1) & mask) {
+		const char *cand = (const char *)t->bytes.data + t->slots[j] - 1;
+		if (!strncmp(cand, s, len) && cand[len] == 0)
+			break;
+	}
+	return j;
+}
+
+int64_t strtab__find_hashed(const struct strtab *t, const char *s, size_t len, uint64_t hash)
+{
+	if (!s || !len)
+		return 0;
+	if (!t->nslots)
+		return -ENOENT;
+	size_t j = strtab_slot(t, s, len, hash);
+	return t->slots[j] ? (int64_t)t->slots[j] - 1 : -ENOENT;
+}
+
 int64_t strtab__add_hashed(struct strtab *t, const char *s, size_t len, uint64_t hash)
 {
 	if (!s || !len)
@@ -91,13 +114,9 @@ int64_t strtab__add_hashed(struct strtab *t, const char *s, size_t len, uint64_t
 		if (err)
 			return err;
 	}
-	size_t mask = t->nslots - 1;
-	size_t j = hash & mask;
-	for (; t->slots[j]; j = (j + 1) & mask) {
-		const char *cand = (const char *)t->bytes.data + t->slots[j] - 1;
-		if (!strncmp(cand, s, len) && cand[len] == 0)
-			return t->slots[j] - 1;
-	}
+	size_t j = strtab_slot(t, s, len, hash);
+	if (t->slots[j])
+		return t->slots[j] - 1;
 	size_t off = t->bytes.len;
 	if (off + len + 1 >= UINT32_MAX)
 		return -E2BIG;

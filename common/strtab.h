@@ -23,6 +23,10 @@ int64_t strtab__addn(struct strtab *t, const char *s, size_t len);
  * another thread: strings hashed in parallel and added in order. */
 uint64_t strtab__hash(const char *s, size_t len);
 int64_t strtab__add_hashed(struct strtab *t, const char *s, size_t len, uint64_t hash);
+/* The offset of s (len bytes, hashed as strtab__hash() does), or -ENOENT
+ * when the table lacks it; "" gives 0. It only reads, so any number of threads may
+ * look up at once while none adds. */
+int64_t strtab__find_hashed(const struct strtab *t, const char *s, size_t len, uint64_t hash);
 
 /* Append s (len bytes, no NUL among them) without looking it up or
  * remembering it: for a caller that dedups by something cheaper than the

@@ -3,12 +3,11 @@
  * Here a class becomes a graph node: node ids go to classes in order of their
  * first gid; each node is made from that first record (its representative)
  * with every reference turned into the node id of the target's class. Then
- * function prototypes (deduplicated with the prototypes already in the graph),
- * function and variable candidates, and provenance.
+ * cands.c adds the function and variable candidates and their prototypes,
+ * and this file the provenance.
  */
 #include "merge.h"
 #include "../../common/diag.h"
-#include "../../common/hash.h"
 #include "../../common/pool.h"
 #include "../../common/strtab.h"
 #include "../../common/vec.h"
@@ -20,16 +19,9 @@
 struct builder {
 	struct merge *m;
 	struct graph *g;
-	uint32_t *node_of_class;	/* class -> node id */
-	size_t cap_nodes, cap_items, cap_annots, cap_funcs, cap_locs, cap_vars;
-	/* func_proto nodes by content: [ret, varargs, n, name, type, ...] */
-	struct {
-		uint64_t *hash;
-		uint32_t *node;
-		size_t cap, count;
-	} protos;
-	uint32_t *words;
-	size_t cap_words;
+	/* Capacities of the graph's arrays while the nodes are made; void once
+	 * cands_build() has sized them exactly. */
+	size_t cap_nodes, cap_items, cap_annots;
 };
 
 static int str_of(struct builder *b, const char *s, uint32_t *out)
@@ -43,25 +35,24 @@ static int str_of(struct builder *b, const char *s, uint32_t *out)
 
 /* The node a gid's class became (0 for void, which an unspecified type is:
  * scan.c keys references to it as void, so they must point at void too). */
-static uint32_t node_of(const struct builder *b, uint32_t gid)
+static uint32_t node_of(const struct merge *m, uint32_t gid)
 {
 	if (!gid)
 		return 0;
-	if (classes_rec_kind(b->m, gid) == CUS_UNSPECIFIED)
+	if (classes_rec_kind(m, gid) == CUS_UNSPECIFIED)
 		return 0;
-	return b->node_of_class[classes_final(b->m, gid)];
+	return m->node_of_class[classes_final(m, gid)];
 }
 
-static int lref_node(const struct builder *b, size_t ci, uint32_t lref_or_gid, uint32_t *node,
-		     struct diag *d)
+int build_lref_node(const struct merge *m, size_t ci, uint32_t lref_or_gid, uint32_t *node, struct diag *d)
 {
 	uint32_t gid = lref_or_gid;
 	if (gid & STOP_XREF) {
-		int err = classes_xref_gid(b->m, ci, b->m->scans[ci].xrefs[gid & ~STOP_XREF], &gid, d);
+		int err = classes_xref_gid(m, ci, m->scans[ci].xrefs[gid & ~STOP_XREF], &gid, d);
 		if (err)
 			return err;
 	}
-	*node = node_of(b, gid);
+	*node = node_of(m, gid);
 	return 0;
 }
 
@@ -77,7 +68,7 @@ static int rec_ref_node(struct builder *b, size_t ci, const struct cus_cu *cu, c
 		if (err)
 			return err;
 	}
-	*node = node_of(b, gid);
+	*node = node_of(b->m, gid);
 	return 0;
 }
 
@@ -204,119 +195,6 @@ static int make_node(struct builder *b, size_t ci, const struct cus_cu *cu, uint
 	return 0;
 }
 
-/* Candidate annotations (string pointers into their scan's strs) into the graph. */
-static int copy_sannots(struct builder *b, const struct cu_scan *s, uint32_t first, uint32_t count,
-			uint32_t *gfirst, uint32_t *gcount)
-{
-	struct graph *g = b->g;
-	*gfirst = (uint32_t)g->nannots;
-	*gcount = count;
-	if (!count)
-		return 0;
-	if (vec_grow(&g->annots, &b->cap_annots, g->nannots + count))
-		return -ENOMEM;
-	for (uint32_t k = 0; k < count; k++) {
-		struct graph_annot *a = &g->annots[g->nannots++];
-		int err = str_of(b, s->annots[first + k].name, &a->name);
-		if (!err)
-			err = str_of(b, s->annots[first + k].value, &a->value);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-/* ---- func_proto nodes by content ---- */
-
-static int proto_slot(struct builder *b, const uint32_t *w, size_t n, uint64_t h, size_t *slot)
-{
-	struct graph *g = b->g;
-	size_t cap = b->protos.cap;
-	size_t j = h & (cap - 1);
-	for (; b->protos.node[j]; j = (j + 1) & (cap - 1)) {
-		if (b->protos.hash[j] != h)
-			continue;
-		const struct graph_node *p = &g->nodes[b->protos.node[j]];
-		if (p->type != w[0] || (p->flags & CUS_F_VARARGS) != w[1] || p->item_count != w[2])
-			continue;
-		size_t i = 0;
-		for (; i < w[2]; i++) {
-			const struct graph_item *it = &g->items[p->item_first + i];
-			if (it->name != w[3 + 2 * i] || it->type != w[4 + 2 * i])
-				break;
-		}
-		if (i == w[2])
-			break;
-	}
-	(void)n;
-	*slot = j;
-	return b->protos.node[j] != 0;
-}
-
-static int proto_grow(struct builder *b)
-{
-	if ((b->protos.count + 1) * 2 <= b->protos.cap)
-		return 0;
-	size_t ncap = b->protos.cap ? b->protos.cap * 2 : 4096;
-	uint64_t *nh = calloc(ncap, sizeof(*nh));
-	uint32_t *nn = calloc(ncap, sizeof(*nn));
-	if (!nh || !nn) {
-		free(nh);
-		free(nn);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < b->protos.cap; i++) {
-		if (!b->protos.node[i])
-			continue;
-		size_t j = b->protos.hash[i] & (ncap - 1);
-		while (nn[j])
-			j = (j + 1) & (ncap - 1);
-		nh[j] = b->protos.hash[i];
-		nn[j] = b->protos.node[i];
-	}
-	free(b->protos.hash);
-	free(b->protos.node);
-	b->protos.hash = nh;
-	b->protos.node = nn;
-	b->protos.cap = ncap;
-	return 0;
-}
-
-static int proto_words(struct builder *b, const struct graph_node *p, size_t *n)
-{
-	*n = 3 + 2 * (size_t)p->item_count;
-	if (vec_grow(&b->words, &b->cap_words, *n))
-		return -ENOMEM;
-	b->words[0] = p->type;
-	b->words[1] = p->flags & CUS_F_VARARGS;
-	b->words[2] = p->item_count;
-	for (uint32_t i = 0; i < p->item_count; i++) {
-		b->words[3 + 2 * i] = b->g->items[p->item_first + i].name;
-		b->words[4 + 2 * i] = b->g->items[p->item_first + i].type;
-	}
-	return 0;
-}
-
-/* Register node id (a func_proto) so later prototypes equal to it reuse it. */
-static int proto_register(struct builder *b, uint32_t id)
-{
-	size_t n, slot;
-	int err = proto_grow(b);
-	if (!err)
-		err = proto_words(b, &b->g->nodes[id], &n);
-	if (err)
-		return err;
-	uint64_t h = hash64(b->words, n * sizeof(uint32_t));
-	if (!proto_slot(b, b->words, n, h, &slot)) {
-		b->protos.hash[slot] = h;
-		b->protos.node[slot] = id;
-		b->protos.count++;
-	}
-	return 0;
-}
-
-/* ---- functions and variables ---- */
-
 static int grow_graph_nodes(struct builder *b, size_t need)
 {
 	struct graph *g = b->g;
@@ -328,307 +206,12 @@ static int grow_graph_nodes(struct builder *b, size_t need)
 	return 0;
 }
 
-/* ---- function and variable candidates ---- */
-
-/* A candidate's string with the hash the string table wants. */
-struct pre_str {
-	const char *s;
-	size_t len;
-	uint64_t hash;
-};
-
-/* What one CU's candidates need from tables that no longer change (the
- * exports, the classes' nodes), and their strings' hashes: made for several
- * CUs at once (cand_prepare()). The candidates then go into the graph in CU
- * order on the calling thread (cand_add()), which alone writes the string
- * table, the prototypes and the graph's arrays: string offsets and node ids
- * depend on that order, so they are the same at any -j. */
-struct cand_pre {
-	/* funcs: [i] func i's return, [nfuncs + k] fparam k's type;
-	 * vars: [i] var i's type */
-	uint32_t *node;
-	/* funcs: [2i] func i's name, [2i + 1] its linkage, [2 nfuncs + k]
-	 * fparam k's name; vars: [i] var i's name */
-	struct pre_str *str;
-	size_t cap_node, cap_str;
-	struct diag d;
-};
-
-struct cand_run {
-	struct builder *b;
-	int vars;		/* 0: the functions' pass, 1: the variables' (their strings follow) */
-	size_t window;
-	struct cand_pre *pre;	/* window slots: CU ci in ci % window */
-};
-
-static void pre_str(struct pre_str *p, const char *s)
-{
-	p->s = s ? s : "";
-	p->len = strlen(p->s);
-	p->hash = strtab__hash(p->s, p->len);
-}
-
-static int str_of_pre(struct builder *b, const struct pre_str *p, uint32_t *out)
-{
-	int64_t off = strtab__add_hashed(b->m->strs, p->s, p->len, p->hash);
-	if (off < 0)
-		return (int)off;
-	*out = (uint32_t)off;
-	return 0;
-}
-
-/* The prototype of a candidate: an existing func_proto node or a new one. */
-static int func_proto(struct builder *b, size_t ci, const struct fcand *f, uint32_t ret_node,
-		      const struct cand_pre *pre, uint32_t *proto)
-{
-	struct graph *g = b->g;
-	const struct cu_scan *s = &b->m->scans[ci];
-	size_t n = 3 + 2 * (size_t)f->param_count;
-	int err;
-	if (vec_grow(&b->words, &b->cap_words, n))
-		return -ENOMEM;
-	b->words[0] = ret_node;
-	b->words[1] = f->flags & CUS_F_VARARGS;
-	b->words[2] = f->param_count;
-	for (uint32_t i = 0; i < f->param_count; i++) {
-		size_t k = f->param_first + i;
-		uint32_t name = 0;
-		if ((err = str_of_pre(b, &pre->str[2 * s->nfuncs + k], &name)))
-			return err;
-		b->words[3 + 2 * i] = name;
-		b->words[4 + 2 * i] = pre->node[s->nfuncs + k];
-	}
-	if ((err = proto_grow(b)))
-		return err;
-	uint64_t h = hash64(b->words, n * sizeof(uint32_t));
-	size_t slot;
-	if (proto_slot(b, b->words, n, h, &slot)) {
-		*proto = b->protos.node[slot];
-		return 0;
-	}
-	uint32_t id = (uint32_t)++g->nnodes;
-	if ((err = grow_graph_nodes(b, id)) ||
-	    vec_grow(&g->items, &b->cap_items, g->nitems + f->param_count))
-		return err ? err : -ENOMEM;
-	struct graph_node *p = &g->nodes[id];
-	p->kind = G_FUNC_PROTO;
-	p->type = ret_node;
-	p->flags = f->flags & CUS_F_VARARGS;
-	p->item_first = (uint32_t)g->nitems;
-	p->item_count = f->param_count;
-	for (uint32_t i = 0; i < f->param_count; i++)
-		g->items[g->nitems++] = (struct graph_item){ .name = b->words[3 + 2 * i],
-							     .type = b->words[4 + 2 * i] };
-	b->protos.hash[slot] = h;
-	b->protos.node[slot] = id;
-	b->protos.count++;
-	*proto = id;
-	return 0;
-}
-
-/* Fill what a candidate left pending in another CU from the exports. */
-static void resolve_pending_func(const struct merge *m, size_t ci, struct fcand *f)
-{
-	struct cu_scan *s = &m->scans[ci];
-	if (f->origin_off) {
-		const struct export *e = classes_export(m, m->cu_input[ci], f->origin_off);
-		if (e) {
-			if (!f->name)
-				f->name = e->name;
-			if (!f->linkage)
-				f->linkage = e->linkage;
-			if (!f->ret)
-				f->ret = e->type;
-			f->flags |= e->flags & (CUS_F_EXTERNAL | CUS_F_VARARGS | CUS_F_PROTOTYPED);
-		}
-	}
-	for (uint32_t i = 0; i < f->param_count; i++) {
-		struct fcand_param *p = &s->fparams[f->param_first + i];
-		if (!p->origin_off)
-			continue;
-		const struct export *e = classes_export(m, m->cu_input[ci], p->origin_off);
-		if (!e)
-			continue;
-		if (!p->name)
-			p->name = e->name;
-		if (!p->type)
-			p->type = e->type;
-	}
-}
-
-static void resolve_pending_var(const struct merge *m, size_t ci, struct vcand *v)
-{
-	if (!v->spec_off)
-		return;
-	const struct export *e = classes_export(m, m->cu_input[ci], v->spec_off);
-	if (e) {
-		if (!v->name)
-			v->name = e->name;
-		if (!v->type)
-			v->type = e->type;
-		v->flags |= e->flags & CUS_F_EXTERNAL;
-	}
-}
-
-/* pool work, any thread: CU ci's candidates resolved (each CU's own
- * candidates are written here, nothing shared) and cand_pre filled. */
-static int cand_prepare(void *ctx, unsigned worker, size_t ci)
-{
-	struct cand_run *r = ctx;
-	const struct builder *b = r->b;
-	const struct merge *m = b->m;
-	struct cu_scan *s = &m->scans[ci];
-	struct cand_pre *p = &r->pre[ci % r->window];
-	(void)worker;
-	p->d.set = 0;
-	size_t nn = r->vars ? s->nvars : s->nfuncs + s->nfparams;
-	size_t ns = r->vars ? s->nvars : 2 * s->nfuncs + s->nfparams;
-	if (vec_grow(&p->node, &p->cap_node, nn + 1) || vec_grow(&p->str, &p->cap_str, ns + 1))
-		return -ENOMEM;
-	int err = 0;
-	if (r->vars) {
-		for (size_t i = 0; i < s->nvars && !err; i++) {
-			struct vcand *v = &s->vars[i];
-			resolve_pending_var(m, ci, v);
-			pre_str(&p->str[i], v->name);
-			err = lref_node(b, ci, v->type, &p->node[i], &p->d);
-		}
-		return err;
-	}
-	/* In the order the candidates are added, so that the first failure is
-	 * the one a serial pass would have met. */
-	for (size_t i = 0; i < s->nfuncs && !err; i++) {
-		struct fcand *f = &s->funcs[i];
-		resolve_pending_func(m, ci, f);
-		pre_str(&p->str[2 * i], f->name);
-		pre_str(&p->str[2 * i + 1], f->linkage);
-		err = lref_node(b, ci, f->ret, &p->node[i], &p->d);
-		for (uint32_t j = 0; j < f->param_count && !err; j++) {
-			size_t k = f->param_first + j;
-			pre_str(&p->str[2 * s->nfuncs + k], s->fparams[k].name);
-			err = lref_node(b, ci, s->fparams[k].type, &p->node[s->nfuncs + k], &p->d);
-		}
-	}
-	return err;
-}
-
-static int add_funcs(struct builder *b, size_t ci, const struct cand_pre *pre)
-{
-	struct merge *m = b->m;
-	struct graph *g = b->g;
-	struct cu_scan *s = &m->scans[ci];
-	int err;
-	for (size_t i = 0; i < s->nfuncs; i++) {
-		struct fcand *f = &s->funcs[i];
-		uint32_t proto;
-		if ((err = func_proto(b, ci, f, pre->node[i], pre, &proto)))
-			return err;
-		if (vec_grow(&g->funcs, &b->cap_funcs, g->nfuncs + 1) ||
-		    vec_grow(&g->locs, &b->cap_locs, g->nlocs + f->param_count))
-			return -ENOMEM;
-		struct graph_func *gf = &g->funcs[g->nfuncs++];
-		memset(gf, 0, sizeof(*gf));
-		if ((err = str_of_pre(b, &pre->str[2 * i], &gf->name)) ||
-		    (err = str_of_pre(b, &pre->str[2 * i + 1], &gf->linkage)))
-			return err;
-		gf->proto = proto;
-		gf->cu = (uint32_t)ci;
-		gf->flags = f->flags & ~(uint32_t)CUS_F_ANNOT;
-		gf->inline_kind = f->inline_kind;
-		gf->cc = f->cc;
-		gf->pc = f->pc;
-		gf->shndx = f->shndx;
-		gf->loc_first = (uint32_t)g->nlocs;
-		gf->loc_count = f->param_count;
-		for (uint32_t k = 0; k < f->param_count; k++) {
-			const struct fcand_param *p = &s->fparams[f->param_first + k];
-			struct graph_loc *l = &g->locs[g->nlocs++];
-			*l = (struct graph_loc){ p->loc, p->loc_reg, 0, 0 };
-			if (!p->name || !*p->name)
-				gf->flags |= G_F_UNNAMED_PARAM;
-			if ((err = copy_sannots(b, s, p->annot_first, p->annot_count, &l->annot_first,
-						&l->annot_count)))
-				return err;
-		}
-		if (f->annot_count) {
-			gf->flags |= G_F_ANNOT;
-			if ((err = copy_sannots(b, s, f->annot_first, f->annot_count, &gf->annot_first,
-						&gf->annot_count)))
-				return err;
-		}
-	}
-	return 0;
-}
-
-static int add_vars(struct builder *b, size_t ci, const struct cand_pre *pre)
-{
-	struct merge *m = b->m;
-	struct graph *g = b->g;
-	struct cu_scan *s = &m->scans[ci];
-	int err;
-	for (size_t i = 0; i < s->nvars; i++) {
-		const struct vcand *v = &s->vars[i];
-		if (vec_grow(&g->vars, &b->cap_vars, g->nvars + 1))
-			return -ENOMEM;
-		struct graph_var *gv = &g->vars[g->nvars++];
-		memset(gv, 0, sizeof(*gv));
-		if ((err = str_of_pre(b, &pre->str[i], &gv->name)))
-			return err;
-		gv->type = pre->node[i];
-		gv->cu = (uint32_t)ci;
-		gv->flags = v->flags & ~(uint32_t)CUS_F_ANNOT;
-		gv->addr = v->addr;
-		gv->shndx = v->shndx;
-		if (v->annot_count) {
-			gv->flags |= G_F_ANNOT;
-			if ((err = copy_sannots(b, s, v->annot_first, v->annot_count, &gv->annot_first,
-						&gv->annot_count)))
-				return err;
-		}
-	}
-	return 0;
-}
-
-/* pool emit, the calling thread, in CU order. */
-static int cand_add(void *ctx, size_t ci)
-{
-	struct cand_run *r = ctx;
-	const struct cand_pre *pre = &r->pre[ci % r->window];
-	return r->vars ? add_vars(r->b, ci, pre) : add_funcs(r->b, ci, pre);
-}
-
-/* All functions' candidates, then all variables'. */
-static int add_candidates(struct builder *b)
-{
-	struct merge *m = b->m;
-	unsigned jobs = m->jobs;
-	struct cand_run r = { .b = b, .window = 4 * (size_t)jobs };
-	r.pre = calloc(r.window, sizeof(*r.pre));
-	int err = r.pre ? 0 : -ENOMEM;
-	for (int pass = 0; pass < 2 && !err; pass++) {
-		r.vars = pass;
-		err = pool_ordered(jobs, m->ncus, r.window, cand_prepare, cand_add, &r);
-		/* The failing item is the lowest one, and none window after it
-		 * started: its slot still holds its detail, unless cand_add()
-		 * failed (then m->d has it already). */
-		for (size_t i = 0; err && i < r.window; i++)
-			if (r.pre[i].d.set && !m->d->set)
-				*m->d = r.pre[i].d;
-	}
-	for (size_t i = 0; r.pre && i < r.window; i++) {
-		free(r.pre[i].node);
-		free(r.pre[i].str);
-	}
-	free(r.pre);
-	return err;
-}
-
 /* ---- passes cut into chunks ---- */
 
 /* How many chunks a pass with per-chunk arrays (one entry per node or per
  * class) is cut into: one per thread, at most 8, so that -j1024 does not
  * allocate a thousand of them. The result never depends on it. */
-static size_t pass_chunks(const struct merge *m)
+size_t build_chunks(const struct merge *m)
 {
 	unsigned jobs = m->jobs;
 	return jobs < 8 ? jobs : 8;
@@ -682,7 +265,7 @@ static int prov_chunk(void *ctx, unsigned worker, size_t k)
 			uint32_t gid = (uint32_t)(base + k2);
 			if (m->weak[gid] == NO_CLASS)
 				continue;
-			uint32_t n = node_of(r->b, gid);
+			uint32_t n = node_of(m, gid);
 			SEEN(n);
 		}
 		for (; fi < g->nfuncs && g->funcs[fi].cu == ci; fi++) {
@@ -699,7 +282,7 @@ static int build_provenance(struct builder *b)
 	struct merge *m = b->m;
 	struct graph *g = b->g;
 	unsigned jobs = m->jobs;
-	struct prov_run r = { .b = b, .nchunks = pass_chunks(m) };
+	struct prov_run r = { .b = b, .nchunks = build_chunks(m) };
 	if (r.nchunks > m->ncus)
 		r.nchunks = m->ncus ? m->ncus : 1;
 	int err = -ENOMEM;
@@ -846,7 +429,7 @@ static int rep_make(void *ctx, size_t ci)
 	/* The representatives rep_decode() selected, in record order. */
 	for (size_t j = 0; j < r->sel[slot].n && !err; j++) {
 		uint32_t k = r->sel[slot].idx[j], gid = (uint32_t)(m->cu_base[ci] + k);
-		err = make_node(b, ci, &r->cus[slot], k, b->node_of_class[m->cls[gid]]);
+		err = make_node(b, ci, &r->cus[slot], k, b->m->node_of_class[m->cls[gid]]);
 	}
 	return err;
 }
@@ -893,7 +476,7 @@ static int num_chunk(void *ctx, unsigned worker, size_t k)
 static int number_classes(const struct merge *m, uint32_t *rep, uint32_t *node_of_class, uint32_t *count)
 {
 	unsigned jobs = m->jobs;
-	struct num_run r = { .m = m, .nchunks = pass_chunks(m), .rep = rep, .node_of_class = node_of_class };
+	struct num_run r = { .m = m, .nchunks = build_chunks(m), .rep = rep, .node_of_class = node_of_class };
 	int err = -ENOMEM;
 	if (!(r.first = calloc(r.nchunks, sizeof(*r.first))) || !(r.next = calloc(r.nchunks, sizeof(*r.next))))
 		goto out;
@@ -934,13 +517,13 @@ static int build_nodes(struct builder *b)
 	struct merge *m = b->m;
 	struct graph *g = b->g;
 	uint32_t *rep = malloc(((size_t)m->ncls + 1) * sizeof(*rep));
-	b->node_of_class = calloc((size_t)m->ncls + 1, sizeof(uint32_t));
-	if (!rep || !b->node_of_class) {
+	b->m->node_of_class = calloc((size_t)m->ncls + 1, sizeof(uint32_t));
+	if (!rep || !b->m->node_of_class) {
 		free(rep);
 		return -ENOMEM;
 	}
 	uint32_t count = 0;
-	int err = number_classes(m, rep, b->node_of_class, &count);
+	int err = number_classes(m, rep, b->m->node_of_class, &count);
 	if (!err)
 		err = grow_graph_nodes(b, count);
 	if (err) {
@@ -972,9 +555,6 @@ static int build_nodes(struct builder *b)
 	free(r.cus);
 	free(r.ds);
 	free(rep);
-	for (uint32_t id = 1; id <= count && !err; id++)
-		if (g->nodes[id].kind == G_FUNC_PROTO)
-			err = proto_register(b, id);
 	return err;
 }
 
@@ -985,22 +565,10 @@ int build_graph(struct merge *m)
 	if (!err)
 		err = build_nodes(&b);
 	if (!err)
-		err = add_candidates(&b);
+		err = cands_build(m);	/* also makes the graph's strings */
 	if (!err)
 		err = build_provenance(&b);
-	if (!err) {
-		size_t n = strtab__size(m->strs);
-		m->g.str = malloc(n);
-		if (!m->g.str)
-			err = -ENOMEM;
-		else {
-			memcpy(m->g.str, strtab__data(m->strs), n);
-			m->g.str_size = n;
-		}
-	}
-	free(b.node_of_class);
-	free(b.protos.hash);
-	free(b.protos.node);
-	free(b.words);
+	free(m->node_of_class);
+	m->node_of_class = NULL;
 	return err;
 }

@@ -31,8 +31,10 @@
  *     name while there is exactly one; the refinement then cannot tell them
  *     apart, which merges the types that differed only by fwd vs definition.
  *  5. build.c: one graph node per class, made from its first node's record,
- *     numbered in order of first appearance; prototypes for functions;
- *     function and variable candidates; provenance.
+ *     numbered in order of first appearance; cands.c: the function and
+ *     variable candidates and their prototypes, with new strings and
+ *     prototypes numbered in order of first use by parallel passes
+ *     (intern.c); build.c: provenance.
  */
 #ifndef BTFPIPE_MERGE_H
 #define BTFPIPE_MERGE_H
@@ -263,7 +265,8 @@ struct merge {
 	struct export_map *exports;	/* per input */
 	/* build.c */
 	struct graph g;
-	struct strtab *strs;
+	struct strtab *strs;		/* the nodes' strings; cands.c adds the rest to g.str */
+	uint32_t *node_of_class;	/* per class, its node id, while the graph is built */
 	struct diag *d;
 	struct stats *st;
 	struct progress pr;
@@ -289,5 +292,15 @@ int classes_xref_gid(const struct merge *m, size_t ci, uint64_t off, uint32_t *g
 void classes_free(struct merge *m);	/* may be called again */
 
 int build_graph(struct merge *m);			/* step 5 */
+/* How many chunks a pass with per-chunk arrays is cut into: one per
+ * thread, at most 8. The result never depends on it. */
+size_t build_chunks(const struct merge *m);
+/* The node of a candidate's type reference (a gid, or STOP_XREF | extern
+ * index in CU ci). Reads only: safe on any thread once the nodes exist.
+ * Returns 0, or -EBADMSG with the detail in d. */
+int build_lref_node(const struct merge *m, size_t ci, uint32_t lref_or_gid, uint32_t *node, struct diag *d);
+/* cands.c: the candidates, their prototypes and the graph's string
+ * section, after the nodes (m->strs no longer changes). */
+int cands_build(struct merge *m);
 
 #endif
