@@ -211,7 +211,7 @@ static int grow_graph_nodes(struct builder *b, size_t need)
 /* How many chunks a pass with per-chunk arrays (one entry per node or per
  * class) is cut into: one per thread, at most 8, so that -j1024 does not
  * allocate a thousand of them. The result never depends on it. */
-size_t build_chunks(const struct merge *m)
+static size_t build_chunks(const struct merge *m)
 {
 	unsigned jobs = m->jobs;
 	return jobs < 8 ? jobs : 8;

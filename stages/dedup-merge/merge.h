@@ -292,9 +292,6 @@ int classes_xref_gid(const struct merge *m, size_t ci, uint64_t off, uint32_t *g
 void classes_free(struct merge *m);	/* may be called again */
 
 int build_graph(struct merge *m);			/* step 5 */
-/* How many chunks a pass with per-chunk arrays is cut into: one per
- * thread, at most 8. The result never depends on it. */
-size_t build_chunks(const struct merge *m);
 /* The node of a candidate's type reference (a gid, or STOP_XREF | extern
  * index in CU ci). Reads only: safe on any thread once the nodes exist.
  * Returns 0, or -EBADMSG with the detail in d. */
