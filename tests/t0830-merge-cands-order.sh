@@ -9,7 +9,11 @@
 #    subroutine type's) and the typedef cb_t's int (*)(int, long);
 #  - which use of a string or prototype a thread meets first must not
 #    matter: 16 CUs share names and prototypes, merged with exactly 1, 2,
-#    4 and 8 threads, must give the same bytes.
+#    4 and 8 threads, must give the same bytes;
+#  - and the order is the serial pass's: every function's strings, CU by
+#    CU, before any variable's. name_2 is a variable in c1.c and a function
+#    in c2.c, so it sits after f1 and before name_14, and the variables'
+#    shared_var_0 (c0.c) after all of them.
 . "$(dirname "$0")/lib.sh"
 
 d="$T_OUT/cands-order"
@@ -33,21 +37,21 @@ for i in range(16):
             f.write("int shared_var_%d;\n" % i)
 PY
 if ! (cd "$d" && for i in $(seq 0 15); do $GCC -std=c2x -O0 -g -c c$i.c || exit 1; done &&
-	ld -r -o all.o c*.o) >"$d/build.err" 2>&1; then
+	ld -r -o all.o $(seq -f 'c%g.o' 0 15)) >"$d/build.err" 2>&1; then
 	not_ok "build the 16 CUs" "$(cat "$d/build.err")"
 	exit 0
 fi
 
 check "extract" "$T_BIN/dwarf-extract" -o "$d/all.cus" "$d/all.o"
 for j in 1 2 4 8; do
-	check "merge with exactly $j threads" env BTFPIPE_JOBS_EXACT=1 "$T_BIN/dedup-merge" -j$j \
-		-o "$d/all.j$j.graph" "$d/all.cus"
+	# lib.sh exports BTFPIPE_JOBS_EXACT=1: exactly j threads.
+	check "merge with exactly $j threads" "$T_BIN/dedup-merge" -j$j -o "$d/all.j$j.graph" "$d/all.cus"
 done
 for j in 2 4 8; do
 	check_same "the graph with 1 and $j threads" "$d/all.j1.graph" "$d/all.j$j.graph"
 done
 
-"$T_BIN/dedup-merge" --dump "$d/all.j4.graph" >"$d/all.gdump" 2>&1
+check "dump the graph" sh -c '"$1" --dump "$2" >"$3"' sh "$T_BIN/dedup-merge" "$d/all.j4.graph" "$d/all.gdump"
 dups=$(sed -n 's/^#[0-9]* \(func_proto .*\)/\1/p' "$d/all.gdump" | sort | uniq -d)
 nprotos=$(grep -c '^#[0-9]* func_proto ' "$d/all.gdump" || true)
 if [ -z "$dups" ] && [ "$nprotos" -ge 3 ]; then
@@ -70,4 +74,21 @@ if [ "$nf" -ge 56 ] && [ "$nv" -ge 17 ]; then
 	ok "every candidate is in the graph ($nf funcs, $nv vars)"
 else
 	not_ok "every candidate is in the graph" "$nf funcs (want >= 56), $nv vars (want >= 17)"
+fi
+
+# Where each name first sits in the file: the string section is the only
+# place a name is stored, NUL-terminated after the previous one.
+order=$(python3 - "$d/all.j4.graph" <<'PY'
+import sys
+data = open(sys.argv[1], "rb").read()
+names = ["f1", "name_2", "name_14", "shared_var_0", "var_ptr_1"]
+pos = [data.find(b"\0" + n.encode() + b"\0") for n in names]
+print(" ".join("%s@%d" % (n, p) for n, p in zip(names, pos)))
+print("ordered" if all(p >= 0 for p in pos) and pos == sorted(pos) else "unordered")
+PY
+)
+if [ "${order##*$'\n'}" = ordered ]; then
+	ok "strings in the serial pass's order: functions CU by CU, then variables"
+else
+	not_ok "strings in the serial pass's order: functions CU by CU, then variables" "$order"
 fi

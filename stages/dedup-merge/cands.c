@@ -1,32 +1,30 @@
-/* cands.c: the second half of step 5 (see merge.h): function and variable
- * candidates into the graph, every pass on the pool.
+/* cands.c: step 5 after the nodes, before the provenance (see merge.h):
+ * function and variable candidates into the graph, every pass on the pool.
  *
  * One thread adding the candidates in CU order (functions first, then
- * variables) would give each new string its offset, and each new prototype
- * its node id, in order of first use. The same numbers come out of passes
- * that each run in parallel, so nothing here grows serially with the input:
+ * variables), as the merge did before, gives each new string its offset and
+ * each new prototype its node id in order of first use. The same numbers
+ * come out of passes that each run in parallel; what stays on one thread is
+ * a sum over the CUs (lay_out()), a sum over a few ranges (intern.c), and
+ * copying the nodes' string table to the front of the graph's (str_alloc()).
  *
  *  1. collect, per CU: pending candidates filled from the exports, types
  *     turned into nodes, and every string looked up in the string table the
  *     nodes left (read-only from now on). A string it lacks becomes a *use*:
- *     its hash, bytes and *place*, the position the serial pass would meet
- *     it at. Uses go to one of NSHARD shards by hash.
- *  2. intern (below), for those uses: per shard, equal uses become one
- *     *unique* that keeps the smallest place; per range of places, the
- *     uniques sorted by place; a prefix sum over ranges; each range then
- *     lays its uniques out in that order; each use learns its unique's value.
- *     Strings so get exactly the offsets the serial pass gives.
+ *     its hash, its bytes and its *place*, the position the serial pass
+ *     would meet it at.
+ *  2. intern.c, for those uses: equal uses become one *unique* that keeps
+ *     the smallest place, and the uniques are laid out in order of place:
+ *     strings so get exactly the offsets the serial pass gives.
  *  3. The prototypes likewise: every function's (return, varargs, params'
  *     names and types) is a use placed at (CU, function), and every
  *     func_proto node already made is a use placed before all of them (at its
  *     node id), so a prototype equal to an existing node is that node, and a
  *     new one gets the next node id in order of first use.
  *  4. write, per CU: functions, locations, annotations and variables at the
- *     positions a prefix sum over CUs gives.
+ *     positions the sum over CUs gives.
  *
- * The result never depends on the thread count or on timing: which use of a
- * unique is met first inside a shard does, but only the smallest place
- * decides anything, and equal uses are equal bytes.
+ * The result never depends on the thread count or on timing (intern.h).
  */
 #include "merge.h"
 #include "intern.h"
@@ -46,8 +44,8 @@ struct cand_cu {
 	/* [i] func i's return, [nfuncs + k] fparam k's type, [nfuncs + nfparams + v] var v's */
 	uint32_t *node;
 	/* string offsets: [2i] func i's name, [2i + 1] its linkage, then
-	 * [STR_PARAM + k] fparam k's, [STR_ANNOT + 2a] annot a's name and
-	 * [+ 1] its value, [STR_VAR + v] var v's name */
+	 * [str_param() + k] fparam k's, [str_annot() + 2a] annot a's name and
+	 * [+ 1] its value, [str_var() + v] var v's name */
 	uint32_t *soff;
 	uint32_t *proto;	/* [i] func i's prototype node */
 	uint64_t nlocs, nfannots, nvannots;
@@ -176,9 +174,9 @@ static uint64_t str_size(const void *ctx, const struct use *u)
 }
 
 /* The new strings follow the table's: the graph's string section. A table
- * too big for 32-bit offsets is found here, after every CU's other checks,
- * where the serial pass found it at the CU that overflowed: the same error,
- * maybe after another. */
+ * too big for 32-bit offsets is found here, after every CU's checks; the
+ * serial pass found it at the CU that overflowed, so when a later CU also
+ * has a bad reference, that -EBADMSG is reported now where -E2BIG was. */
 static int str_alloc(void *ctx, uint64_t count, uint64_t total)
 {
 	struct cands *c = ctx;
@@ -236,8 +234,8 @@ static int collect_funcs(struct cands *c, unsigned worker, size_t ci, struct dia
 	struct cand_cu *cc = &c->cu[ci];
 	uint32_t n = 0;
 	int err = 0;
-	/* The strings in the order add_funcs() met them: params' names (for the
-	 * prototype), name, linkage, params' annotations, its own. */
+	/* The strings in the order the serial pass met them: params' names
+	 * (for the prototype), name, linkage, params' annotations, its own. */
 	for (size_t i = 0; i < s->nfuncs && !err; i++) {
 		struct fcand *f = &s->funcs[i];
 		resolve_pending_func(m, ci, f);
@@ -292,7 +290,9 @@ static int collect_cu(struct cands *c, unsigned worker, size_t ci)
 	struct diag d = { 0 };
 	/* The string count bounds every place's n; the CU must fit a place. */
 	size_t nstr = str_var(s) + s->nvars;
-	if (nstr >= UINT32_MAX || ci >> PLACE_CU_BITS)
+	if (ci >> PLACE_CU_BITS)
+		return cand_fail(c, worker, UINT64_MAX, -E2BIG, &d); /* past every place */
+	if (nstr >= UINT32_MAX)
 		return cand_fail(c, worker, place_of(1, ci, 0), -E2BIG, &d);
 	cc->node = malloc((s->nfuncs + s->nfparams + s->nvars + 1) * sizeof(*cc->node));
 	cc->soff = calloc(nstr + 1, sizeof(*cc->soff));
@@ -584,10 +584,10 @@ static int first_failure(struct cands *c, unsigned jobs)
 	return best->err;
 }
 
-/* Candidates per thread below which another costs more than it saves:
- * the eleven pool runs here start their threads each time, which made the
- * merge of drbd.ko (1983 functions) 3 ms slower at -j2 than at -j1. The
- * vmlinux has 156,000. */
+/* Candidates (functions and variables) per thread below which another
+ * costs more than it saves: the eleven pool runs here start their threads
+ * each time, which made the merge of drbd.ko (1983 functions) 3 ms slower
+ * at -j2 than at -j1. The vmlinux has 156,000 functions. */
 #define CANDS_PER_THREAD 16384
 
 int cands_build(struct merge *m)

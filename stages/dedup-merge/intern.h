@@ -5,9 +5,9 @@
  * order it meets them in. intern.c gets the same numbers without that pass:
  * each use is pushed, from any worker, with its *place*, the position the
  * serial pass would meet it at; equal uses become one *unique* that keeps the
- * smallest place; the uniques are laid out in order of place. Every step runs
- * on the pool, and the result depends on the places only, never on which
- * worker pushed what or when.
+ * smallest place; the uniques are laid out in order of place. Every step but
+ * two sums over a few ranges and ops->alloc runs on the pool, and the result
+ * depends on the places only, never on which worker pushed what or when.
  */
 #ifndef BTFPIPE_INTERN_H
 #define BTFPIPE_INTERN_H
@@ -18,8 +18,9 @@
 /* A place packs (pass, CU, n) so that places compare as a serial pass meets
  * them: all of pass 0, then pass 1 CU by CU, then pass 2. Pass 0 is special:
  * a pass-0 use is already numbered (n is its value, a node id, say), is
- * never laid out, and so an equal later use takes its number. n < 2^32 and
- * ci < 2^PLACE_CU_BITS are the caller's to check. */
+ * never laid out, and so an equal later use takes its number. The caller
+ * keeps pass <= 2, ci < 2^PLACE_CU_BITS and n < 2^32, and gives no two uses
+ * the same place (one place, one use): that makes the order total. */
 #define PLACE_CU_BITS 30
 static inline uint64_t place_of(unsigned pass, size_t ci, uint32_t n)
 {
@@ -62,7 +63,8 @@ struct intern *intern_new(const struct intern_ops *ops, void *ctx, unsigned work
 /* From pool worker `worker`, any number at once on distinct workers. */
 int intern_push(struct intern *in, unsigned worker, const struct use *u);
 /* After every push: dedup, order, alloc, put, resolve. Returns 0, or a
- * negative errno (-E2BIG past 2^32 uses in one shard, or alloc's). */
+ * negative errno: -ENOMEM, -EAGAIN (no threads), -E2BIG (UINT32_MAX uses
+ * or more in one shard) or alloc's. */
 int intern_run(struct intern *in, unsigned jobs);
 void intern_free(struct intern *in);	/* NULL is a no-op */
 

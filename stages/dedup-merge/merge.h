@@ -265,7 +265,8 @@ struct merge {
 	struct export_map *exports;	/* per input */
 	/* build.c */
 	struct graph g;
-	struct strtab *strs;		/* the nodes' strings; cands.c adds the rest to g.str */
+	struct strtab *strs;		/* the header's and the nodes' strings; cands.c
+					 * puts the candidates' after them in g.str */
 	uint32_t *node_of_class;	/* per class, its node id, while the graph is built */
 	struct diag *d;
 	struct stats *st;
