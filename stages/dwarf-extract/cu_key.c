@@ -551,6 +551,8 @@ static int walk(struct cu_key *k, const struct unit *u)
 		if (code >= k->ab.ndecls || !k->ab.decls[code].defined)
 			return -EBADMSG;
 		const struct key_decl *d = &k->kd[code];
+		if (!d->nops)
+			continue; /* and k->ops may be NULL: NULL + 0 is undefined */
 		const struct abbrev_op *op = k->ops + d->op_first, *end = op + d->nops;
 		for (; op < end && !err; op++) {
 			if (op->kind == OP_ATTR) {
