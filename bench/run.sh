@@ -118,8 +118,9 @@ stages() {
 		emit) measure "$in.$st" "$bin/btf-emit" -j"$j" -q --stats "${eflags[@]}" -o "$d.btf" "$d.graph" ;;
 		esac || { fail "$in -j$j: $st exited $?: $(tail -3 "$W/$in.$st.err")"; return 1; }
 		echo "$in $j $r $st $M_WALL $M_CPU $M_RSS" >>"$W/samples"
-		# "dwarf-extract: phase write      0.012 s" -> "... dwarf-extract write 0.012"
-		awk -v p="$in $j $r" '$2 == "phase" { sub(":", "", $1); print p, $1, $3, $4 }' \
+		# "dwarf-extract: phase write      0.012 s cpu 0.011 s"
+		#   -> "... dwarf-extract write 0.012 0.011" (wall, CPU of all threads)
+		awk -v p="$in $j $r" '$2 == "phase" { sub(":", "", $1); print p, $1, $3, $4, $7 }' \
 			"$W/$in.$st.err" >>"$W/phases"
 		read -r S_WALL S_CPU S_RSS < <(awk -v a="$S_WALL" -v b="$S_CPU" -v c="$S_RSS" \
 			-v w="$M_WALL" -v u="$M_CPU" -v m="$M_RSS" \
@@ -297,15 +298,17 @@ report() {
 			# Phase medians in the order the stages print them, grouped by
 			# stage; the write phases are also summed up front.
 			line="$line $(awk -v i="$in" -v j="$j" '$1 == i && $2 == j {
-					k = $4 " " $5; if (!(k in n)) { ord[++nk] = k } v[k, ++n[k]] = $6 }
+					k = $4 " " $5; if (!(k in n)) { ord[++nk] = k } n[k]++; v[k, n[k]] = $6; u[k, n[k]] = $7 }
+				function median(arr, k, c,   a, b, t, s) {
+					for (a = 1; a <= c; a++) s[a] = arr[k, a]   # insertion sort: mawk has no asort
+					for (a = 2; a <= c; a++) for (b = a; b > 1 && s[b - 1] > s[b]; b--) { t = s[b]; s[b] = s[b - 1]; s[b - 1] = t }
+					return (c % 2) ? s[(c + 1) / 2] : (s[c / 2] + s[c / 2 + 1]) / 2 }
 				END { for (x = 1; x <= nk; x++) { k = ord[x]; c = n[k]
-						for (a = 1; a <= c; a++) s[a] = v[k, a]   # insertion sort: mawk has no asort
-						for (a = 2; a <= c; a++) for (b = a; b > 1 && s[b - 1] > s[b]; b--) { t = s[b]; s[b] = s[b - 1]; s[b - 1] = t }
-						m = (c % 2) ? s[(c + 1) / 2] : (s[c / 2] + s[c / 2 + 1]) / 2
+						m = median(v, k, c); mc = median(u, k, c)
 						split(k, kk, " "); if (kk[2] == "write") w += m
-						ph = ph sprintf("%s%s %.3f", (kk[1] == last ? ", " : (x > 1 ? "; " : "") kk[1] ": "), kk[2], m)
+						ph = ph sprintf("%s%s %.3f/%.3f", (kk[1] == last ? ", " : (x > 1 ? "; " : "") kk[1] ": "), kk[2], m, mc)
 						last = kk[1] }
-					printf "write %.3f s\n    - phases (s): %s", w, ph }' "$W/phases")"
+					printf "write %.3f s\n    - phases (wall/CPU s): %s", w, ph }' "$W/phases")"
 			echo "$line"
 		done
 	done

@@ -15,18 +15,22 @@ void stats_init(struct stats *s, const char *tool)
 	memset(s, 0, sizeof(*s));
 	s->tool = tool;
 	clock_gettime(CLOCK_MONOTONIC, &s->start);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &s->cpu_mark);
 	s->mark = s->start;
 }
 
 void stats_phase(struct stats *s, const char *name)
 {
-	struct timespec now;
+	struct timespec now, cpu;
 	clock_gettime(CLOCK_MONOTONIC, &now);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
 	if (s->nphases < STATS_MAX) {
 		s->phase[s->nphases] = name;
+		s->cpu[s->nphases] = since(&s->cpu_mark, &cpu);
 		s->secs[s->nphases++] = since(&s->mark, &now);
 	}
 	s->mark = now;
+	s->cpu_mark = cpu;
 }
 
 void stats_count(struct stats *s, const char *name, uint64_t value)
@@ -50,6 +54,9 @@ void stats_print(const struct stats *s, FILE *o, int json)
 			s->tool, since(&s->start, &now), cpu, ru.ru_maxrss);
 		for (int i = 0; i < s->nphases; i++)
 			fprintf(o, "%s\"%s\":%.3f", i ? "," : "", s->phase[i], s->secs[i]);
+		fputs("},\"phase_cpu\":{", o);
+		for (int i = 0; i < s->nphases; i++)
+			fprintf(o, "%s\"%s\":%.3f", i ? "," : "", s->phase[i], s->cpu[i]);
 		fputs("},\"counts\":{", o);
 		for (int i = 0; i < s->ncounters; i++)
 			fprintf(o, "%s\"%s\":%llu", i ? "," : "", s->counter[i], (unsigned long long)s->value[i]);
@@ -59,7 +66,7 @@ void stats_print(const struct stats *s, FILE *o, int json)
 	fprintf(o, "%s: wall %.3f s, cpu %.3f s, peak rss %ld KiB\n", s->tool, since(&s->start, &now), cpu,
 		ru.ru_maxrss);
 	for (int i = 0; i < s->nphases; i++)
-		fprintf(o, "%s: phase %-10s %.3f s\n", s->tool, s->phase[i], s->secs[i]);
+		fprintf(o, "%s: phase %-10s %.3f s cpu %.3f s\n", s->tool, s->phase[i], s->secs[i], s->cpu[i]);
 	for (int i = 0; i < s->ncounters; i++)
 		fprintf(o, "%s: %-16s %llu\n", s->tool, s->counter[i], (unsigned long long)s->value[i]);
 }

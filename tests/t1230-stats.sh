@@ -29,6 +29,12 @@ say(m["counts"]["nodes"] == nodes, "merge: nodes %d" % nodes)
 say(m["counts"]["type_records"] > m["counts"]["classes"] > 0, "merge: more type records than classes")
 say(e["counts"]["btf_types"] == types and e["counts"]["STRUCT"] == structs, "emit: %d types, %d structs" % (types, structs))
 say("base" in eb["phases"] and "base" not in e["phases"], "emit: a base phase with --btf-base only")
+# Each phase's CPU time: the same phases, none negative, together no more
+# than the process's CPU time (rounding aside).
+for name, j in (("extract", x), ("merge", m), ("emit", e), ("emit over a base", eb)):
+    pc = j.get("phase_cpu", {})
+    say(list(pc) == list(j["phases"]) and all(v >= 0 for v in pc.values()) and
+        sum(pc.values()) <= j["cpu_s"] + 0.001 * len(pc) + 0.001, "%s: a CPU time per phase" % name)
 PY
 while read -r v what; do
 	[ "$v" = ok ] && ok "stats: $what" || not_ok "stats: $what" "$(cat "$T_OUT/py.out")"
