@@ -8,7 +8,10 @@
 # two tools see the same machine state: this VM's speed drifts by tens of
 # percent over minutes, and a tool measured ten minutes after the other would
 # measure the drift. Each starts with its input in the page cache (warm()).
-# Every number reported is the median of BENCH_RUNS runs.
+# Every number reported is the median of BENCH_RUNS runs on the vmlinux and
+# of BENCH_SMALL_RUNS on the modules and the fixture: a run of those takes
+# tens of milliseconds, where one process start more or less on this VM
+# moves a ratio by 0.05, and more runs cost seconds.
 #
 # Each process is measured by bench/measure.c: what /usr/bin/time reports
 # (wall, user+sys CPU, peak RSS), to the microsecond rather than the
@@ -25,7 +28,8 @@
 # first btfpipe and pahole outputs parse with bpftool (the other btfpipe
 # outputs are the same bytes). A failure prints FAIL and the exit code is 1.
 #
-# Knobs (environment): BENCH_RUNS (3), BENCH_JOBS ("1 2", and powers of two
+# Knobs (environment): BENCH_RUNS (3), BENCH_SMALL_RUNS (9, at least
+# BENCH_RUNS), BENCH_JOBS ("1 2", and powers of two
 # up to nproc, and nproc, on bigger machines), BENCH_INPUTS ("vmlinux modules
 # fixture"), BENCH_MODULES (paths under the modules' kernel/ directory),
 # BENCH_VMLINUX, BENCH_MODDIR, BENCH_FIXTURE_CUS (120), BENCH_BIN (bin/),
@@ -36,6 +40,7 @@ bin=${BENCH_BIN:-$top/bin}
 export BTFPIPE_BIN=$bin # pipeline.sh runs the stages under test, not others
 pahole=${BENCH_PAHOLE:-/usr/bin/pahole}
 runs=${BENCH_RUNS:-3}
+small_runs=${BENCH_SMALL_RUNS:-9}
 inputs=${BENCH_INPUTS:-vmlinux modules fixture}
 modules=${BENCH_MODULES:-net/sched/sch_fq.ko drivers/net/virtio_net.ko fs/ext4/ext4.ko fs/xfs/xfs.ko arch/x86/kvm/kvm.ko}
 fixture_cus=${BENCH_FIXTURE_CUS:-120}
@@ -48,6 +53,8 @@ fi
 die() { echo "bench: error: $*" >&2; exit 2; }
 isnum() { case $1 in '' | *[!0-9]* | 0*) return 1 ;; esac; }
 isnum "$runs" || die "BENCH_RUNS must be a positive number, not '$runs'"
+isnum "$small_runs" || die "BENCH_SMALL_RUNS must be a positive number, not '$small_runs'"
+[ "$small_runs" -ge "$runs" ] || small_runs=$runs
 for j in $jobs; do isnum "$j" || die "BENCH_JOBS must be positive numbers, not '$j'"; done
 for i in $inputs; do
 	case $i in vmlinux | modules | fixture) ;; *) die "BENCH_INPUTS: unknown input '$i' (vmlinux modules fixture)" ;; esac
@@ -130,13 +137,15 @@ stages() {
 	same_btf "$in" "$d.btf" "stages -j$j run $r"
 }
 
-# bench_input INPUT ELF [BASE]: RUNS rounds over the thread counts, btfpipe
-# then pahole each time. With BASE (a module) the BTF is split over BASE.
+# bench_input INPUT ELF [BASE]: rounds over the thread counts (BENCH_RUNS
+# on the vmlinux, BENCH_SMALL_RUNS on the rest), btfpipe then pahole each
+# time. With BASE (a module) the BTF is split over BASE.
 bench_input() {
-	local in=$1 elf=$2 base=${3:-} r j bw
+	local in=$1 elf=$2 base=${3:-} r j bw n=$small_runs
 	local -a pflags=() pj=()
+	[ "$in" = vmlinux ] && n=$runs
 	[ -n "$base" ] && pflags=(--btf_base "$base")
-	for ((r = 1; r <= runs; r++)); do
+	for ((r = 1; r <= n; r++)); do
 		for j in $jobs; do
 			warm "$elf" ${base:+"$base"}
 			if [ -n "$base" ]; then
@@ -161,7 +170,7 @@ bench_input() {
 				{ fail "$in -j$j: pahole exited $?: $(tail -3 "$W/$in.pahole.err")"; continue; }
 			echo "$in $j $r pahole $M_WALL $M_CPU $M_RSS" >>"$W/samples"
 			[ -e "$W/$in.pahole.btf" ] || cp "$W/$in.ph.btf" "$W/$in.pahole.btf"
-			echo "bench: $in -j$j run $r/$runs: btfpipe ${bw} s, pahole ${M_WALL} s" >&2
+			echo "bench: $in -j$j run $r/$n: btfpipe ${bw} s, pahole ${M_WALL} s" >&2
 			# Modules: the three stages chained in one measured shell, the
 			# "(stages)" row (what a Makefile calling them per module pays;
 			# one measurement, not three rounded ones summed), then once
@@ -271,7 +280,7 @@ report() {
 	echo
 	echo "$(nproc) CPUs ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), btfpipe" \
 		"$(git -C "$top" describe --always --dirty 2>/dev/null || echo '?'), pahole $("$pahole" --version)," \
-		"vmlinux ${vmlinux:-none}. Medians of $runs interleaved runs; ratio = btfpipe / pahole" \
+		"vmlinux ${vmlinux:-none}. Medians of $runs interleaved runs on the vmlinux, $small_runs elsewhere; ratio = btfpipe / pahole" \
 		"(below 1: btfpipe is better). btfpipe on modules is pipeline.sh (\"(stages)\": the three" \
 		"stages chained in one sh -c, as a Makefile calling them runs), elsewhere the three stages summed."
 	echo
