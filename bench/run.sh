@@ -316,8 +316,19 @@ report() {
 						m = median(v, k, c); mc = median(u, k, c)
 						split(k, kk, " "); if (kk[2] == "write") w += m
 						ph = ph sprintf("%s%s %.3f/%.3f", (kk[1] == last ? ", " : (x > 1 ? "; " : "") kk[1] ": "), kk[2], m, mc)
-						last = kk[1] }
-					printf "write %.3f s\n    - phases (wall/CPU s): %s", w, ph }' "$W/phases")"
+						last = kk[1]
+						# Idle CPU: what J threads could have done in the
+						# wall time of the phase and did not (a serial phase
+						# at -j2 leaves about its wall time idle).
+						id[x] = j * m - mc; if (id[x] < 0) id[x] = 0; idle += id[x]; tw += m }
+					printf "write %.3f s\n    - phases (wall/CPU s): %s", w, ph
+					if (j > 1 && tw > 0) {
+						for (a = 1; a <= nk; a++) o[a] = a
+						for (a = 2; a <= nk; a++) for (b = a; b > 1 && id[o[b - 1]] < id[o[b]]; b--) { t = o[b]; o[b] = o[b - 1]; o[b - 1] = t }
+						top = ""
+						for (a = 1; a <= nk && a <= 4; a++) { split(ord[o[a]], kk, " "); top = top sprintf("%s%s %s %.3f", a > 1 ? ", " : "", kk[1], kk[2], id[o[a]]) }
+						printf "\n    - idle CPU in the phases: %.3f s of %d x %.3f s (%.0f%%); most: %s", idle, j, tw, 100 * idle / (j * tw), top }
+				}' "$W/phases")"
 			echo "$line"
 		done
 	done
