@@ -129,8 +129,10 @@ struct graph {
 
 void graph__free(struct graph *g);
 
-/* Returns: 0, or a negative errno with the detail in d. */
-int graph__write(const struct graph *g, const char *path, struct diag *d);
+/* Returns: 0, or a negative errno with the detail in d. The sections are
+ * encoded on `threads` threads (1: the calling one only); the bytes are the
+ * same for any count. */
+int graph__write(const struct graph *g, const char *path, unsigned threads, struct diag *d);
 int graph__read(struct graph *g, const char *path, struct diag *d);
 /* GRAPH_READ_FIRST_PROV: of each node's provenance keep only its first CU
  * (prov_off[] then counts at most one entry for it, none when it has none),

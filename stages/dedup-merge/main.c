@@ -376,7 +376,7 @@ static int merge_run(struct merge *m)
 	/* From here on only the graph is needed: the scans' and the classes'
 	 * arrays go before the write, or they would be its peak RSS. */
 	drop_work(m);
-	if (!err && !(err = graph__write(&m->g, m->o->output, m->d)))
+	if (!err && !(err = graph__write(&m->g, m->o->output, m->jobs, m->d)))
 		stats_phase(m->st, "write");
 	if (!err) {
 		stats_count(m->st, "inputs", m->o->ninputs);
