@@ -96,7 +96,7 @@ measure() {
 # This VM's host takes clean page cache back within seconds (fincore: 175 of
 # the vmlinux's 563 MB resident, 149 twenty seconds later), so without it
 # the tool run first in a round (btfpipe) read more of the vmlinux from disk
-# than the one after it: extract's first phase, which reads every .debug_*
+# than the one after it: extract's first phase, which then read every .debug_*
 # byte, took 0.07-0.095 s against 0.033 when cached. Both tools now start
 # from a cached input; a stage's own checkpoint files are still its cost.
 warm() {

@@ -203,6 +203,10 @@ struct cus_writer {
 
 int cus_writer__open(struct cus_writer *w, const char *path, const struct cus_ident *id,
 		     struct diag *d);
+/* The identity block written anew, once its DWARF hash is known (the
+ * writer is opened before: dwarf-extract hashes the DWARF beside the
+ * units). Only the hash may differ from the one cus_writer__open() got. */
+int cus_writer__set_ident(struct cus_writer *w, const struct cus_ident *id, struct diag *d);
 /* meta gives language, unit_type, dwarf_version and cu_offset; the writer
  * fills in the blob's place and its key (the blob is hashed here). */
 int cus_writer__add(struct cus_writer *w, const uint8_t *blob, size_t size,

@@ -111,6 +111,28 @@ int cus_writer__open(struct cus_writer *w, const char *path, const struct cus_id
 	return err;
 }
 
+int cus_writer__set_ident(struct cus_writer *w, const struct cus_ident *id, struct diag *d)
+{
+	struct buf b = { 0 };
+	ident_encode(&b, id);
+	int err = b.err;
+	/* Only a field of fixed size may change (the DWARF hash): the blobs
+	 * after the block stay where they are. */
+	if (!err && b.len != w->identbuf.len)
+		err = diag_fail(d, EINVAL, "the identity block changed size (%zu -> %zu bytes, a bug)",
+				w->identbuf.len, b.len);
+	if (!err)
+		err = outfile__pwrite(&w->out, b.data, b.len, CUS_HEADER_SIZE, d);
+	if (err) {
+		buf_free(&b);
+		return err;
+	}
+	buf_free(&w->identbuf);
+	w->identbuf = b;
+	w->ident = *id;
+	return 0;
+}
+
 int cus_writer__add(struct cus_writer *w, const uint8_t *blob, size_t size,
 		    const struct cus_index_entry *meta, struct diag *d)
 {

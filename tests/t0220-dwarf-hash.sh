@@ -1,20 +1,28 @@
 #!/usr/bin/env bash
 # t0220-dwarf-hash: the DWARF hash in a .cus identity block is the value
 # format/CU-RECORDS.md defines, computed here anew in Python from the ELF's
-# section headers and libxxhash.
+# section headers and libxxhash: each .debug_* section cut into pieces (an
+# uncompressed .debug_info at its units, every other section 1 MiB at a
+# time), each piece hashed, then one hash over names, sizes and piece hashes.
 #
-# dwarf-extract reads the bytes with pread() 256 KB at a time
-# (stages/dwarf-extract/input.c, identify()). The sample fixture's .debug_*
-# sections are a few KB, so copies of it get a 9 MiB .debug_btfpipe_pad
-# section of text-like filler (37 reads, the last one short):
+# dwarf-extract hashes the pieces in several places (stages/dwarf-extract/
+# dwarf_hash.c): a worker hashes the unit it has just walked, pool items
+# after the units read the other pieces with pread() 256 KB at a time, and
+# with --cache all of it is done before the units. The sample fixture's
+# .debug_* sections are a few KB, so copies of it get a 9 MiB
+# .debug_btfpipe_pad section of text-like filler (ten pieces, the last one
+# short; 37 reads):
 #   padded      as added;
 #   compressed  every debug section compressed by objcopy, the pad too
 #               (checked: SHF_COMPRESSED, still over 256 KB), hashed as
-#               stored in the file;
+#               stored in the file, .debug_info included in 1 MiB pieces;
 #   nobits      the pad made SHT_NOBITS: not hashed at all, so the hash is
 #               the sample's own;
 #   changed     one byte 4 MiB into the pad flipped: a new hash.
-# Each is extracted at -j1 and -j8; every identity must hold the Python value.
+# Each is extracted at -j1 and -j8, and with --cache at -j2; every identity
+# must hold the Python value. So must a relocatable object's (one unit of
+# the sample, gcc -c), whose units no walker hashes (its .debug_info is
+# relocated in memory, the file's bytes are read instead).
 . "$(dirname "$0")/lib.sh"
 
 EXTRACT="$T_BIN/dwarf-extract"
@@ -35,11 +43,33 @@ secs = elfsections.parse(data)
 if mode == "hash":
     import cusfile  # tests/tools/cusfile.py: libxxhash through ctypes
     xx = cusfile.xxhash()
+    def pieces(sh, b):
+        if sh["name"] != b".debug_info" or sh["flags"] & 0x800:  # SHF_COMPRESSED
+            return [b[at:at + (1 << 20)] for at in range(0, len(b), 1 << 20)]
+        out, at, n = [], 0, len(b)
+        while at < n:  # at each unit's unit_length; what does not fit is the rest
+            size = 0
+            if n - at >= 4:
+                length = int.from_bytes(b[at:at + 4], "little")
+                if length == 0xffffffff:
+                    if n - at >= 12:
+                        l64 = int.from_bytes(b[at + 4:at + 12], "little")
+                        size = 12 + l64 if l64 <= n - at - 12 else 0
+                elif length < 0xfffffff0:
+                    size = 4 + length if 4 + length <= n - at else 0
+            size = size or n - at
+            out.append(b[at:at + size])
+            at += size
+        return out
     stream = bytearray()
     for sh in secs:
         if not sh["name"].startswith(b".debug_") or sh["type"] == elfsections.SHT_NOBITS:
             continue
-        stream += sh["name"] + b"\0" + data[sh["offset"]:sh["offset"] + sh["size"]]
+        b = bytes(data[sh["offset"]:sh["offset"] + sh["size"]])
+        stream += sh["name"] + b"\0" + sh["size"].to_bytes(8, "little")
+        for p in pieces(sh, b):
+            h = xx.XXH3_128bits(p, len(p))
+            stream += h.lo.to_bytes(8, "little") + h.hi.to_bytes(8, "little")
     h = xx.XXH3_128bits(bytes(stream), len(stream))
     print("%016x%016x" % (h.hi, h.lo))
 elif mode == "flags":
@@ -72,14 +102,18 @@ check_hash() {
 		if [ "$want" = "$3" ]; then ok "$label: the spec's hash is the expected one"; else
 			not_ok "$label: the spec's hash is the expected one" "spec $want, expected $3"; fi
 	fi
-	for j in 1 8; do
-		if ! out=$("$EXTRACT" -j "$j" -o "$T_OUT/$label-j$j.cus" "$elf" 2>&1); then
-			not_ok "$label -j$j: extract" "$out"
+	for j in 1 8 cache; do
+		local -a flags=(-j "$j")
+		local disp="-j$j"
+		# With a cache the hash is made before the units, on one thread.
+		[ "$j" = cache ] && flags=(-j 2 --cache "$T_OUT/cache") disp="-j2 --cache"
+		if ! out=$("$EXTRACT" "${flags[@]}" -o "$T_OUT/$label-j$j.cus" "$elf" 2>&1); then
+			not_ok "$label $disp: extract" "$out"
 			continue
 		fi
 		got=$(hash_of_cus "$T_OUT/$label-j$j.cus")
-		if [ "$got" = "$want" ]; then ok "$label -j$j: the identity's DWARF hash is the spec's"; else
-			not_ok "$label -j$j: the identity's DWARF hash is the spec's" "got '$got', the spec gives $want"; fi
+		if [ "$got" = "$want" ]; then ok "$label $disp: the identity's DWARF hash is the spec's"; else
+			not_ok "$label $disp: the identity's DWARF hash is the spec's" "got '$got', the spec gives $want"; fi
 	done
 }
 
@@ -97,6 +131,12 @@ if ! out=$(build_fixture "$GCC" -O2 5 "$T_OUT" sample 2>&1); then
 fi
 check_hash sample "$T_OUT/sample"
 sample_hash=$(hash_of_cus "$T_OUT/sample-j1.cus")
+obj_src=$(ls "$T_TOP"/tests/fixtures/sample/*.c 2>/dev/null | head -1)
+if [ -n "$obj_src" ] && $GCC -O2 -g -c -o "$T_OUT/unit.o" "$obj_src" 2>"$T_OUT/unit.err"; then
+	check_hash object "$T_OUT/unit.o"
+else
+	not_ok "build one unit of the sample as a relocatable object" "$(cat "$T_OUT/unit.err" 2>/dev/null; echo "source: ${obj_src:-none}")"
+fi
 
 # 9 MiB + 123 bytes of filler: words from a small vocabulary, so that zlib
 # compresses it to a few MB (more than one read) rather than not at all.

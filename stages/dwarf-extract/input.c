@@ -120,8 +120,7 @@ uint32_t input__section_of(const struct input *in, uint64_t *addr)
 	return 0;
 }
 
-/* The identity block: name, size, build id, and a hash of the raw bytes of
- * every .debug_* section (read before anything decompresses or relocates). */
+/* The identity block: name, size, build id (the DWARF hash: dwarf_hash.c). */
 static int identify(struct input *in, uint64_t size, struct diag *d)
 {
 	struct cus_ident *id = &in->ident;
@@ -164,60 +163,12 @@ static int identify(struct input *in, uint64_t size, struct diag *d)
 					 (unsigned long long)(sh.sh_offset + sh.sh_size), (unsigned long long)size);
 		}
 	}
-	XXH3_state_t st;
-	XXH3_128bits_reset(&st);
-	/* The hash reads every .debug_* byte once. Bytes that are the file's
-	 * own are read with pread() into a small buffer, not through the
-	 * mapping: through it they cost a page fault per 16 pages and, to keep
-	 * the whole DWARF out of the peak RSS, a madvise() to let them go
-	 * (0.15 s of the cloud vmlinux's 205 MB, on one thread). */
 	size_t fsize = 0;
 	const char *raw = elf_rawfile(in->elf, &fsize);
 	in->raw_is_file_map = raw && mapfile_is_file_backed(raw, fsize);
-	enum { CHUNK = 256 << 10 };
-	uint8_t *chunk = NULL;
-	int err = 0;
-	for (Elf_Scn *scn = NULL; !err && (scn = elf_nextscn(in->elf, scn));) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		const char *name = elf_strptr(in->elf, shstrndx, sh.sh_name);
-		if (!name || strncmp(name, ".debug_", 7) || sh.sh_type == SHT_NOBITS)
-			continue;
-		Elf_Data *data = elf_rawdata(scn, NULL);
-		if (!data) {
-			err = diag_fail(d, EBADMSG, "%s: section %s unreadable: %s", in->path, name,
-					elf_errmsg(-1));
-			break;
-		}
-		XXH3_128bits_update(&st, name, strlen(name) + 1);
-		const char *p = data->d_buf;
-		if (!p || !raw || p < raw || data->d_size > fsize || (size_t)(p - raw) > fsize - data->d_size) {
-			if (p)
-				XXH3_128bits_update(&st, p, data->d_size); /* not the file's bytes */
-			continue;
-		}
-		if (!chunk && !(chunk = malloc(CHUNK))) {
-			err = -ENOMEM;
-			break;
-		}
-		for (size_t at = 0; at < data->d_size; at += CHUNK) {
-			size_t n = data->d_size - at < CHUNK ? data->d_size - at : CHUNK;
-			int e = inputfile_pread(in->fd, chunk, n, (uint64_t)(p - raw) + at);
-			if (e) {
-				err = diag_fail(d, -e, "%s: section %s: cannot read: %s", in->path, name,
-						inputfile_pread_failure(e));
-				break;
-			}
-			XXH3_128bits_update(&st, chunk, n);
-		}
-	}
-	free(chunk);
-	if (err)
-		return err;
-	XXH128_hash_t h = XXH3_128bits_digest(&st);
-	id->dwarf_hash = (struct key128){ h.low64, h.high64 };
-	return 0;
+	/* The DWARF hash's sections as the file stores them, before libdw
+	 * decompresses any; hashed later, in pieces (dwarf_hash.c). */
+	return dwarf_hash__sections(&in->dh, in, d);
 }
 
 /* ET_REL (.o, .ko): reloc.c relocates an x86-64 file's debug sections in a
@@ -552,6 +503,7 @@ int input__open(struct input *in, const char *path, unsigned workers, uint64_t i
 
 void input__close(struct input *in)
 {
+	dwarf_hash__free(&in->dh);
 	for (unsigned i = 0; i < in->ndw; i++)
 		dwarf_end(in->dw[i]);
 	free(in->dw);

@@ -161,16 +161,31 @@ struct run {
 	struct key128 whole_key;
 	struct cached cached;
 	struct cached_worker *cws; /* one per worker */
-	struct slot *slots;
+	struct slot *slots;	/* one per unit, then one per DWARF hash piece */
+	uint8_t **hbufs;	/* per worker: a DWARF hash piece is read through it */
 	struct cus_writer writer;
 	struct diag d; /* the writer's errors */
 };
+
+/* The DWARF hash pieces the walkers do not hash come after the units, as
+ * pool items of their own (dwarf_hash.c): a worker picks one up where it
+ * would wait for the last units. Read HASH_BUF bytes at a time. */
+#define HASH_BUF ((size_t)256 << 10)
+
+static int hash_piece(struct run *r, unsigned worker, size_t k, struct diag *d)
+{
+	if (!r->hbufs[worker] && !(r->hbufs[worker] = malloc(HASH_BUF)))
+		return -ENOMEM;
+	return dwarf_hash__piece(&r->in.dh, &r->in, r->in.dh.todo[k], r->hbufs[worker], HASH_BUF, d);
+}
 
 static int work_unit(void *ctx, unsigned worker, size_t i)
 {
 	struct run *r = ctx;
 	struct cu_walk *w = &r->walkers[worker];
 	struct slot *s = &r->slots[i];
+	if (i >= r->in.nunits)
+		return hash_piece(r, worker, i - r->in.nunits, &s->d);
 	w->d = &s->d;
 	int err;
 	if (r->cache) {
@@ -184,6 +199,9 @@ static int work_unit(void *ctx, unsigned worker, size_t i)
 		return err;
 	if (w->blob.err)
 		return w->blob.err;
+	/* The unit's bytes, just walked, are still in this CPU's cache. */
+	if (r->in.dh.units_by_walkers && !(r->in.units[i].offset & CUS_ALT_BIT))
+		dwarf_hash__unit(&r->in.dh, i, r->in.info_map + r->in.units[i].offset);
 	/* The slot takes the walker's buffer as it is (copying 169 MB of
 	 * blobs per vmlinux showed in profiles), and the walker starts the
 	 * next unit in a new one as big: emit_unit() has just freed a slot's
@@ -198,6 +216,8 @@ static int work_unit(void *ctx, unsigned worker, size_t i)
 static int emit_unit(void *ctx, size_t i)
 {
 	struct run *r = ctx;
+	if (i >= r->in.nunits)
+		return 0; /* a DWARF hash piece: nothing to write */
 	struct slot *s = &r->slots[i];
 	const struct unit *u = &r->in.units[i];
 	struct cus_index_entry meta = {
@@ -307,18 +327,36 @@ static int extract_units(const struct extract_opts *o, struct run *r)
 			      &r->d);
 	if (err)
 		return err;
-	stats_phase(&r->st, "open");
 	r->jobs = r->in.ndw;
 	r->walkers = calloc(r->jobs, sizeof(*r->walkers));
-	r->slots = calloc(r->in.nunits ? r->in.nunits : 1, sizeof(*r->slots));
-	if (!r->walkers || !r->slots)
+	r->hbufs = calloc(r->jobs, sizeof(*r->hbufs));
+	if (!r->walkers || !r->hbufs)
 		return -ENOMEM;
 	for (unsigned i = 0; i < r->jobs; i++) {
 		if ((err = cu_walk__init(&r->walkers[i], &r->in, r->in.dw[i], &r->d)))
 			return err;
 		r->walkers[i].libdw_only = o->libdw_only;
 	}
-	if ((r->cache = cachedir_cli_open(&o->cache, "cu-v1", TOOL))) {
+	r->cache = cachedir_cli_open(&o->cache, "cu-v1", TOOL);
+	/* The DWARF hash: with a cache, whose keys of some units fold it in
+	 * (cached.c), made now; else by the workers, beside the units. */
+	struct dwarf_hash *dh = &r->in.dh;
+	if ((err = dwarf_hash__plan(dh, &r->in, !r->cache, &r->d)))
+		return err;
+	if (r->cache) {
+		for (size_t k = 0; k < dh->ntodo && !err; k++)
+			err = hash_piece(r, 0, k, &r->d);
+		if (err)
+			return err;
+		dh->ntodo = 0;
+		r->in.ident.dwarf_hash = dwarf_hash__digest(dh);
+	}
+	stats_phase(&r->st, "open");
+	size_t nitems = r->in.nunits + dh->ntodo;
+	r->slots = calloc(nitems ? nitems : 1, sizeof(*r->slots));
+	if (!r->slots)
+		return -ENOMEM;
+	if (r->cache) {
 		if ((err = cached__init(&r->cached, r->cache, &r->in, o->cache_verify)))
 			return diag_fail(&r->d, -err, "cannot hash this program for the cache key: %s",
 					 strerror(-err));
@@ -329,17 +367,23 @@ static int extract_units(const struct extract_opts *o, struct run *r)
 	if ((err = cus_writer__open(&r->writer, o->output, &r->in.ident, &r->d)))
 		return err;
 	progress_init(&r->pr, TOOL, "CU", r->in.nunits, o->quiet);
-	err = pool_ordered(r->jobs, r->in.nunits, 4 * (size_t)r->jobs, work_unit, emit_unit, r);
+	err = pool_ordered(r->jobs, nitems, 4 * (size_t)r->jobs, work_unit, emit_unit, r);
 	progress_end(&r->pr);
 	stats_phase(&r->st, "extract");
 	if (err) {
-		/* Report the lowest failing unit's own message: the same at any -j. */
-		for (size_t i = 0; i < r->in.nunits; i++)
+		/* Report the lowest failing item's own message: the same at any -j. */
+		for (size_t i = 0; i < nitems; i++)
 			if (r->slots[i].d.set) {
 				r->d = r->slots[i].d;
 				break;
 			}
 		return err;
+	}
+	/* Every piece is hashed now: the identity block gets its value. */
+	if (!r->cache) {
+		r->in.ident.dwarf_hash = dwarf_hash__digest(dh);
+		if ((err = cus_writer__set_ident(&r->writer, &r->in.ident, &r->d)))
+			return err;
 	}
 	err = cus_writer__finish(&r->writer, &r->d);
 	stats_phase(&r->st, "write");
@@ -411,6 +455,10 @@ int main(int argc, char **argv)
 	if (r.slots)
 		for (size_t i = 0; i < r.in.nunits; i++)
 			free(r.slots[i].blob);
+	if (r.hbufs)
+		for (unsigned i = 0; i < r.jobs; i++)
+			free(r.hbufs[i]);
+	free(r.hbufs);
 	free(r.walkers);
 	free(r.slots);
 	input__close(&r.in);
