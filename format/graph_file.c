@@ -136,8 +136,9 @@ static void put_node(struct buf *b, const struct graph *g, const struct graph_no
 
 /* Records [lo, hi) of section id (nodes and provenance: node ids; funcs,
  * vars: indexes), appended to b. The piece that starts a counted section
- * (lo at its first record) writes the count. Strings are not encoded: they
- * are written from g->str as they are. */
+ * (lo at its first record) writes the count. Inputs and CUs are one piece
+ * each, encoded whole (lo and hi unused). Strings are not encoded: they are
+ * written from g->str as they are. */
 static void encode_piece(struct buf *b, const struct graph *g, int id, size_t lo, size_t hi)
 {
 	switch (id) {

@@ -20,9 +20,10 @@
 #               the sample's own;
 #   changed     one byte 4 MiB into the pad flipped: a new hash.
 # Each is extracted at -j1 and -j8, and with --cache at -j2; every identity
-# must hold the Python value. So must a relocatable object's (one unit of
-# the sample, gcc -c), whose units no walker hashes (its .debug_info is
-# relocated in memory, the file's bytes are read instead).
+# must hold the Python value. So must the hash of two-unit relocatable
+# objects (gcc -c, ld -r) in 32- and 64-bit DWARF, whose units no walker
+# hashes (their .debug_info is relocated in memory, the file's bytes are
+# read instead), and of the sample in 64-bit DWARF.
 . "$(dirname "$0")/lib.sh"
 
 EXTRACT="$T_BIN/dwarf-extract"
@@ -131,11 +132,24 @@ if ! out=$(build_fixture "$GCC" -O2 5 "$T_OUT" sample 2>&1); then
 fi
 check_hash sample "$T_OUT/sample"
 sample_hash=$(hash_of_cus "$T_OUT/sample-j1.cus")
-obj_src=$(ls "$T_TOP"/tests/fixtures/sample/*.c 2>/dev/null | head -1)
-if [ -n "$obj_src" ] && $GCC -O2 -g -c -o "$T_OUT/unit.o" "$obj_src" 2>"$T_OUT/unit.err"; then
-	check_hash object "$T_OUT/unit.o"
+# Two units of the sample linked into one relocatable object, in 32- and
+# 64-bit DWARF: .debug_info is two pieces, each unit_length of the other
+# kind (0xffffffff, then 8 bytes). And the whole sample in 64-bit DWARF,
+# whose units the walkers hash.
+src=$T_TOP/tests/fixtures/sample
+for w in 32 64; do
+	if (cd "$T_OUT" && $GCC -O2 -g -gdwarf$w -c -o main$w.o "$src/main.c" &&
+		$GCC -O2 -g -gdwarf$w -c -o util$w.o "$src/util.c" && ld -r -o object$w.o main$w.o util$w.o) \
+		>"$T_OUT/object$w.err" 2>&1; then
+		check_hash "object$w" "$T_OUT/object$w.o"
+	else
+		not_ok "build a two-unit relocatable object, DWARF$w" "$(cat "$T_OUT/object$w.err")"
+	fi
+done
+if $GCC -O2 -g -gdwarf64 -o "$T_OUT/sample64" "$src"/*.c >"$T_OUT/sample64.err" 2>&1; then
+	check_hash sample64 "$T_OUT/sample64"
 else
-	not_ok "build one unit of the sample as a relocatable object" "$(cat "$T_OUT/unit.err" 2>/dev/null; echo "source: ${obj_src:-none}")"
+	not_ok "build the sample in 64-bit DWARF" "$(cat "$T_OUT/sample64.err")"
 fi
 
 # 9 MiB + 123 bytes of filler: words from a small vocabulary, so that zlib

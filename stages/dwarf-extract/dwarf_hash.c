@@ -128,7 +128,9 @@ static int plan_section(struct dwarf_hash *h, size_t *cap, uint32_t sec, const s
 	s->first = h->npieces;
 	*units_listed = 0;
 	if (s->by_units) {
-		int got = s->mem ? 0 : units_as_pieces(h, cap, sec, in);
+		/* The unit list is of the .debug_info libdw reads: with two
+		 * sections of that name, which one is not certain here. */
+		int got = s->mem || h->nby_units != 1 ? 0 : units_as_pieces(h, cap, sec, in);
 		if (got)
 			return got < 0 ? got : (*units_listed = 1, 0);
 		return plan_units(h, cap, sec, in, s->mem, s->file_off, s->size, d);
@@ -146,7 +148,8 @@ static int plan_section(struct dwarf_hash *h, size_t *cap, uint32_t sec, const s
 static int hash_section_now(struct dwarf_hash *h, size_t *cap, uint32_t sec, const struct input *in,
 			    struct diag *d)
 {
-	int listed, err = plan_section(h, cap, sec, in, &listed, d);
+	int listed; /* (never: a section in memory is cut by its own headers) */
+	int err = plan_section(h, cap, sec, in, &listed, d);
 	for (uint32_t k = 0; !err && k < h->secs[sec].npieces; k++)
 		err = dwarf_hash__piece(h, in, h->secs[sec].first + k, NULL, 0, d);
 	h->secs[sec].planned = 1;
@@ -176,6 +179,7 @@ int dwarf_hash__sections(struct dwarf_hash *h, const struct input *in, struct di
 		struct dh_section *s = &h->secs[h->nsecs++];
 		*s = (struct dh_section){ .name = name, .size = data->d_size,
 					  .by_units = !strcmp(name, ".debug_info") && !(sh.sh_flags & SHF_COMPRESSED) };
+		h->nby_units += s->by_units;
 		/* The file's bytes are read with pread() (through the mapping they
 		 * would cost a page fault per 16 pages, and RSS). */
 		const char *p = data->d_buf;
@@ -232,8 +236,10 @@ int dwarf_hash__piece(struct dwarf_hash *h, const struct input *in, size_t i, ui
 	const struct dh_section *s = &h->secs[p->sec];
 	XXH128_hash_t r;
 	if (s->mem) {
-		r = XXH3_128bits(s->mem + p->at, p->size);
+		r = XXH3_128bits(s->mem + p->at, (size_t)p->size);
 	} else {
+		if (!buf || !bufsize)
+			return -EINVAL;
 		XXH3_state_t st;
 		XXH3_128bits_reset(&st);
 		for (uint64_t at = 0; at < p->size; at += bufsize) {
@@ -253,7 +259,7 @@ int dwarf_hash__piece(struct dwarf_hash *h, const struct input *in, size_t i, ui
 void dwarf_hash__unit(struct dwarf_hash *h, size_t unit, const uint8_t *bytes)
 {
 	struct dh_piece *p = &h->pieces[h->info_first + unit];
-	XXH128_hash_t r = XXH3_128bits(bytes, p->size);
+	XXH128_hash_t r = XXH3_128bits(bytes, (size_t)p->size);
 	p->h = (struct key128){ r.low64, r.high64 };
 }
 

@@ -2,7 +2,10 @@
  *
  * The flow (main.c): input__open() maps the ELF and lists its units;
  * pool_ordered() runs cu_walk__extract() for each unit on a worker's own
- * Dwarf handle and hands the blobs, in unit order, to the .cus writer.
+ * Dwarf handle and hands the blobs, in unit order, to the .cus writer; the
+ * same pool hashes the DWARF's pieces (dwarf_hash.c), each unit's by its
+ * walker and the rest as items after the units, for the identity block
+ * the writer gets last.
  *   input.c       the ELF: handles, sections, identity, the unit list
  *   dwarf_hash.c  the identity's DWARF hash, hashed in pieces by the workers
  *   abbrev.c      a unit's abbreviation table, from .debug_abbrev's bytes
@@ -90,6 +93,7 @@ struct dwarf_hash {
 	size_t nsecs;
 	struct dh_piece *pieces;
 	size_t npieces, cap_pieces;
+	size_t nby_units;	/* sections cut at units (one, but for odd files) */
 	size_t *todo;		/* the pieces for dwarf_hash__piece(), in plan order */
 	size_t ntodo;
 	int units_by_walkers;	/* .debug_info's piece first + k is in->units[k], */

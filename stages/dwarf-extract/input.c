@@ -5,7 +5,9 @@
  * Threading: everything libelf/libdwfl mutates (section data, relocation,
  * decompression) happens here, on the main thread, before any worker runs.
  * Each worker then reads only through its own Dwarf handle, all built over
- * the same Elf, so the mapped file is shared and counted once in RSS.
+ * the same Elf, so the mapped file is shared and counted once in RSS; and,
+ * for the DWARF hash (dwarf_hash.c), the unit it walked in info_map or
+ * pieces of the file with pread(), neither of which libelf mutates.
  */
 #include "extract.h"
 #include "../../common/pool.h"
