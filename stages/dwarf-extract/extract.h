@@ -121,6 +121,7 @@ struct input {
 				 * the relocated copy: rel_elf, or libdwfl's (owned by dwfl) */
 	Dwfl *dwfl;		/* ET_REL only: applies the relocations */
 	Elf *rel_elf;		/* ET_REL relocated by reloc.c instead (owned), or NULL */
+	unsigned reloc_threads;	/* (then) the threads its relocation ran on */
 	int is_rel;
 	Dwarf **dw;		/* one Dwarf handle per worker */
 	Dwarf **alt;		/* each handle's dwz alternate file, or NULL */
@@ -151,10 +152,11 @@ struct input {
 /* reloc.c: open fd privately mapped with its .debug_* sections relocated
  * and its SHF_ALLOC sections given addresses, exactly as libdwfl would (an
  * x86-64 ELF64 LSB relocatable file with RELA only, defined symbols only,
- * the simple relocation types). Returns 1 with *out (the caller's to
+ * the simple relocation types), on up to `threads` threads (*used: how
+ * many it ran on, for --stats). Returns 1 with *out (the caller's to
  * elf_end()), 0 when the file is not such a file (libdwfl then relocates
- * it), or -ENOMEM. */
-int reloc_open(int fd, Elf **out);
+ * it), or -ENOMEM / -EAGAIN. */
+int reloc_open(int fd, unsigned threads, Elf **out, unsigned *used);
 
 /* Unit u is written: let its .debug_info pages go (see info_map), with
  * those of the units before it, a batch at a time. Called in unit order. */

@@ -177,10 +177,10 @@ static int identify(struct input *in, uint64_t size, struct diag *d)
  * private mapping; for any other, libdwfl applies the relocations to the
  * debug sections of its own Elf. The workers' handles are then built over
  * that Elf. */
-static int open_relocated(struct input *in, int libdw_only, struct diag *d)
+static int open_relocated(struct input *in, unsigned threads, int libdw_only, struct diag *d)
 {
 	if (!libdw_only) {
-		int got = reloc_open(in->fd, &in->rel_elf);
+		int got = reloc_open(in->fd, threads, &in->rel_elf, &in->reloc_threads);
 		if (got < 0)
 			return got;
 		if (got) {
@@ -469,7 +469,7 @@ int input__open(struct input *in, const char *path, unsigned workers, uint64_t i
 		err = diag_fail(d, ENOTSUP, "%s: DWARF 4 type units (.debug_types, -fdebug-types-section) "
 				"are not supported yet; build without -fdebug-types-section", path);
 	if (!err && in->is_rel)
-		err = open_relocated(in, libdw_only, d); /* in->elf becomes the relocated Elf */
+		err = open_relocated(in, workers, libdw_only, d); /* in->elf becomes the relocated Elf */
 	if (err)
 		return err;
 

@@ -401,6 +401,8 @@ static int extract_units(const struct extract_opts *o, struct run *r)
 	/* A relocatable file: 1 when reloc.c relocated it, 0 when libdwfl did. */
 	if (r->in.is_rel)
 		stats_count(&r->st, "reloc_own", r->in.rel_elf != NULL);
+	if (r->in.rel_elf)
+		stats_count(&r->st, "reloc_threads", r->in.reloc_threads);
 	stats_count(&r->st, "jobs", r->jobs);
 	return err;
 }

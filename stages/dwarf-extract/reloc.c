@@ -27,8 +27,11 @@
 #include "extract.h"
 
 #include "../../common/mapfile.h"
+#include "../../common/pool.h"
 
 #include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define OFFLINE_BASE 0x10000u	/* libdwfl's OFFLINE_REDZONE */
@@ -211,42 +214,160 @@ static int target_overlaps(Elf *elf, size_t shnum, const GElf_Shdr *t)
 	return 0;
 }
 
+/* A relocation's size in bytes: 8 or 4, 0 for R_X86_64_NONE, -1 for a
+ * type libdwfl must handle. */
+static int rel_size(const Elf64_Rela *r)
+{
+	switch ((unsigned)ELF64_R_TYPE(r->r_info)) {
+	case R_X86_64_NONE: return 0;
+	case R_X86_64_64: return 8;
+	case R_X86_64_32: case R_X86_64_32S: return 4;
+	}
+	return -1;
+}
+
+/* The relocations are applied in chunks on the pool when they are sorted
+ * by offset without overlap (as assemblers write them): then no two chunks
+ * store to the same bytes and the result is the serial loop's at any
+ * thread count. Otherwise (or on one thread) the loop runs in order. On
+ * xfs.ko (730,000 relocations into 20 MB of .debug_info) the relocation was
+ * most of the extraction's open phase, one thread. */
+#define RELOC_CHUNK 65536u
+
+struct apply_run {
+	const Elf64_Rela *rel;
+	size_t n;
+	uint8_t *buf;
+	size_t size;
+	const struct symtab *st;
+	/* per chunk, from the check: */
+	uint8_t *bad;		/* a relocation libdwfl must do */
+	uint8_t *unsorted;	/* offsets not increasing, or overlapping */
+	uint64_t *lo, *hi;	/* the bytes it stores to: [lo, hi), lo == hi for none */
+};
+
+static int check_chunk(void *ctx, unsigned worker, size_t c)
+{
+	(void)worker;
+	struct apply_run *a = ctx;
+	size_t end = (c + 1) * RELOC_CHUNK < a->n ? (c + 1) * RELOC_CHUNK : a->n;
+	uint64_t lo = UINT64_MAX, prev = 0;
+	for (size_t k = c * RELOC_CHUNK; k < end; k++) {
+		const Elf64_Rela *r = &a->rel[k];
+		int size = rel_size(r);
+		if (size == 0)
+			continue;
+		size_t sym = ELF64_R_SYM(r->r_info);
+		if (size < 0 || r->r_offset > a->size || a->size - r->r_offset < (uint64_t)size ||
+		    sym >= (a->st->n ? a->st->n : 1) || !a->st->ok[sym]) {
+			a->bad[c] = 1;
+			return 0;
+		}
+		if (lo == UINT64_MAX)
+			lo = r->r_offset;
+		else if (r->r_offset < prev)
+			a->unsorted[c] = 1;
+		prev = r->r_offset + (uint64_t)size;
+	}
+	a->lo[c] = lo == UINT64_MAX ? 0 : lo;
+	a->hi[c] = lo == UINT64_MAX ? 0 : prev;
+	return 0;
+}
+
+static void store(const struct apply_run *a, size_t from, size_t to)
+{
+	for (size_t k = from; k < to; k++) {
+		const Elf64_Rela *r = &a->rel[k];
+		int size = rel_size(r);
+		uint64_t v = a->st->val[ELF64_R_SYM(r->r_info)] + (uint64_t)r->r_addend;
+		if (size == 8)
+			le64_put(a->buf + r->r_offset, v);
+		else if (size == 4)
+			le32_put(a->buf + r->r_offset, (uint32_t)v);
+	}
+}
+
+static int apply_chunk(void *ctx, unsigned worker, size_t c)
+{
+	(void)worker;
+	struct apply_run *a = ctx;
+	/* Each store would be the first to its page, a copy-on-write fault,
+	 * one trap per 4 KiB and slow on a VM: drbd.ko's open phase went from
+	 * 15-18 to 10-13 ms with the copies made at once. */
+	if (a->hi[c] > a->lo[c])
+		mapfile_will_write(a->buf + a->lo[c], a->hi[c] - a->lo[c]);
+	size_t end = (c + 1) * RELOC_CHUNK < a->n ? (c + 1) * RELOC_CHUNK : a->n;
+	store(a, c * RELOC_CHUNK, end);
+	return 0;
+}
+
 /* One RELA section's relocations into its target's bytes (writable: the
- * Elf is a private mapping). 0 when libdwfl must do the file. */
-static int apply(Elf_Scn *rscn, Elf_Data *target, const struct symtab *st)
+ * Elf is a private mapping), on up to `threads` threads. 1 when done, 0
+ * when libdwfl must do the file, -ENOMEM. */
+static int apply(Elf_Scn *rscn, Elf_Data *target, const struct symtab *st, unsigned threads,
+		 unsigned *used)
 {
 	Elf_Data *rd = elf_getdata(rscn, NULL);
 	if (!rd || rd->d_type != ELF_T_RELA)
 		return 0;
-	const Elf64_Rela *rel = rd->d_buf;
-	size_t n = rd->d_size / sizeof(*rel);
-	uint8_t *buf = target->d_buf;
-	/* Each store below would be the first to its page, a copy-on-write
-	 * fault, one trap per 4 KiB and slow on a VM: drbd.ko's open phase
-	 * went from 15-18 to 10-13 ms with the copies made at once. */
-	if (n)
-		mapfile_will_write(buf, target->d_size);
-	for (size_t k = 0; k < n; k++) {
-		unsigned type = (unsigned)ELF64_R_TYPE(rel[k].r_info);
-		size_t size;
-		switch (type) {
-		case R_X86_64_NONE: continue;
-		case R_X86_64_64: size = 8; break;
-		case R_X86_64_32: case R_X86_64_32S: size = 4; break;
-		default: return 0;
+	struct apply_run a = { .rel = rd->d_buf, .n = rd->d_size / sizeof(Elf64_Rela), .buf = target->d_buf,
+			       .size = target->d_size, .st = st };
+	if (!a.n)
+		return 1;
+	size_t nchunks = (a.n + RELOC_CHUNK - 1) / RELOC_CHUNK;
+	if (threads <= 1 || nchunks == 1) {
+		/* One pass, checking as it goes (the private mapping is thrown
+		 * away when a relocation turns out to be libdwfl's). */
+		mapfile_will_write(a.buf, a.size);
+		for (size_t k = 0; k < a.n; k++) {
+			const Elf64_Rela *r = &a.rel[k];
+			int size = rel_size(r);
+			size_t sym = ELF64_R_SYM(r->r_info);
+			if (size < 0 || (size && (r->r_offset > a.size || a.size - r->r_offset < (uint64_t)size ||
+						  sym >= (st->n ? st->n : 1) || !st->ok[sym])))
+				return 0;
+			store(&a, k, k + 1);
 		}
-		size_t sym = ELF64_R_SYM(rel[k].r_info);
-		if (rel[k].r_offset > target->d_size || target->d_size - rel[k].r_offset < size ||
-		    sym >= (st->n ? st->n : 1) || !st->ok[sym])
-			return 0;
-		uint64_t v = st->val[sym] + (uint64_t)rel[k].r_addend;
-		if (size == 8) {
-			le64_put(buf + rel[k].r_offset, v);
-		} else {
-			le32_put(buf + rel[k].r_offset, (uint32_t)v);
+		return 1;
+	}
+	a.bad = calloc(nchunks, 1);
+	a.unsorted = calloc(nchunks, 1);
+	a.lo = calloc(nchunks, sizeof(*a.lo));
+	a.hi = calloc(nchunks, sizeof(*a.hi));
+	int ret = -ENOMEM;
+	if (!a.bad || !a.unsorted || !a.lo || !a.hi)
+		goto out;
+	unsigned t = nchunks < threads ? (unsigned)nchunks : threads;
+	if ((ret = pool_ordered(t, nchunks, nchunks, check_chunk, NULL, &a)))
+		goto out;
+	int parallel = t > 1;
+	ret = 0;
+	for (size_t c = 0, last = SIZE_MAX; c < nchunks; c++) {
+		if (a.bad[c])
+			goto out;
+		parallel &= !a.unsorted[c];
+		if (a.hi[c] > a.lo[c]) {
+			parallel &= last == SIZE_MAX || a.hi[last] <= a.lo[c];
+			last = c;
 		}
 	}
-	return 1;
+	if (parallel) {
+		*used = t > *used ? t : *used;
+		ret = pool_ordered(t, nchunks, nchunks, apply_chunk, NULL, &a);
+		ret = ret ? ret : 1;
+		goto out;
+	}
+	/* In order, on this thread: where two relocations store to the same
+	 * bytes, the later one wins, as in libdwfl (t0850). */
+	mapfile_will_write(a.buf, a.size);
+	store(&a, 0, a.n);
+	ret = 1;
+out:
+	free(a.bad);
+	free(a.unsorted);
+	free(a.lo);
+	free(a.hi);
+	return ret;
 }
 
 static int is_debug_name(const char *name)
@@ -285,9 +406,10 @@ static int ours(Elf *elf, size_t shnum, size_t shstrndx)
 	return has_info;
 }
 
-int reloc_open(int fd, Elf **out)
+int reloc_open(int fd, unsigned threads, Elf **out, unsigned *used)
 {
 	*out = NULL;
+	*used = 1;
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP_PRIVATE, NULL);
 	size_t shnum, shstrndx;
 	uint64_t *addr = NULL;
@@ -326,8 +448,13 @@ int reloc_open(int fd, Elf **out)
 		Elf_Data *td = elf_getdata(tscn, NULL);
 		if (td && td->d_size == 0)
 			continue;
-		if (!td || td->d_type != ELF_T_BYTE || !td->d_buf || !apply(scn, td, &st))
+		if (!td || td->d_type != ELF_T_BYTE || !td->d_buf)
 			goto out;
+		int got = apply(scn, td, &st, threads, used);
+		if (got <= 0) {
+			err = got;
+			goto out;
+		}
 	}
 	/* The addresses, where input.c reads them, as libdwfl leaves them. */
 	for (size_t i = 1; i < shnum; i++) {
