@@ -174,9 +174,10 @@ static int identify(struct input *in, uint64_t size, struct diag *d)
 }
 
 /* ET_REL (.o, .ko): reloc.c relocates an x86-64 file's debug sections in a
- * private mapping; for any other, libdwfl applies the relocations to the
- * debug sections of its own Elf. The workers' handles are then built over
- * that Elf. */
+ * private mapping, on up to `threads` threads (-j as given: reloc.c takes
+ * one per 65536 relocations at most); for any other, libdwfl applies the
+ * relocations to the debug sections of its own Elf. The workers' handles
+ * are then built over that Elf. */
 static int open_relocated(struct input *in, unsigned threads, int libdw_only, struct diag *d)
 {
 	if (!libdw_only) {

@@ -279,6 +279,8 @@ static void store(const struct apply_run *a, size_t from, size_t to)
 	for (size_t k = from; k < to; k++) {
 		const Elf64_Rela *r = &a->rel[k];
 		int size = rel_size(r);
+		if (size <= 0)
+			continue; /* R_X86_64_NONE: its symbol is not checked, nor read */
 		uint64_t v = a->st->val[ELF64_R_SYM(r->r_info)] + (uint64_t)r->r_addend;
 		if (size == 8)
 			le64_put(a->buf + r->r_offset, v);
@@ -302,8 +304,9 @@ static int apply_chunk(void *ctx, unsigned worker, size_t c)
 }
 
 /* One RELA section's relocations into its target's bytes (writable: the
- * Elf is a private mapping), on up to `threads` threads. 1 when done, 0
- * when libdwfl must do the file, -ENOMEM. */
+ * Elf is a private mapping), on up to `threads` threads (at most one per
+ * chunk). 1 when done, 0 when libdwfl must do the file, -ENOMEM or -EAGAIN
+ * (a thread could not start). */
 static int apply(Elf_Scn *rscn, Elf_Data *target, const struct symtab *st, unsigned threads,
 		 unsigned *used)
 {
