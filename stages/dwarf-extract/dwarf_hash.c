@@ -30,9 +30,9 @@
 /* The piece size of every section but an uncompressed .debug_info. */
 #define DH_PIECE ((uint64_t)1 << 20)
 
-static int add_piece(struct dwarf_hash *h, size_t *cap, uint32_t sec, uint64_t at, uint64_t size)
+static int add_piece(struct dwarf_hash *h, uint32_t sec, uint64_t at, uint64_t size)
 {
-	if (vec_grow(&h->pieces, cap, h->npieces + 1))
+	if (vec_grow(&h->pieces, &h->cap_pieces, h->npieces + 1))
 		return -ENOMEM;
 	h->pieces[h->npieces++] = (struct dh_piece){ .sec = sec, .at = at, .size = size };
 	h->secs[sec].npieces++;
@@ -67,7 +67,7 @@ static uint64_t unit_size(const uint8_t *h, size_t got, uint64_t left, int big)
 }
 
 /* .debug_info's pieces from its unit headers, read where its bytes are. */
-static int plan_units(struct dwarf_hash *h, size_t *cap, uint32_t sec, const struct input *in,
+static int plan_units(struct dwarf_hash *h, uint32_t sec, const struct input *in,
 		      const uint8_t *mem, uint64_t file_off, uint64_t n, struct diag *d)
 {
 	int big = in->ident.ei_data == ELFDATA2MSB;
@@ -87,7 +87,7 @@ static int plan_units(struct dwarf_hash *h, size_t *cap, uint32_t sec, const str
 		uint64_t size = unit_size(head, got, n - at, big);
 		if (!size)
 			size = n - at;
-		int err = add_piece(h, cap, sec, at, size);
+		int err = add_piece(h, sec, at, size);
 		if (err)
 			return err;
 		at += size;
@@ -100,7 +100,7 @@ static int plan_units(struct dwarf_hash *h, size_t *cap, uint32_t sec, const str
  * they followed the same unit_length fields (libdw's dwarf_next_unit(), or
  * list_units_pread()), so they are the unit pieces without a header read.
  * Returns 1 when they were, 0 when not (nothing added), or -ENOMEM. */
-static int units_as_pieces(struct dwarf_hash *h, size_t *cap, uint32_t sec, const struct input *in)
+static int units_as_pieces(struct dwarf_hash *h, uint32_t sec, const struct input *in)
 {
 	uint64_t at = 0, size = h->secs[sec].size;
 	size_t k = 0;
@@ -112,7 +112,7 @@ static int units_as_pieces(struct dwarf_hash *h, size_t *cap, uint32_t sec, cons
 	if (at != size || (k < in->nunits && !(in->units[k].offset & CUS_ALT_BIT)))
 		return 0;
 	for (size_t j = 0; j < k; j++) {
-		int err = add_piece(h, cap, sec, in->units[j].offset, in->units[j].end - in->units[j].offset);
+		int err = add_piece(h, sec, in->units[j].offset, in->units[j].end - in->units[j].offset);
 		if (err)
 			return err;
 	}
@@ -121,7 +121,7 @@ static int units_as_pieces(struct dwarf_hash *h, size_t *cap, uint32_t sec, cons
 
 /* A section's pieces: an uncompressed .debug_info's units, every other
  * section's DH_PIECE bytes at a time. */
-static int plan_section(struct dwarf_hash *h, size_t *cap, uint32_t sec, const struct input *in,
+static int plan_section(struct dwarf_hash *h, uint32_t sec, const struct input *in,
 			int *units_listed, struct diag *d)
 {
 	struct dh_section *s = &h->secs[sec];
@@ -130,13 +130,13 @@ static int plan_section(struct dwarf_hash *h, size_t *cap, uint32_t sec, const s
 	if (s->by_units) {
 		/* The unit list is of the .debug_info libdw reads: with two
 		 * sections of that name, which one is not certain here. */
-		int got = s->mem || h->nby_units != 1 ? 0 : units_as_pieces(h, cap, sec, in);
+		int got = s->mem || h->nby_units != 1 ? 0 : units_as_pieces(h, sec, in);
 		if (got)
 			return got < 0 ? got : (*units_listed = 1, 0);
-		return plan_units(h, cap, sec, in, s->mem, s->file_off, s->size, d);
+		return plan_units(h, sec, in, s->mem, s->file_off, s->size, d);
 	}
 	for (uint64_t at = 0; at < s->size; at += DH_PIECE) {
-		int err = add_piece(h, cap, sec, at, s->size - at < DH_PIECE ? s->size - at : DH_PIECE);
+		int err = add_piece(h, sec, at, s->size - at < DH_PIECE ? s->size - at : DH_PIECE);
 		if (err)
 			return err;
 	}
@@ -145,14 +145,13 @@ static int plan_section(struct dwarf_hash *h, size_t *cap, uint32_t sec, const s
 
 /* A section whose bytes are not the file's is hashed at once: libelf's own
  * copy may not outlive libdw's decompression of it. */
-static int hash_section_now(struct dwarf_hash *h, size_t *cap, uint32_t sec, const struct input *in,
+static int hash_section_now(struct dwarf_hash *h, uint32_t sec, const struct input *in,
 			    struct diag *d)
 {
 	int listed; /* (never: a section in memory is cut by its own headers) */
-	int err = plan_section(h, cap, sec, in, &listed, d);
+	int err = plan_section(h, sec, in, &listed, d);
 	for (uint32_t k = 0; !err && k < h->secs[sec].npieces; k++)
 		err = dwarf_hash__piece(h, in, h->secs[sec].first + k, NULL, 0, d);
-	h->secs[sec].planned = 1;
 	return err;
 }
 
@@ -189,7 +188,7 @@ int dwarf_hash__sections(struct dwarf_hash *h, const struct input *in, struct di
 			s->mem = (const uint8_t *)p;
 	}
 	for (size_t k = 0; k < h->nsecs; k++) {
-		int err = h->secs[k].mem ? hash_section_now(h, &h->cap_pieces, (uint32_t)k, in, d) : 0;
+		int err = h->secs[k].mem ? hash_section_now(h, (uint32_t)k, in, d) : 0;
 		if (err)
 			return err;
 	}
@@ -200,12 +199,11 @@ int dwarf_hash__plan(struct dwarf_hash *h, const struct input *in, int by_walker
 {
 	int walkable = 0;
 	for (size_t k = 0; k < h->nsecs; k++) {
-		if (h->secs[k].planned)
-			continue;
-		int listed, err = plan_section(h, &h->cap_pieces, (uint32_t)k, in, &listed, d);
+		if (h->secs[k].mem)
+			continue; /* planned and hashed by dwarf_hash__sections() */
+		int listed, err = plan_section(h, (uint32_t)k, in, &listed, d);
 		if (err)
 			return err;
-		h->secs[k].planned = 1;
 		/* Walkers hash the units through in->info_map: the file's own
 		 * bytes of this one .debug_info, mapped. */
 		if (listed && in->info_map && in->info_size == h->secs[k].size &&

@@ -81,7 +81,6 @@ struct dh_section {
 	size_t first;		/* its pieces: pieces[first .. first + npieces) */
 	uint32_t npieces;
 	uint8_t by_units;	/* an uncompressed .debug_info: cut at its units */
-	uint8_t planned;
 };
 struct dh_piece {
 	uint32_t sec;
