@@ -14,6 +14,10 @@
  *
  * Host byte order, non-split: a caller that needs a split BTF or libbpf's
  * object makes it from bw_raw()'s bytes.
+ *
+ * A piece (bw_new_piece()) is one part of a BTF written on its own thread:
+ * its strings are its own, and it notes where it stored names and ids that
+ * encode.c rewrites when it joins the pieces (see there).
  */
 #include "emit.h"
 #include "../../common/buf.h"
@@ -22,6 +26,7 @@
 #include <bpf/btf.h>
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <linux/btf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +36,14 @@ struct bw {
 	struct strtab *strs;
 	uint32_t nr_types;
 	size_t last;		/* where the last type added starts in types */
+	/* A piece (bw_new_piece()): the ids it gives start after base, or
+	 * are BW_LOCAL | n when its place is not known yet, and it records
+	 * where it stored each name offset and each such id (u32 positions
+	 * in types), for encode.c to rewrite when the pieces are joined. */
+	uint32_t base;
+	int local, piece;
+	struct buf name_at, local_at;
+	struct buf str_at, str_hash; /* each of its strings: offset (u32), hash (u64) */
 };
 
 struct bw *bw_new(void)
@@ -43,18 +56,67 @@ struct bw *bw_new(void)
 	return w;
 }
 
+struct bw *bw_new_piece(uint32_t base, int local)
+{
+	struct bw *w = bw_new();
+	if (w) {
+		w->base = local ? 0 : base;
+		w->local = local;
+		w->piece = 1;
+	}
+	return w;
+}
+
 void bw_free(struct bw *w)
 {
 	if (!w)
 		return;
 	buf_free(&w->types);
+	buf_free(&w->name_at);
+	buf_free(&w->local_at);
+	buf_free(&w->str_at);
+	buf_free(&w->str_hash);
 	strtab__free(w->strs);
 	free(w);
 }
 
 uint32_t bw_type_cnt(const struct bw *w)
 {
-	return w->nr_types + 1;
+	return w->base + w->nr_types + 1;
+}
+
+void bw_piece_view(const struct bw *w, struct bw_piece *v)
+{
+	*v = (struct bw_piece){
+		.types = w->types.data, .types_len = w->types.len, .nr_types = w->nr_types,
+		.strs = strtab__data(w->strs), .strs_len = strtab__size(w->strs),
+		.name_at = (const uint32_t *)w->name_at.data, .n_name = w->name_at.len / 4,
+		.local_at = (const uint32_t *)w->local_at.data, .n_local = w->local_at.len / 4,
+		.str_at = (const uint32_t *)w->str_at.data, .str_hash = (const uint64_t *)w->str_hash.data,
+		.n_str = w->str_at.len / 4,
+		.err = w->name_at.err ? w->name_at.err : w->local_at.err ? w->local_at.err
+		     : w->str_at.err ? w->str_at.err : w->str_hash.err,
+	};
+}
+
+/* A piece remembers that types[at] holds a name offset (not 0, which stays
+ * 0) or a BW_LOCAL id. (Positions fit in 32 bits: a BTF's types do.) */
+static void note(struct buf *b, size_t at)
+{
+	uint32_t v = (uint32_t)at;
+	buf_put(b, &v, sizeof(v));
+}
+
+static void note_name(struct bw *w, size_t at, int64_t off)
+{
+	if (w->piece && off)
+		note(&w->name_at, at);
+}
+
+static void note_ref(struct bw *w, size_t at, uint32_t ref)
+{
+	if (w->piece && (ref & BW_LOCAL))
+		note(&w->local_at, at);
 }
 
 /* s's offset in the string section, or -errno: NULL and "" are 0 (no name,
@@ -62,7 +124,20 @@ uint32_t bw_type_cnt(const struct bw *w)
  * added, as libbpf's btf__add_str() places it. */
 static int64_t str_off(struct bw *w, const char *s)
 {
-	return strtab__add(w->strs, s);
+	if (!w->piece)
+		return strtab__add(w->strs, s);
+	/* A piece keeps each new string's offset and hash for the join. */
+	size_t len = s ? strlen(s) : 0, before = strtab__size(w->strs);
+	if (!len)
+		return 0;
+	uint64_t h = strtab__hash(s, len);
+	int64_t off = strtab__add_hashed(w->strs, s, len, h);
+	if (off > 0 && (size_t)off == before) {
+		uint32_t at = (uint32_t)off;
+		buf_put(&w->str_at, &at, sizeof(at));
+		buf_put(&w->str_hash, &h, sizeof(h));
+	}
+	return off;
 }
 
 /* A btf_type's info word, as libbpf makes it (vlen unmasked: callers keep
@@ -82,13 +157,15 @@ static int bad_id(int id)
 	return id < 0; /* libbpf: id > BTF_MAX_NR_TYPES (INT_MAX) cannot be an int */
 }
 
-/* A new type: its struct btf_type, and extra bytes of zeroes after it. */
-static int begin(struct bw *w, const char *name, uint32_t info, uint32_t size_type, size_t extra)
+/* A new type: its struct btf_type, and extra bytes of zeroes after it.
+ * is_ref: size_type is a type id (else a size). */
+static int begin(struct bw *w, const char *name, uint32_t info, uint32_t size_type, int is_ref,
+		 size_t extra)
 {
 	int64_t off = str_off(w, name);
 	if (off < 0)
 		return (int)off;
-	if (w->nr_types >= (uint32_t)INT_MAX - 1)
+	if (w->base + w->nr_types >= (uint32_t)INT_MAX - 1 || (w->local && w->nr_types + 1 >= BW_LOCAL))
 		return -ENOMEM; /* libbpf's answer at its BTF_MAX_NR_TYPES */
 	struct btf_type t = { .name_off = (uint32_t)off, .info = info, .size = size_type };
 	size_t at = w->types.len;
@@ -97,8 +174,12 @@ static int begin(struct bw *w, const char *name, uint32_t info, uint32_t size_ty
 	buf_put(&w->types, zero, extra);
 	if (w->types.err)
 		return w->types.err;
+	note_name(w, at + offsetof(struct btf_type, name_off), off);
+	if (is_ref)
+		note_ref(w, at + offsetof(struct btf_type, type), size_type);
 	w->last = at; /* only once it is there: last() reads it */
-	return (int)++w->nr_types;
+	++w->nr_types;
+	return (int)(w->local ? BW_LOCAL | w->nr_types : w->base + w->nr_types);
 }
 
 static struct btf_type *last(struct bw *w)
@@ -111,10 +192,19 @@ static int last_is(struct bw *w, unsigned kind)
 	return w->nr_types && btf_kind(last(w)) == kind;
 }
 
-/* One more member, value or parameter of the last type, kflag set if asked. */
-static int member(struct bw *w, const void *m, size_t n, int kflag)
+/* One more member, value or parameter of the last type, kflag set if asked.
+ * Each starts with its name offset (name_off), and ref_at is where in it a
+ * type id is, if any (else -1). */
+static int member(struct bw *w, const void *m, size_t n, int kflag, int64_t name_off, int ref_at)
 {
+	size_t at = w->types.len;
 	buf_put(&w->types, m, n);
+	note_name(w, at, name_off);
+	if (ref_at >= 0) {
+		uint32_t ref;
+		memcpy(&ref, (const uint8_t *)m + ref_at, sizeof(ref));
+		note_ref(w, at + (size_t)ref_at, ref);
+	}
 	if (w->types.err)
 		return w->types.err;
 	struct btf_type *t = last(w);
@@ -127,7 +217,7 @@ int bw_int(struct bw *w, const char *name, size_t byte_sz, int encoding)
 	if (empty(name) || !byte_sz || (byte_sz & (byte_sz - 1)) || byte_sz > 16 ||
 	    (encoding & ~(BTF_INT_SIGNED | BTF_INT_CHAR | BTF_INT_BOOL)))
 		return -EINVAL;
-	int id = begin(w, name, info_of(BTF_KIND_INT, 0, 0), (uint32_t)byte_sz, 4);
+	int id = begin(w, name, info_of(BTF_KIND_INT, 0, 0), (uint32_t)byte_sz, 0, 4);
 	if (id > 0) {
 		uint32_t v = ((uint32_t)encoding << 24) | (uint32_t)(byte_sz * 8);
 		memcpy(last(w) + 1, &v, 4);
@@ -139,7 +229,7 @@ int bw_float(struct bw *w, const char *name, size_t byte_sz)
 {
 	if (empty(name) || (byte_sz != 2 && byte_sz != 4 && byte_sz != 8 && byte_sz != 12 && byte_sz != 16))
 		return -EINVAL;
-	return begin(w, name, info_of(BTF_KIND_FLOAT, 0, 0), (uint32_t)byte_sz, 0);
+	return begin(w, name, info_of(BTF_KIND_FLOAT, 0, 0), (uint32_t)byte_sz, 0, 0);
 }
 
 /* PTR, TYPEDEF, CONST, VOLATILE, RESTRICT, TYPE_TAG, FUNC, FWD. */
@@ -147,7 +237,7 @@ static int ref_kind(struct bw *w, unsigned kind, const char *name, int ref, int 
 {
 	if (bad_id(ref))
 		return -EINVAL;
-	return begin(w, name, info_of(kind, kflag, vlen), (uint32_t)ref, 0);
+	return begin(w, name, info_of(kind, kflag, vlen), (uint32_t)ref, 1, 0);
 }
 
 int bw_ptr(struct bw *w, int ref)
@@ -195,23 +285,26 @@ int bw_array(struct bw *w, int index_type, int elem_type, uint32_t nelems)
 {
 	if (bad_id(index_type) || bad_id(elem_type))
 		return -EINVAL;
-	int id = begin(w, NULL, info_of(BTF_KIND_ARRAY, 0, 0), 0, sizeof(struct btf_array));
+	int id = begin(w, NULL, info_of(BTF_KIND_ARRAY, 0, 0), 0, 0, sizeof(struct btf_array));
 	if (id > 0) {
 		struct btf_array a = { .type = (uint32_t)elem_type, .index_type = (uint32_t)index_type,
 				       .nelems = nelems };
 		memcpy(last(w) + 1, &a, sizeof(a));
+		size_t at = w->last + sizeof(struct btf_type);
+		note_ref(w, at + offsetof(struct btf_array, type), a.type);
+		note_ref(w, at + offsetof(struct btf_array, index_type), a.index_type);
 	}
 	return id;
 }
 
 int bw_struct(struct bw *w, const char *name, uint32_t byte_sz)
 {
-	return begin(w, name, info_of(BTF_KIND_STRUCT, 0, 0), byte_sz, 0);
+	return begin(w, name, info_of(BTF_KIND_STRUCT, 0, 0), byte_sz, 0, 0);
 }
 
 int bw_union(struct bw *w, const char *name, uint32_t byte_sz)
 {
-	return begin(w, name, info_of(BTF_KIND_UNION, 0, 0), byte_sz, 0);
+	return begin(w, name, info_of(BTF_KIND_UNION, 0, 0), byte_sz, 0, 0);
 }
 
 int bw_field(struct bw *w, const char *name, int type, uint32_t bit_offset, uint32_t bit_size)
@@ -230,14 +323,14 @@ int bw_field(struct bw *w, const char *name, int type, uint32_t bit_offset, uint
 		return (int)off;
 	struct btf_member m = { .name_off = (uint32_t)off, .type = (uint32_t)type,
 				.offset = bit_offset | (bit_size << 24) };
-	return member(w, &m, sizeof(m), bitfield);
+	return member(w, &m, sizeof(m), bitfield, off, offsetof(struct btf_member, type));
 }
 
 static int enum_common(struct bw *w, unsigned kind, const char *name, uint32_t byte_sz, int is_signed)
 {
 	if (!byte_sz || (byte_sz & (byte_sz - 1)) || byte_sz > 8)
 		return -EINVAL;
-	return begin(w, name, info_of(kind, is_signed, 0), byte_sz, 0);
+	return begin(w, name, info_of(kind, is_signed, 0), byte_sz, 0, 0);
 }
 
 int bw_enum(struct bw *w, const char *name, uint32_t byte_sz)
@@ -255,7 +348,7 @@ int bw_enum_value(struct bw *w, const char *name, int64_t value)
 	if (off < 0)
 		return (int)off;
 	struct btf_enum e = { .name_off = (uint32_t)off, .val = (int32_t)value };
-	return member(w, &e, sizeof(e), value < 0); /* a negative value makes it signed */
+	return member(w, &e, sizeof(e), value < 0, off, -1); /* a negative value makes it signed */
 }
 
 int bw_enum64(struct bw *w, const char *name, uint32_t byte_sz, int is_signed)
@@ -272,7 +365,7 @@ int bw_enum64_value(struct bw *w, const char *name, uint64_t value)
 		return (int)off;
 	struct btf_enum64 e = { .name_off = (uint32_t)off, .val_lo32 = (uint32_t)value,
 				.val_hi32 = (uint32_t)(value >> 32) };
-	return member(w, &e, sizeof(e), 0);
+	return member(w, &e, sizeof(e), 0, off, -1);
 }
 
 int bw_func_proto(struct bw *w, int ret)
@@ -288,7 +381,7 @@ int bw_func_param(struct bw *w, const char *name, int type)
 	if (off < 0)
 		return (int)off;
 	struct btf_param p = { .name_off = (uint32_t)off, .type = (uint32_t)type };
-	return member(w, &p, sizeof(p), 0);
+	return member(w, &p, sizeof(p), 0, off, offsetof(struct btf_param, type));
 }
 
 int bw_func(struct bw *w, const char *name, int linkage, int proto)
@@ -305,7 +398,7 @@ int bw_var(struct bw *w, const char *name, int linkage, int type)
 	    (linkage != BTF_VAR_STATIC && linkage != BTF_VAR_GLOBAL_ALLOCATED &&
 	     linkage != BTF_VAR_GLOBAL_EXTERN))
 		return -EINVAL;
-	int id = begin(w, name, info_of(BTF_KIND_VAR, 0, 0), (uint32_t)type, sizeof(struct btf_var));
+	int id = begin(w, name, info_of(BTF_KIND_VAR, 0, 0), (uint32_t)type, 1, sizeof(struct btf_var));
 	if (id > 0) {
 		struct btf_var v = { .linkage = (uint32_t)linkage };
 		memcpy(last(w) + 1, &v, sizeof(v));
@@ -315,7 +408,7 @@ int bw_var(struct bw *w, const char *name, int linkage, int type)
 
 int bw_datasec(struct bw *w, const char *name, uint32_t byte_sz)
 {
-	return empty(name) ? -EINVAL : begin(w, name, info_of(BTF_KIND_DATASEC, 0, 0), byte_sz, 0);
+	return empty(name) ? -EINVAL : begin(w, name, info_of(BTF_KIND_DATASEC, 0, 0), byte_sz, 0, 0);
 }
 
 int bw_datasec_var_info(struct bw *w, int var, uint32_t offset, uint32_t byte_sz)
@@ -323,14 +416,14 @@ int bw_datasec_var_info(struct bw *w, int var, uint32_t offset, uint32_t byte_sz
 	if (!last_is(w, BTF_KIND_DATASEC) || bad_id(var))
 		return -EINVAL;
 	struct btf_var_secinfo v = { .type = (uint32_t)var, .offset = offset, .size = byte_sz };
-	return member(w, &v, sizeof(v), 0);
+	return member(w, &v, sizeof(v), 0, 0, offsetof(struct btf_var_secinfo, type));
 }
 
 int bw_decl_tag(struct bw *w, const char *value, int ref, int component_idx)
 {
 	if (empty(value) || component_idx < -1 || bad_id(ref))
 		return -EINVAL;
-	int id = begin(w, value, info_of(BTF_KIND_DECL_TAG, 0, 0), (uint32_t)ref,
+	int id = begin(w, value, info_of(BTF_KIND_DECL_TAG, 0, 0), (uint32_t)ref, 1,
 		       sizeof(struct btf_decl_tag));
 	if (id > 0) {
 		struct btf_decl_tag d = { .component_idx = component_idx };

@@ -59,6 +59,29 @@ int bw_decl_tag(struct bw *w, const char *value, int ref, int component_idx);
 /* The raw BTF (header, types, strings; host byte order) into out. */
 int bw_raw(const struct bw *w, struct buf *out);
 
+/* A piece of a BTF: its types get ids after base or, local, the ids
+ * BW_LOCAL | 1, 2, ... until the pieces before it are counted. Ids passed
+ * in are the BTF's, or this piece's own BW_LOCAL ones. */
+#define BW_LOCAL 0x40000000u
+struct bw *bw_new_piece(uint32_t base, int local);
+/* What a piece wrote, for the join (encode.c). Valid until the next add. */
+struct bw_piece {
+	const uint8_t *types;
+	size_t types_len;
+	uint32_t nr_types;
+	const char *strs;	/* its own: "" at 0, each string once, first use first */
+	size_t strs_len;
+	const uint32_t *name_at; /* where in types a name offset (not 0) is */
+	size_t n_name;
+	const uint32_t *local_at; /* where in types a BW_LOCAL id is */
+	size_t n_local;
+	const uint32_t *str_at;	/* each string of strs, in order: its offset */
+	const uint64_t *str_hash; /* and its strtab__hash() */
+	size_t n_str;
+	int err;		/* -ENOMEM when a position could not be noted */
+};
+void bw_piece_view(const struct bw *w, struct bw_piece *v);
+
 /* pahole's --btf_features, bit per feature (features.c). */
 enum feature_bit {
 	FEAT_ENCODE_FORCE, FEAT_VAR, FEAT_FLOAT, FEAT_DECL_TAG, FEAT_TYPE_TAG, FEAT_ENUM64,
@@ -155,17 +178,36 @@ struct type_map {
 	int type_tags;		/* feature type_tag: pointers' tags become TYPE_TAGs */
 	int flat_arrays;	/* multi-dimensional arrays as one ARRAY (types.c) */
 	size_t first_extra;	/* extras before this are the nodes' own arrays */
+	int decl_tags;		/* feature decl_tag */
+	/* Planned by types_plan(): the array index type's id, and whether it
+	 * is one of our own (after the extras); the id after the extras. */
+	uint32_t index_type, after_extras;
+	int need_index;
 };
 void type_map__free(struct type_map *map);
 /* A name BTF accepts for a struct, union, enum, typedef or function. */
 int btf_name_ok(const char *s);
 /* Step 1: decide what cannot be written (fills map->dropped). */
 int types_prepare(const struct graph *g, struct type_map *map);
-/* Step 3: every node as BTF but prototypes no type and no picked function
- * uses (a function prototype is only written for a FUNC that is). */
-int emit_types(struct bw *btf, const struct graph *g, const struct emit_opts *o,
-	       const uint32_t *picks, size_t npicks, struct type_map *map,
-	       struct skip_log *skips, struct diag *d);
+/* Step 3: what the types will be: cycles refused, prototypes no type and no
+ * picked function uses left out (a prototype is only written for a FUNC
+ * that is), every id planned, the nodes left out reported to skips. */
+int types_plan(const struct graph *g, const struct emit_opts *o, const uint32_t *picks, size_t npicks,
+	       struct type_map *map, struct skip_log *skips, struct diag *d);
+/* Step 4, in this order (encode.c): nodes [a, b) as BTF, into a BTF or a
+ * piece whose ids start after types_base(a, b) (planned ids, checked);
+ * the extra types and the index type, after types_extras_base(); and the
+ * btf_decl_tag annotations of the structs, unions, their members and the
+ * typedefs among nodes [a, b) (functions, parameters and variables get
+ * theirs where they are added). */
+uint32_t types_base(const struct graph *g, const struct type_map *map, size_t a, size_t b);
+int types_encode(struct bw *btf, const struct graph *g, const struct type_map *map,
+		 const struct emit_opts *o, size_t a, size_t b, struct diag *d);
+uint32_t types_extras_base(const struct type_map *map);
+int types_encode_extras(struct bw *btf, const struct graph *g, const struct type_map *map,
+			struct diag *d);
+int types_encode_tags(struct bw *btf, const struct graph *g, const struct type_map *map,
+		      size_t a, size_t b, struct diag *d);
 
 /* Step 2: the chosen function candidates (indices into g->funcs), name order;
  * PICK_TRUE_SIG marks one to write with its true signature. */
@@ -177,9 +219,23 @@ int select_funcs(const struct graph *g, const struct elf_info *ei, const uint8_t
 int explain(FILE *o, const struct graph *g, const struct elf_info *ei, const struct emit_opts *opts,
 	    const uint8_t *dropped, const char *name);
 
-/* Step 4: their FUNCs and decl tags. */
-int emit_funcs(struct bw *btf, const struct graph *g, const struct elf_info *ei, const uint32_t *picks,
-	       size_t npicks, const struct type_map *map, const struct emit_opts *o, struct diag *d);
+/* encode.c: steps 4 and 5 (types, funcs, vars) into out as raw BTF, on
+ * up to o->jobs threads (*threads_used), the same bytes on any. */
+struct encode_in {
+	const struct graph *g;
+	const struct elf_info *ei;	/* or NULL */
+	const struct emit_opts *o;
+	const uint32_t *picks;
+	size_t npicks;
+	const struct type_map *map;	/* planned by types_plan() */
+	struct skip_log *skips;		/* or NULL */
+};
+int encode_btf(const struct encode_in *in, unsigned *threads_used, struct buf *out,
+	       uint32_t *nr_types, struct diag *d);
+
+/* Step 4, after the types: the FUNCs of picks [a, b) and their decl tags. */
+int funcs_encode(struct bw *btf, const struct graph *g, const struct elf_info *ei, const uint32_t *picks,
+		 size_t a, size_t b, const struct type_map *map, const struct emit_opts *o, struct diag *d);
 /* base_view.c: a base BTF read in place (see there). Types are 1 .. n - 1;
  * bv_type() is NULL past them (id 0 is void, as libbpf has it), bv_str()
  * "" outside the strings. */

@@ -514,11 +514,11 @@ static int add_tag(struct bw *btf, const char *value, int id, int comp, const ch
 	return r < 0 ? diag_fail(d, -r, "function %s: decl tag %s refused: %s", name, value, strerror(-r)) : 0;
 }
 
-int emit_funcs(struct bw *btf, const struct graph *g, const struct elf_info *ei, const uint32_t *picks,
-	       size_t npicks, const struct type_map *map, const struct emit_opts *o, struct diag *d)
+int funcs_encode(struct bw *btf, const struct graph *g, const struct elf_info *ei, const uint32_t *picks,
+		 size_t a, size_t b, const struct type_map *map, const struct emit_opts *o, struct diag *d)
 {
 	int err = 0, tags = HAS_FEAT(o, FEAT_DECL_TAG);
-	for (size_t i = 0; i < npicks && !err; i++) {
+	for (size_t i = a; i < b && !err; i++) {
 		const struct graph_func *f = &g->funcs[PICK_INDEX(picks[i])];
 		const char *name = graph_str(g, f->name);
 		int id = (picks[i] & PICK_TRUE_SIG) ? add_true_signature(btf, g, ei, f, map, &name)

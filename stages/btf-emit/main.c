@@ -40,9 +40,11 @@ static void usage(FILE *o)
 		"Encodes a type graph (format/TYPE-GRAPH.md) as BTF.\n"
 		"\n"
 		"  -j, --jobs N           threads (default: the number of CPUs); from 2 on, the\n"
-		"                         --elf file is read while the graph is, and functions\n"
-		"                         are sorted and judged on up to N threads, one per 16384\n"
-		"                         candidates. The output does not depend on it\n"
+		"                         --elf file is read while the graph is, functions are\n"
+		"                         sorted and judged on up to N threads, one per 16384\n"
+		"                         candidates, and the BTF is written in pieces on up to\n"
+		"                         N threads, one per 30000 nodes and functions. The\n"
+		"                         output does not depend on it\n"
 		"  -o, --output FILE      raw BTF to write (atomically)\n"
 		"      --elf ELF          the binary the graph came from: its symbol table\n"
 		"                         decides which functions and variables exist\n"
@@ -460,7 +462,6 @@ static int emit(const struct emit_opts *o, const struct emit_memo *memo, const s
 	struct base_index bi = { 0 };
 	const struct base_index *bip = NULL;
 	struct buf split = { 0 };
-	struct bw *w = NULL;
 	struct buf ours = { 0 };	/* our BTF, standalone, from w */
 	uint32_t *picks = NULL;
 	size_t npicks = 0;
@@ -519,14 +520,16 @@ static int emit(const struct emit_opts *o, const struct emit_memo *memo, const s
 	int own_dedup = have_view && !lossy;
 	if (o->base && !own_dedup && !base && (err = need_libbpf_base(o, &base, d, where)))
 		goto out;
-	if (!(w = bw_new())) {
-		err = -ENOMEM;
+	struct encode_in ein = { &g, eip, o, picks, npicks, &map, &skips };
+	uint32_t nr_types = 0;
+	unsigned encode_threads = 1;
+	if ((err = types_plan(&g, o, picks, npicks, &map, &skips, d)))
 		goto out;
-	}
-	if ((err = emit_types(w, &g, o, picks, npicks, &map, &skips, d)) ||
-	    (err = emit_funcs(w, &g, eip, picks, npicks, &map, o, d)) ||
-	    (err = emit_vars(w, &g, eip, &map, o, &skips, d)) || (err = bw_raw(w, &ours)))
+	stats_phase(&st, "plan");
+	if ((err = encode_btf(&ein, &encode_threads, &ours, &nr_types, d)))
 		goto out;
+	if (o->stats)
+		stats_count(&st, "encode_threads", encode_threads);
 	/* libbpf's object, for what is done with libbpf after: matching
 	 * against the base, its dedup, the other byte order. Split, its types
 	 * are ours appended to an empty split BTF, with the ids and the
@@ -541,7 +544,7 @@ static int emit(const struct emit_opts *o, const struct emit_memo *memo, const s
 		if (base && !own_dedup) {
 			/* (libbpf 1.1's btf__add_btf() of no types fails: -ENOMEM.) */
 			btf = btf__new_empty_split(base);
-			int r = !btf ? -ENOMEM : bw_type_cnt(w) > 1 ? btf__add_btf(btf, standalone) : 0;
+			int r = !btf ? -ENOMEM : nr_types ? btf__add_btf(btf, standalone) : 0;
 			btf__free(standalone);
 			if (r < 0) {
 				err = diag_fail(d, -r, "cannot make split BTF over base %s: %s", o->base, strerror(-r));
@@ -623,7 +626,6 @@ out:
 	base_view_close(&view);
 	buf_free(&split);
 	buf_free(&ours);
-	bw_free(w);
 	type_map__free(&map);
 	elf_info__free(&ei);
 	graph__free(&g);

@@ -407,12 +407,10 @@ void type_map__free(struct type_map *map)
 	memset(map, 0, sizeof(*map));
 }
 
-/* btf_decl_tag annotations of structs, unions, their members and typedefs.
- * (Functions, parameters and variables get theirs where they are added.) */
-static int add_decl_tags(struct bw *btf, const struct graph *g, const struct type_map *map,
-			 struct diag *d)
+int types_encode_tags(struct bw *btf, const struct graph *g, const struct type_map *map,
+		      size_t a, size_t b, struct diag *d)
 {
-	for (size_t i = 1; i <= g->nnodes; i++) {
+	for (size_t i = a; i < b && map->decl_tags; i++) {
 		const struct graph_node *n = &g->nodes[i];
 		if (map->dropped[i] || !map->ids[i] ||
 		    (n->kind != G_STRUCT && n->kind != G_UNION && n->kind != G_TYPEDEF))
@@ -483,22 +481,21 @@ static int drop_unused_protos(const struct graph *g, const uint32_t *picks, size
 	return 0;
 }
 
-int emit_types(struct bw *btf, const struct graph *g, const struct emit_opts *o,
-	       const uint32_t *picks, size_t npicks, struct type_map *map,
-	       struct skip_log *skips, struct diag *d)
+int types_plan(const struct graph *g, const struct emit_opts *o, const uint32_t *picks, size_t npicks,
+	       struct type_map *map, struct skip_log *skips, struct diag *d)
 {
 	int err = check_cycles(g, d);
 	if (!err)
 		err = drop_unused_protos(g, picks, npicks, map);
 	if (err)
 		return err;
-	uint32_t next;
 	map->type_tags = HAS_FEAT(o, FEAT_TYPE_TAG);
-	err = plan_ids(g, map, bw_type_cnt(btf), &next);
-	if (err)
+	map->decl_tags = HAS_FEAT(o, FEAT_DECL_TAG);
+	uint32_t next;
+	if ((err = plan_ids(g, map, 1, &next)))
 		return err;
 
-	/* The index type: the graph's int, else one of our own after the rest. */
+	/* The index type: the graph's int, else one of our own after the extras. */
 	uint32_t index_type = 0;
 	int has_array = 0;
 	for (size_t i = 1; i <= g->nnodes; i++) {
@@ -508,23 +505,37 @@ int emit_types(struct bw *btf, const struct graph *g, const struct emit_opts *o,
 			index_type = map->ids[i];
 		has_array |= n->kind == G_ARRAY && !map->dropped[i];
 	}
-	int need_index = !index_type && has_array;
-	if (need_index)
-		index_type = next;
+	map->need_index = !index_type && has_array;
+	map->index_type = map->need_index ? next : index_type;
+	map->after_extras = next;
 
-	for (size_t i = 1; i <= g->nnodes; i++) {
+	for (size_t i = 1; skips && i <= g->nnodes; i++) {
 		const struct graph_node *n = &g->nodes[i];
-		if (map->dropped[i]) {
-			if (skips && map->dropped[i] == 1)
-				skip_log__add(skips, "type", *graph_str(g, n->name) ? graph_str(g, n->name)
-										    : graph_kind_name(n->kind),
-					      beyond_btf(g, n) ? beyond_btf(g, n) : "needs a type with no BTF form",
-					      g, first_cu(g, i));
+		if (map->dropped[i] == 1)
+			skip_log__add(skips, "type", *graph_str(g, n->name) ? graph_str(g, n->name)
+									    : graph_kind_name(n->kind),
+				      beyond_btf(g, n) ? beyond_btf(g, n) : "needs a type with no BTF form",
+				      g, first_cu(g, i));
+	}
+	return 0;
+}
+
+uint32_t types_base(const struct graph *g, const struct type_map *map, size_t a, size_t b)
+{
+	for (size_t i = a; i < b; i++)
+		if (type_count(&g->nodes[i], map->dropped[i]))
+			return map->ids[i] - 1;
+	return 0;
+}
+
+int types_encode(struct bw *btf, const struct graph *g, const struct type_map *map,
+		 const struct emit_opts *o, size_t a, size_t b, struct diag *d)
+{
+	for (size_t i = a; i < b; i++) {
+		const struct graph_node *n = &g->nodes[i];
+		if (!type_count(n, map->dropped[i]))
 			continue;
-		}
-		if (!type_count(n, 0))
-			continue;
-		int id = add_node(btf, g, i, map, o, index_type);
+		int id = add_node(btf, g, i, map, o, map->index_type);
 		if (id < 0)
 			return diag_fail(d, -id, "graph node %zu (%s \"%s\"): BTF cannot hold it: %s", i,
 					 graph_kind_name(n->kind), graph_str(g, n->name), strerror(-id));
@@ -532,25 +543,37 @@ int emit_types(struct bw *btf, const struct graph *g, const struct emit_opts *o,
 			return diag_fail(d, EPROTO, "graph node %zu got BTF id %d, planned %u (a bug)", i, id,
 					 map->ids[i]);
 	}
+	return 0;
+}
+
+uint32_t types_extras_base(const struct type_map *map)
+{
+	return map->first_extra < map->extras->n ? map->extras->v[map->first_extra].id - 1
+						 : map->after_extras - 1;
+}
+
+int types_encode_extras(struct bw *btf, const struct graph *g, const struct type_map *map,
+			struct diag *d)
+{
 	/* The extra types, in planned order. */
 	for (size_t k = map->first_extra; k < map->extras->n; k++) {
 		const struct extra *x = &map->extras->v[k];
 		int id = x->kind == EX_ARRAY
-				 ? bw_array(btf, (int)index_type, (int)x->target, x->detail)
+				 ? bw_array(btf, (int)map->index_type, (int)x->target, x->detail)
 				 : bw_type_tag(btf, graph_str(g, x->detail), (int)x->target);
 		if (id < 0 || (uint32_t)id != x->id)
 			return diag_fail(d, id < 0 ? -id : EPROTO, "extra %s for type %u: %s",
 					 x->kind == EX_ARRAY ? "array" : "type tag", x->target,
 					 id < 0 ? strerror(-id) : "unplanned id (a bug)");
 	}
-	if (HAS_FEAT(o, FEAT_DECL_TAG) && (err = add_decl_tags(btf, g, map, d)))
-		return err;
-	if (!need_index)
+	/* Then the index type, where it was planned (before any decl tag). */
+	if (!map->need_index)
 		return 0;
 	int id = bw_int(btf, "__ARRAY_SIZE_TYPE__", 4, 0);
 	if (id < 0)
 		return diag_fail(d, -id, "cannot add the array index type: %s", strerror(-id));
-	if ((uint32_t)id != index_type)
-		return diag_fail(d, EPROTO, "array index type got id %d, planned %u (a bug)", id, index_type);
+	if ((uint32_t)id != map->index_type)
+		return diag_fail(d, EPROTO, "array index type got id %d, planned %u (a bug)", id,
+				 map->index_type);
 	return 0;
 }

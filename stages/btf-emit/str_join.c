@@ -1,0 +1,229 @@
+/* str_join.c: the string tables of BTF pieces joined into one.
+ *
+ * Each piece (encode.c) has its own table: "" at 0, then each of its strings
+ * once, in the order it first used them. The joined table is the one a
+ * single writer adding the pieces' strings in piece order makes: "" at 0,
+ * then each distinct string once, where it was first used. So a string
+ * belongs to the first piece that has it, and each piece's strings keep
+ * their order.
+ *
+ * Every step runs on the pool; what runs on one thread is a loop over the
+ * pieces (a prefix sum), never over strings:
+ *   1. per piece: list its strings by shard (bits of their hashes);
+ *   2. per shard: the pieces' strings, piece by piece, into the shard's
+ *      set; the piece that adds a string first owns it;
+ *   3. on one thread, over pieces: where each piece's strings start;
+ *   4. per piece: its strings written at their joined offsets.
+ * A string is only ever compared with those of its own shard, and a shard
+ * is only ever read and written by one thread at a time.
+ */
+#include "str_join.h"
+#include "../../common/pool.h"
+#include "../../common/strtab.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SHARD_BITS 6
+#define NSHARDS (1u << SHARD_BITS)
+
+struct ent {
+	const char *s;
+	uint64_t hash;
+	uint32_t len;
+	uint32_t owner;		/* the first piece that has it */
+	uint32_t off;		/* in the joined table (step 4) */
+};
+
+struct shard {
+	struct ent *ents;
+	size_t n;
+	uint64_t *own_bytes;	/* per piece: the bytes of the strings it owns here */
+};
+
+/* One piece's strings, in its own order (by offset). */
+struct local {
+	const char *strs;
+	size_t len;
+	size_t n;		/* strings, "" at 0 not counted */
+	const uint32_t *off;
+	const uint64_t *hash;
+	struct ent **ent;	/* step 2: each string's entry */
+	uint32_t *by_shard;	/* string indexes, by shard, in order within one */
+	uint32_t start[NSHARDS + 1];
+	uint64_t base;		/* where its own strings start */
+};
+
+struct str_join {
+	struct local *p;
+	size_t np;
+	struct shard sh[NSHARDS];
+	unsigned threads;
+	char *dst;
+};
+
+static unsigned shard_of(uint64_t hash)
+{
+	return (unsigned)(hash >> (64 - SHARD_BITS));
+}
+
+static int step_list(void *ctx, unsigned worker, size_t i)
+{
+	(void)worker;
+	struct local *l = &((struct str_join *)ctx)->p[i];
+	l->ent = malloc((l->n + 1) * sizeof(*l->ent));
+	l->by_shard = malloc((l->n + 1) * sizeof(*l->by_shard));
+	if (!l->ent || !l->by_shard)
+		return -ENOMEM;
+	uint32_t count[NSHARDS] = { 0 };
+	for (size_t k = 0; k < l->n; k++)
+		count[shard_of(l->hash[k])]++;
+	l->start[0] = 0;
+	for (unsigned s = 0; s < NSHARDS; s++)
+		l->start[s + 1] = l->start[s] + count[s];
+	uint32_t fill[NSHARDS];
+	memcpy(fill, l->start, sizeof(fill));
+	for (size_t k = 0; k < l->n; k++)
+		l->by_shard[fill[shard_of(l->hash[k])]++] = (uint32_t)k;
+	return 0;
+}
+
+static int step_shard(void *ctx, unsigned worker, size_t s)
+{
+	(void)worker;
+	struct str_join *j = ctx;
+	size_t total = 0;
+	for (size_t p = 0; p < j->np; p++)
+		total += j->p[p].start[s + 1] - j->p[p].start[s];
+	size_t nslots = 16;
+	while (nslots < total * 2)
+		nslots *= 2;
+	struct shard *sh = &j->sh[s];
+	uint32_t *slots = calloc(nslots, sizeof(*slots)); /* entry index + 1 */
+	sh->ents = malloc((total + 1) * sizeof(*sh->ents));
+	sh->own_bytes = calloc(j->np ? j->np : 1, sizeof(*sh->own_bytes));
+	if (!slots || !sh->ents || !sh->own_bytes) {
+		free(slots);
+		return -ENOMEM;
+	}
+	for (size_t p = 0; p < j->np; p++) {
+		struct local *l = &j->p[p];
+		for (uint32_t k = l->start[s]; k < l->start[s + 1]; k++) {
+			uint32_t i = l->by_shard[k];
+			const char *str = l->strs + l->off[i];
+			size_t len = (i + 1 < l->n ? l->off[i + 1] : l->len) - l->off[i] - 1;
+			size_t slot = l->hash[i] & (nslots - 1);
+			struct ent *e = NULL;
+			for (; slots[slot]; slot = (slot + 1) & (nslots - 1)) {
+				struct ent *c = &sh->ents[slots[slot] - 1];
+				if (c->hash == l->hash[i] && c->len == len && !memcmp(c->s, str, len)) {
+					e = c;
+					break;
+				}
+			}
+			if (!e) {
+				e = &sh->ents[sh->n];
+				*e = (struct ent){ str, l->hash[i], (uint32_t)len, (uint32_t)p, 0 };
+				slots[slot] = (uint32_t)++sh->n;
+				sh->own_bytes[p] += len + 1;
+			}
+			l->ent[i] = e;
+		}
+	}
+	free(slots);
+	return 0;
+}
+
+static int step_write(void *ctx, unsigned worker, size_t p)
+{
+	(void)worker;
+	struct str_join *j = ctx;
+	struct local *l = &j->p[p];
+	uint64_t at = l->base;
+	for (size_t i = 0; i < l->n; i++) {
+		struct ent *e = l->ent[i];
+		if (e->owner != p)
+			continue;
+		e->off = (uint32_t)at;
+		memcpy(j->dst + at, e->s, e->len + 1);
+		at += e->len + 1;
+	}
+	return 0;
+}
+
+static int run(struct str_join *j, size_t n, pool_work_fn fn)
+{
+	return pool_ordered(j->threads, n, n, fn, NULL, j);
+}
+
+int str_join_plan(const struct sj_in *in, size_t n, unsigned threads, struct str_join **out,
+		  size_t *joined_len)
+{
+	struct str_join *j = calloc(1, sizeof(*j));
+	*out = j;
+	if (!j || !(j->p = calloc(n ? n : 1, sizeof(*j->p)))) {
+		return -ENOMEM;
+	}
+	j->np = n;
+	j->threads = threads;
+	for (size_t p = 0; p < n; p++) {
+		j->p[p].strs = in[p].strs;
+		j->p[p].len = in[p].len;
+		j->p[p].off = in[p].off;
+		j->p[p].hash = in[p].hash;
+		j->p[p].n = in[p].n;
+	}
+	int err = run(j, n, step_list);
+	if (!err)
+		err = run(j, NSHARDS, step_shard);
+	if (err)
+		return err;
+	uint64_t at = 1; /* "" */
+	for (size_t p = 0; p < n; p++) {
+		j->p[p].base = at;
+		for (unsigned sh = 0; sh < NSHARDS; sh++)
+			at += j->sh[sh].own_bytes[p];
+	}
+	if (at > UINT32_MAX)
+		return -E2BIG;
+	*joined_len = (size_t)at;
+	return 0;
+}
+
+int str_join_write(struct str_join *j, char *dst)
+{
+	j->dst = dst;
+	dst[0] = 0;
+	return run(j, j->np, step_write);
+}
+
+size_t str_join_map_len(const struct str_join *j, size_t piece)
+{
+	return j->p[piece].len ? j->p[piece].len : 1;
+}
+
+void str_join_map(const struct str_join *j, size_t piece, uint32_t *map)
+{
+	const struct local *l = &j->p[piece];
+	map[0] = 0;
+	for (size_t i = 0; i < l->n; i++)
+		map[l->off[i]] = l->ent[i]->off;
+}
+
+void str_join_free(struct str_join *j)
+{
+	if (!j)
+		return;
+	for (size_t p = 0; p < j->np; p++) {
+		struct local *l = &j->p[p];
+		free(l->ent);
+		free(l->by_shard);
+	}
+	for (unsigned s = 0; s < NSHARDS; s++) {
+		free(j->sh[s].ents);
+		free(j->sh[s].own_bytes);
+	}
+	free(j->p);
+	free(j);
+}
