@@ -141,7 +141,11 @@ int graph__read(struct graph *g, const char *path, struct diag *d);
  * graph is not the file any more: graph__write() and graph__dump() refuse
  * it (-EINVAL). */
 enum { GRAPH_READ_FIRST_PROV = 1 };
-int graph__read_flags(struct graph *g, const char *path, unsigned flags, struct diag *d);
+/* The sections after the CUs are decoded and checked on up to `threads`
+ * threads (1: the calling one only); the graph, and the error reported for
+ * a bad file, are the same for any count. */
+int graph__read_flags(struct graph *g, const char *path, unsigned flags, unsigned threads,
+		      struct diag *d);
 
 /* Canonical text dump; `full_provenance` lists every CU of every node. */
 int graph__dump(const struct graph *g, FILE *out, int full_provenance, struct diag *d);

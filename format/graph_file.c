@@ -353,8 +353,14 @@ struct gdec {
 	const char *path;
 	int sec;
 	struct diag *d;
-	size_t annots_cap;
 	unsigned flags;		/* GRAPH_READ_* */
+	const char *str;	/* the strings section, in the file */
+	size_t str_size;
+	/* This section's annotations: sections are decoded side by side,
+	 * and their lists are joined in file order after (join_annots()). */
+	struct graph_annot *annots;
+	size_t nannots, annots_cap;
+	size_t nnodes;		/* S_PROV: the nodes section's count */
 };
 
 static int gfail(struct gdec *x, const char *why)
@@ -376,7 +382,7 @@ static inline __attribute__((always_inline)) uint32_t g_u32(struct gdec *x)
 static inline __attribute__((always_inline)) uint32_t g_str(struct gdec *x)
 {
 	uint32_t r = g_u32(x);
-	if (!x->c.err && (r >= x->g->str_size || (r && x->g->str[r - 1])))
+	if (!x->c.err && (r >= x->str_size || (r && x->str[r - 1])))
 		x->c.err = -ERANGE;
 	return r;
 }
@@ -394,19 +400,19 @@ static int g_count(struct gdec *x, size_t *out, size_t min_bytes)
 	return 0;
 }
 
+/* *first: an index into this section's own list, until join_annots(). */
 static int g_annots(struct gdec *x, uint32_t *first, uint32_t *count)
 {
-	struct graph *g = x->g;
 	size_t n;
 	if (g_count(x, &n, 2))
 		return -EBADMSG;
-	if (vec_grow(&g->annots, &x->annots_cap, g->nannots + n))
+	if (vec_grow(&x->annots, &x->annots_cap, x->nannots + n))
 		return -ENOMEM;
-	*first = (uint32_t)g->nannots;
+	*first = (uint32_t)x->nannots;
 	*count = (uint32_t)n;
 	for (size_t i = 0; i < n; i++) {
-		g->annots[g->nannots].name = g_str(x);
-		g->annots[g->nannots++].value = g_str(x);
+		x->annots[x->nannots].name = g_str(x);
+		x->annots[x->nannots++].value = g_str(x);
 	}
 	return x->c.err;
 }
@@ -562,10 +568,13 @@ static int dec_section(struct gdec *x)
 	case S_NODES:
 		return dec_nodes(x);
 	case S_PROV: {
-		if (!(g->prov_off = calloc(g->nnodes + 2, sizeof(*g->prov_off))))
+		/* The node count from the nodes section's first field: that
+		 * section may still be being decoded. */
+		size_t nnodes = x->nnodes;
+		if (!(g->prov_off = calloc(nnodes + 2, sizeof(*g->prov_off))))
 			return -ENOMEM;
 		size_t cap = 0;
-		for (size_t i = 1; i <= g->nnodes; i++) {
+		for (size_t i = 1; i <= nnodes; i++) {
 			g->prov_off[i] = (uint32_t)g->nprov;
 			if (g_count(x, &n, 1))
 				return -EBADMSG;
@@ -582,7 +591,7 @@ static int dec_section(struct gdec *x)
 				prev = v;
 			}
 		}
-		g->prov_off[g->nnodes + 1] = (uint32_t)g->nprov;
+		g->prov_off[nnodes + 1] = (uint32_t)g->nprov;
 		return x->c.err ? gfail(x, "truncated") : 0;
 	}
 	case S_FUNCS: {
@@ -649,8 +658,9 @@ static int dec_section(struct gdec *x)
 	return 0;
 }
 
-/* Every node id in the graph must name a node. */
-static int check_ids(struct graph *g, const char *path, struct diag *d)
+/* Every node id in the graph must name a node: three parts, the nodes, the
+ * functions and the variables, each on its own (check_work()). */
+static int check_nodes(struct graph *g, const char *path, struct diag *d)
 {
 	uint32_t n = (uint32_t)g->nnodes;
 	for (size_t i = 1; i <= g->nnodes; i++) {
@@ -663,23 +673,163 @@ static int check_ids(struct graph *g, const char *path, struct diag *d)
 					return diag_fail(d, EBADMSG, "%s: node %zu item %u refers to node %u of %u",
 							 path, i, k, g->items[nd->item_first + k].type, n);
 	}
+	return 0;
+}
+
+static int check_funcs(struct graph *g, const char *path, struct diag *d)
+{
+	uint32_t n = (uint32_t)g->nnodes;
 	for (size_t i = 0; i < g->nfuncs; i++)
 		if (g->funcs[i].proto > n || !g->funcs[i].proto ||
 		    g->nodes[g->funcs[i].proto].kind != G_FUNC_PROTO)
 			return diag_fail(d, EBADMSG, "%s: function %zu: prototype is not a func_proto node", path, i);
+	return 0;
+}
+
+static int check_vars(struct graph *g, const char *path, struct diag *d)
+{
 	for (size_t i = 0; i < g->nvars; i++)
-		if (g->vars[i].type > n)
-			return diag_fail(d, EBADMSG, "%s: variable %zu refers to node %u of %u", path, i,
-					 g->vars[i].type, n);
+		if (g->vars[i].type > g->nnodes)
+			return diag_fail(d, EBADMSG, "%s: variable %zu refers to node %u of %zu", path, i,
+					 g->vars[i].type, g->nnodes);
 	return 0;
 }
 
 int graph__read(struct graph *g, const char *path, struct diag *d)
 {
-	return graph__read_flags(g, path, 0, d);
+	return graph__read_flags(g, path, 0, 1, d);
 }
 
-int graph__read_flags(struct graph *g, const char *path, unsigned flags, struct diag *d)
+/* ---- reading, section by section --------------------------------------- */
+
+/* A read in progress. The strings, the inputs and the CUs (small, and what
+ * the others check their references against) are read first, on the
+ * calling thread; then the strings are copied and the nodes, provenance,
+ * functions and variables decoded side by side, each into fields of the
+ * graph of its own; then the annotation lists are joined and the node ids
+ * checked, again side by side. Each part records its error and message in
+ * its own slot, and the one reported is the first in file order: the
+ * message of a bad file is the same at any thread count, and the same as
+ * reading the sections one after the other. */
+struct gread {
+	struct graph *g;
+	const char *path;
+	unsigned flags;
+	const uint8_t *sec[GRAPH_NSECTIONS + 1];	/* by section id */
+	size_t len[GRAPH_NSECTIONS + 1];
+	uint64_t off[GRAPH_NSECTIONS + 1];		/* in the file */
+	uint64_t check[GRAPH_NSECTIONS + 1];
+	struct gdec x[GRAPH_NSECTIONS + 1];
+	struct diag d[GRAPH_NSECTIONS + 1];
+	int err[GRAPH_NSECTIONS + 1];
+	size_t first_job;	/* section id of the pool's item 0 */
+};
+
+/* Section id: its checksum, then its records, then nothing left over. */
+static int read_section(struct gread *r, int id)
+{
+	struct diag *d = &r->d[id];
+	if (XXH3_64bits(r->sec[id], r->len[id]) != r->check[id])
+		return diag_fail(d, EBADMSG, "%s: section %s (offset %llu, %llu bytes): checksum mismatch: "
+				 "the file is corrupted", r->path, section_names[id],
+				 (unsigned long long)r->off[id], (unsigned long long)r->len[id]);
+	if (id == S_STRINGS) {
+		if (!r->len[id] || r->sec[id][0] || r->sec[id][r->len[id] - 1])
+			return diag_fail(d, EBADMSG, "%s: string section malformed at offset %llu", r->path,
+					 (unsigned long long)r->off[id]);
+		return 0; /* copied by read_work() */
+	}
+	struct gdec *x = &r->x[id];
+	*x = (struct gdec){ .g = r->g, .path = r->path, .sec = id, .d = d, .flags = r->flags,
+			    .str = (const char *)r->sec[S_STRINGS], .str_size = r->len[S_STRINGS] };
+	if (id == S_PROV) {
+		/* The nodes section's first field, its count (checked there). */
+		struct cursor c;
+		cursor_init(&c, r->sec[S_NODES], r->len[S_NODES]);
+		uint64_t n = cur_uleb(&c);
+		x->nnodes = c.err || n >= UINT32_MAX - 2 ? 0 : (size_t)n;
+	}
+	cursor_init(&x->c, r->sec[id], r->len[id]);
+	int err = dec_section(x);
+	if (!err && (x->c.err || cursor_left(&x->c)))
+		err = gfail(x, x->c.err == -ERANGE ? "string reference out of range"
+			       : x->c.err ? "truncated" : "trailing bytes");
+	return err;
+}
+
+static int read_work(void *ctx, unsigned worker, size_t item)
+{
+	(void)worker;
+	struct gread *r = ctx;
+	int id = (int)(r->first_job + item);
+	if (id <= S_CUS) { /* item 0: the strings, checked already */
+		struct graph *g = r->g;
+		if (!(g->str = malloc(r->len[S_STRINGS])))
+			return r->err[S_STRINGS] = -ENOMEM;
+		memcpy(g->str, r->sec[S_STRINGS], r->len[S_STRINGS]);
+		g->str_size = r->len[S_STRINGS];
+		return 0;
+	}
+	return r->err[id] = read_section(r, id);
+}
+
+/* The sections' annotation lists as one, in file order, and each
+ * reference to one made an index into it. */
+static int join_annots(struct gread *r)
+{
+	struct graph *g = r->g;
+	size_t total = 0;
+	for (int id = S_NODES; id <= S_VARS; id++)
+		total += r->x[id].nannots;
+	if (!(g->annots = malloc((total ? total : 1) * sizeof(*g->annots))))
+		return -ENOMEM;
+	size_t at = 0;
+	for (int id = S_NODES; id <= S_VARS; id++) {
+		if (r->x[id].nannots)
+			memcpy(g->annots + at, r->x[id].annots, r->x[id].nannots * sizeof(*g->annots));
+		at += r->x[id].nannots;
+	}
+	g->nannots = total;
+	return 0;
+}
+
+static int check_work(void *ctx, unsigned worker, size_t item)
+{
+	(void)worker;
+	struct gread *r = ctx;
+	struct graph *g = r->g;
+	/* Where the functions' and the variables' lists start in the joined one. */
+	uint32_t funcs_at = (uint32_t)r->x[S_NODES].nannots;
+	uint32_t vars_at = funcs_at + (uint32_t)r->x[S_FUNCS].nannots;
+	switch (item) {
+	case 0:
+		return r->err[0] = check_nodes(g, r->path, &r->d[0]);
+	case 1:
+		for (size_t i = 0; i < g->nfuncs; i++)
+			g->funcs[i].annot_first += funcs_at;
+		for (size_t i = 0; i < g->nlocs; i++)
+			g->locs[i].annot_first += funcs_at;
+		return r->err[1] = check_funcs(g, r->path, &r->d[1]);
+	default:
+		for (size_t i = 0; i < g->nvars; i++)
+			g->vars[i].annot_first += vars_at;
+		return r->err[2] = check_vars(g, r->path, &r->d[2]);
+	}
+}
+
+/* The first error in file order, its message into d. */
+static int first_error(struct gread *r, int n, struct diag *d)
+{
+	for (int i = 0; i < n; i++)
+		if (r->err[i]) {
+			if (r->d[i].set)
+				*d = r->d[i];
+			return r->err[i];
+		}
+	return 0;
+}
+
+int graph__read_flags(struct graph *g, const char *path, unsigned flags, unsigned threads, struct diag *d)
 {
 	memset(g, 0, sizeof(*g));
 	g->prov_cut = (flags & GRAPH_READ_FIRST_PROV) != 0;
@@ -689,6 +839,12 @@ int graph__read_flags(struct graph *g, const char *path, unsigned flags, struct 
 	if (err)
 		return err;
 	const uint8_t *m = map;
+	struct gread *r = calloc(1, sizeof(*r));
+	if (!r) {
+		err = -ENOMEM;
+		goto out;
+	}
+	*r = (struct gread){ .g = g, .path = path, .flags = flags };
 	err = -EBADMSG;
 	if (memcmp(m, GRAPH_MAGIC, 8)) {
 		err = diag_fail(d, EBADMSG, "%s: not a .graph file (bad magic at offset 0)", path);
@@ -717,54 +873,63 @@ int graph__read_flags(struct graph *g, const char *path, unsigned flags, struct 
 		err = diag_fail(d, EBADMSG, "%s: header or section table corrupted (checksum mismatch at offset 32)", path);
 		goto out;
 	}
+	/* Where each section is. A section out of place is reported after
+	 * the errors of the sections before it, as a reader going through
+	 * the file in order would. */
 	uint64_t expect = head_size;
+	int placed = 0; /* sections 1 .. placed are where the table says */
+	struct diag place_d = { 0 };
 	for (int id = 1; id <= GRAPH_NSECTIONS; id++) {
 		const uint8_t *e = m + GRAPH_HEADER_SIZE + (id - 1) * 32;
 		uint64_t off = le64_get(e + 8), len = le64_get(e + 16);
 		if (le32_get(e) != (uint32_t)id || off != expect || len > size - off) {
-			err = diag_fail(d, EBADMSG, "%s: section %s out of place (offset %llu)", path,
+			diag_fail(&place_d, EBADMSG, "%s: section %s out of place (offset %llu)", path,
 				  section_names[id], (unsigned long long)off);
-			goto out;
+			break;
 		}
-		if (XXH3_64bits(m + off, len) != le64_get(e + 24)) {
-			err = diag_fail(d, EBADMSG, "%s: section %s (offset %llu, %llu bytes): checksum mismatch: "
-				  "the file is corrupted", path, section_names[id],
-				  (unsigned long long)off, (unsigned long long)len);
-			goto out;
-		}
+		r->sec[id] = m + off;
+		r->off[id] = off;
+		r->len[id] = (size_t)len;
+		r->check[id] = le64_get(e + 24);
 		expect = off + len;
-		if (id == S_STRINGS) {
-			if (!len || m[off] || m[off + len - 1]) {
-				err = diag_fail(d, EBADMSG, "%s: string section malformed at offset %llu", path,
-					  (unsigned long long)off);
-				goto out;
-			}
-			if (!(g->str = malloc(len))) {
-				err = -ENOMEM;
-				goto out;
-			}
-			memcpy(g->str, m + off, len);
-			g->str_size = len;
-			continue;
-		}
-		struct gdec x = { .g = g, .path = path, .sec = id, .d = d, .annots_cap = g->nannots,
-				  .flags = flags };
-		cursor_init(&x.c, m + off, len);
-		if ((err = dec_section(&x)))
-			goto out;
-		if (x.c.err || cursor_left(&x.c)) {
-			err = gfail(&x, x.c.err == -ERANGE ? "string reference out of range"
-					: x.c.err ? "truncated" : "trailing bytes");
+		placed = id;
+	}
+	/* The strings, inputs and CUs, in order, on this thread. */
+	for (int id = S_STRINGS; id <= S_CUS && id <= placed; id++)
+		if ((err = read_section(r, id))) {
+			*d = r->d[id];
 			goto out;
 		}
+	/* Then the rest side by side: item 0 copies the strings. */
+	if (placed >= S_CUS) {
+		r->first_job = S_CUS;
+		size_t jobs = (size_t)(placed - S_CUS) + 1;
+		int perr = pool_ordered(threads, jobs, jobs, read_work, NULL, r);
+		if ((err = first_error(r, GRAPH_NSECTIONS + 1, d)) || (err = perr))
+			goto out;
+	}
+	if (placed < GRAPH_NSECTIONS) {
+		*d = place_d;
+		err = -EBADMSG;
+		goto out;
 	}
 	if (expect != size) {
 		err = diag_fail(d, EBADMSG, "%s: %llu stray bytes after the last section", path,
 			  (unsigned long long)(size - expect));
 		goto out;
 	}
-	err = check_ids(g, path, d);
+	if ((err = join_annots(r)))
+		goto out;
+	memset(r->err, 0, sizeof(r->err));
+	memset(r->d, 0, sizeof(r->d));
+	int perr = pool_ordered(threads, 3, 3, check_work, NULL, r);
+	if (!(err = first_error(r, 3, d)))
+		err = perr;
 out:
+	if (r)
+		for (int id = 0; id <= GRAPH_NSECTIONS; id++)
+			free(r->x[id].annots);
+	free(r);
 	munmap((void *)m, size);
 	if (err)
 		graph__free(g);

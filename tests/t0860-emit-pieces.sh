@@ -73,10 +73,14 @@ else
 		ds && /type_id=/{split($1,a,"="); if (!(a[2] in var)) print a[2]; n++}
 		END{if (n != '"$N"') print "entries " n}' "$d/dump" | head -3)
 	[ -z "$bad" ] && ok "the DATASEC names the $N VARs by id" || not_ok "the DATASEC names the $N VARs by id" "$bad"
-	# Each function's own decl tag points at its FUNC.
-	n=$(awk '/^\[[0-9]+\] FUNC /{gsub(/[\[\]]/,"",$1); f[$1]=1}
-		/DECL_TAG .tag_f[0-9]*. /{split($4,a,"="); if (a[2] in f) n++} END{print n+0}' "$d/dump")
-	[ "$n" = "$N" ] && ok "$N tag_f* DECL_TAGs, each on a FUNC" || not_ok "$N tag_f* DECL_TAGs, each on a FUNC" "found $n"
+	# Each tag names what it was written on, and the component.
+	kinds=$(awk '/^\[[0-9]+\] /{id=$1; gsub(/[\[\]]/,"",id); kind[id]=$2}
+		/ DECL_TAG /{v=$3; gsub(/\047|[0-9]+\047$/,"",v); sub(/[0-9]+$/,"",v)
+			split($4,a,"="); split($5,c,"="); n[v " " kind[a[2]] " " c[2]]++}
+		END{for (k in n) print k, n[k]}' "$d/dump" | sort | tr '\n' ';')
+	want="tag_f FUNC -1 $N;tag_m STRUCT 0 $N;tag_p FUNC 1 $N;tag_s STRUCT -1 $N;tag_t TYPEDEF -1 $N;tag_v VAR -1 $N;"
+	[ "$kinds" = "$want" ] && ok "each decl tag on its kind and component ($N of each of 6)" ||
+		not_ok "each decl tag on its kind and component" "got '$kinds', wanted '$want'"
 fi
 check "the kernel accepts the 4-thread BTF" sh -c "'$T_BIN/tools/btfcheck' --load '$d/big.j4.btf'; [ \$? -eq 0 ] || [ \$? -eq 77 ]"
 

@@ -2,8 +2,9 @@
  * format/graph_dump.c).
  *
  * Each input is written to a temporary file and read the way btf-emit and
- * `dedup-merge --dump` read one: graph__read(), then graph__dump() to
- * /dev/null (with and without full provenance), then graph__free().
+ * `dedup-merge --dump` read one: graph__read_flags() on one thread and on
+ * three, which must agree (error, message, dump), then graph__dump() with
+ * and without full provenance, then graph__free().
  *
  * Every input is read twice:
  *  1. as given, which exercises the header, section table and checksum checks;
@@ -33,14 +34,41 @@
 
 static void read_graph(const char *path)
 {
-	struct diag d = { 0 };
-	struct graph g;
-	if (graph__read(&g, path, &d))
-		return; /* graph__read frees what it built on failure */
-	graph__dump(&g, devnull(), 0, &d);
+	/* On one thread and on three (the sections side by side): the same
+	 * answer, the same message and, when it reads, the same graph. */
+	struct diag d = { 0 }, d3 = { 0 };
+	struct graph g, g3;
+	int e1 = graph__read_flags(&g, path, 0, 1, &d);
+	int e3 = graph__read_flags(&g3, path, 0, 3, &d3);
+	if (e1 != e3 || d.set != d3.set || strcmp(d.msg, d3.msg)) {
+		fprintf(stderr, "fuzz_graph: 1 thread: %d %s\n3 threads: %d %s\n", e1, d.msg, e3, d3.msg);
+		abort();
+	}
+	if (e1)
+		return; /* graph__read_flags frees what it built on failure */
+	char *t1 = NULL, *t3 = NULL;
+	size_t n1 = 0, n3 = 0;
+	FILE *f1 = open_memstream(&t1, &n1), *f3 = open_memstream(&t3, &n3);
+	if (f1 && f3) {
+		int r1 = graph__dump(&g, f1, 1, &d), r3 = graph__dump(&g3, f3, 1, &d3);
+		fclose(f1);
+		fclose(f3);
+		f1 = f3 = NULL;
+		if (r1 != r3 || n1 != n3 || memcmp(t1, t3, n1)) {
+			fprintf(stderr, "fuzz_graph: the graph read on 3 threads dumps otherwise\n");
+			abort();
+		}
+	}
+	if (f1)
+		fclose(f1);
+	if (f3)
+		fclose(f3);
+	free(t1);
+	free(t3);
 	d.set = 0;
-	graph__dump(&g, devnull(), 1, &d);
+	graph__dump(&g, devnull(), 0, &d);
 	graph__free(&g);
+	graph__free(&g3);
 }
 
 /* ---- pass 2: repair the framing (see format/TYPE-GRAPH.md) ---- */
