@@ -400,7 +400,8 @@ static int g_count(struct gdec *x, size_t *out, size_t min_bytes)
 	return 0;
 }
 
-/* *first: an index into this section's own list, until join_annots(). */
+/* *first: an index into this section's own list, until check_work() moves
+ * it to where join_annots() put that list. */
 static int g_annots(struct gdec *x, uint32_t *first, uint32_t *count)
 {
 	size_t n;
@@ -744,10 +745,12 @@ static int read_section(struct gread *r, int id)
 			    .str = (const char *)r->sec[S_STRINGS], .str_size = r->len[S_STRINGS] };
 	if (id == S_PROV) {
 		/* The nodes section's first field, its count (checked there). */
+		/* Bounded as g_count() bounds it: a count no section could
+		 * hold allocates nothing here (the nodes section refuses it). */
 		struct cursor c;
 		cursor_init(&c, r->sec[S_NODES], r->len[S_NODES]);
 		uint64_t n = cur_uleb(&c);
-		x->nnodes = c.err || n >= UINT32_MAX - 2 ? 0 : (size_t)n;
+		x->nnodes = c.err || n >= UINT32_MAX - 2 || n * 2 > cursor_left(&c) ? 0 : (size_t)n;
 	}
 	cursor_init(&x->c, r->sec[id], r->len[id]);
 	int err = dec_section(x);
@@ -773,8 +776,8 @@ static int read_work(void *ctx, unsigned worker, size_t item)
 	return r->err[id] = read_section(r, id);
 }
 
-/* The sections' annotation lists as one, in file order, and each
- * reference to one made an index into it. */
+/* The sections' annotation lists as one, in file order (check_work()
+ * then adds each list's start to the references into it). */
 static int join_annots(struct gread *r)
 {
 	struct graph *g = r->g;
@@ -822,7 +825,7 @@ static int first_error(struct gread *r, int n, struct diag *d)
 {
 	for (int i = 0; i < n; i++)
 		if (r->err[i]) {
-			if (r->d[i].set)
+			if (r->d[i].set && d)
 				*d = r->d[i];
 			return r->err[i];
 		}
@@ -897,7 +900,8 @@ int graph__read_flags(struct graph *g, const char *path, unsigned flags, unsigne
 	/* The strings, inputs and CUs, in order, on this thread. */
 	for (int id = S_STRINGS; id <= S_CUS && id <= placed; id++)
 		if ((err = read_section(r, id))) {
-			*d = r->d[id];
+			if (d)
+				*d = r->d[id];
 			goto out;
 		}
 	/* Then the rest side by side: item 0 copies the strings. */
@@ -909,7 +913,8 @@ int graph__read_flags(struct graph *g, const char *path, unsigned flags, unsigne
 			goto out;
 	}
 	if (placed < GRAPH_NSECTIONS) {
-		*d = place_d;
+		if (d)
+			*d = place_d;
 		err = -EBADMSG;
 		goto out;
 	}

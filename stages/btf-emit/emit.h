@@ -31,7 +31,7 @@ struct diag;
 struct bw;
 struct bw *bw_new(void);
 void bw_free(struct bw *w);
-uint32_t bw_type_cnt(const struct bw *w); /* the next type's id */
+uint32_t bw_type_cnt(const struct bw *w); /* the next type's id (not a local piece's) */
 int bw_int(struct bw *w, const char *name, size_t byte_sz, int encoding);
 int bw_float(struct bw *w, const char *name, size_t byte_sz);
 int bw_ptr(struct bw *w, int ref);

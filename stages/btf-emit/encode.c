@@ -211,8 +211,8 @@ static int join(struct encode *e, unsigned threads, struct buf *out, uint32_t *n
 		types_len += v.types_len;
 		si[k] = (struct sj_in){ v.strs, v.strs_len, v.str_at, v.str_hash, v.n_str };
 	}
-	if (!err && next_id - 1 >= (uint64_t)INT_MAX - 1)
-		err = -ENOMEM; /* as one writer says at BTF_MAX_NR_TYPES */
+	if (!err && next_id - 1 > (uint64_t)INT_MAX - 1)
+		err = -ENOMEM; /* one writer's answer past INT_MAX - 1 types */
 	size_t strs_len = 0;
 	if (!err)
 		err = str_join_plan(si, e->np, threads, &e->sj, &strs_len);

@@ -28,7 +28,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/stat.h>
 
 #define TOOL "btf-emit"
 
@@ -44,8 +43,9 @@ static void usage(FILE *o)
 		"                         --elf file is read while the graph is, functions are\n"
 		"                         sorted and judged on up to N threads, one per 16384\n"
 		"                         candidates, and the BTF is written in pieces on up to\n"
-		"                         N threads, one per 30000 nodes and functions. The\n"
-		"                         output does not depend on it\n"
+		"                         N threads, one per 30000 nodes and functions; the graph\n"
+		"                         is decoded on up to N threads (less one reading --elf),\n"
+		"                         one per 4 MB. The output does not depend on it\n"
 		"  -o, --output FILE      raw BTF to write (atomically)\n"
 		"      --elf ELF          the binary the graph came from: its symbol table\n"
 		"                         decides which functions and variables exist\n"
