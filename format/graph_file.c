@@ -723,7 +723,6 @@ struct gread {
 	struct gdec x[GRAPH_NSECTIONS + 1];
 	struct diag d[GRAPH_NSECTIONS + 1];
 	int err[GRAPH_NSECTIONS + 1];
-	size_t first_job;	/* section id of the pool's item 0 */
 };
 
 /* Section id: its checksum, then its records, then nothing left over. */
@@ -744,13 +743,13 @@ static int read_section(struct gread *r, int id)
 	*x = (struct gdec){ .g = r->g, .path = r->path, .sec = id, .d = d, .flags = r->flags,
 			    .str = (const char *)r->sec[S_STRINGS], .str_size = r->len[S_STRINGS] };
 	if (id == S_PROV) {
-		/* The nodes section's first field, its count (checked there). */
-		/* Bounded as g_count() bounds it: a count no section could
-		 * hold allocates nothing here (the nodes section refuses it). */
-		struct cursor c;
-		cursor_init(&c, r->sec[S_NODES], r->len[S_NODES]);
-		uint64_t n = cur_uleb(&c);
-		x->nnodes = c.err || n >= UINT32_MAX - 2 || n * 2 > cursor_left(&c) ? 0 : (size_t)n;
+		/* The nodes section's count, read as dec_nodes() reads it. A
+		 * count it refuses gives 0 here: nothing is allocated for it,
+		 * and the nodes section's error is the one reported. (No diag:
+		 * that message is the nodes section's to make.) */
+		struct gdec peek = { .path = r->path, .sec = S_NODES };
+		cursor_init(&peek.c, r->sec[S_NODES], r->len[S_NODES]);
+		g_count(&peek, &x->nnodes, 2);
 	}
 	cursor_init(&x->c, r->sec[id], r->len[id]);
 	int err = dec_section(x);
@@ -764,8 +763,7 @@ static int read_work(void *ctx, unsigned worker, size_t item)
 {
 	(void)worker;
 	struct gread *r = ctx;
-	int id = (int)(r->first_job + item);
-	if (id <= S_CUS) { /* item 0: the strings, checked already */
+	if (item == 0) { /* the strings, checked already */
 		struct graph *g = r->g;
 		if (!(g->str = malloc(r->len[S_STRINGS])))
 			return r->err[S_STRINGS] = -ENOMEM;
@@ -773,6 +771,7 @@ static int read_work(void *ctx, unsigned worker, size_t item)
 		g->str_size = r->len[S_STRINGS];
 		return 0;
 	}
+	int id = S_CUS + (int)item; /* items 1.. are the sections after the CUs */
 	return r->err[id] = read_section(r, id);
 }
 
@@ -906,7 +905,6 @@ int graph__read_flags(struct graph *g, const char *path, unsigned flags, unsigne
 		}
 	/* Then the rest side by side: item 0 copies the strings. */
 	if (placed >= S_CUS) {
-		r->first_job = S_CUS;
 		size_t jobs = (size_t)(placed - S_CUS) + 1;
 		int perr = pool_ordered(threads, jobs, jobs, read_work, NULL, r);
 		if ((err = first_error(r, GRAPH_NSECTIONS + 1, d)) || (err = perr))

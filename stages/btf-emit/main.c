@@ -476,7 +476,7 @@ static int emit(const struct emit_opts *o, const struct emit_memo *memo, const s
 	struct base_index bi = { 0 };
 	const struct base_index *bip = NULL;
 	struct buf split = { 0 };
-	struct buf ours = { 0 };	/* our BTF, standalone, from w */
+	struct buf ours = { 0 };	/* our BTF, standalone, from encode_btf() */
 	uint32_t *picks = NULL;
 	size_t npicks = 0;
 	char *report = NULL;
