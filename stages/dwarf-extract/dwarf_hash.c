@@ -45,25 +45,11 @@ static int add_piece(struct dwarf_hash *h, uint32_t sec, uint64_t at, uint64_t s
  * the rest of the section is then one piece. */
 static uint64_t unit_size(const uint8_t *h, size_t got, uint64_t left, int big)
 {
-	if (got < 4)
+	uint64_t len;
+	size_t lsize;
+	if (unit_initial_length(h, got, big, &len, &lsize) || left < lsize || len > left - lsize)
 		return 0;
-	uint64_t len = big ? (uint64_t)h[0] << 24 | h[1] << 16 | h[2] << 8 | h[3] : le32_get(h);
-	uint64_t size;
-	if (len == 0xffffffffu) {
-		if (got < 12)
-			return 0;
-		uint64_t l64 = 0;
-		for (int i = 0; i < 8; i++)
-			l64 |= (uint64_t)h[4 + i] << (8 * (big ? 7 - i : i));
-		if (left < 12 || l64 > left - 12)
-			return 0;
-		size = 12 + l64;
-	} else if (len >= 0xfffffff0u) {
-		return 0;
-	} else {
-		size = 4 + len;
-	}
-	return size <= left ? size : 0;
+	return lsize + len;
 }
 
 /* .debug_info's pieces from its unit headers, read where its bytes are. */

@@ -55,6 +55,33 @@ struct unit {
 	uint8_t unit_type, version;
 };
 
+/* A unit header's initial length (DWARF 5 section 7.4) from its first got
+ * bytes at h, big-endian when big: *lsize is the field's own size (4, or
+ * 12 in 64-bit DWARF) and *len what follows it. Returns -1 when got is
+ * shorter than the field or the value is a reserved one. Shared by the
+ * unit list (input.c) and the DWARF hash's pieces (dwarf_hash.c), which
+ * must cut .debug_info at the same places. */
+static inline int unit_initial_length(const uint8_t *h, size_t got, int big, uint64_t *len, size_t *lsize)
+{
+	if (got < 4)
+		return -1;
+	uint32_t l32 = big ? (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3]
+			   : le32_get(h);
+	if (l32 < 0xfffffff0u) {
+		*len = l32;
+		*lsize = 4;
+		return 0;
+	}
+	if (l32 != 0xffffffffu || got < 12)
+		return -1;
+	uint64_t l64 = 0;
+	for (int i = 0; i < 8; i++)
+		l64 |= (uint64_t)h[4 + i] << (8 * (big ? 7 - i : i));
+	*len = l64;
+	*lsize = 12;
+	return 0;
+}
+
 /* A DWARF section's bytes as libdw reads them (relocated for ET_REL,
  * decompressed), for the readers that do not go through libdw (cu_key.c). */
 struct dwsec {

@@ -264,16 +264,10 @@ static int list_units_pread(struct input *in, size_t *cap)
 		size_t got = n - at < sizeof(h) ? (size_t)(n - at) : sizeof(h);
 		if (got < 8 || inputfile_pread(in->fd, h, got, file_off + at))
 			break;
-		uint64_t len = le32_get(h);
-		size_t lsize = 4;
-		if (len == 0xffffffffu) {
-			if (got < 16)
-				break;
-			len = (uint64_t)le32_get(h + 4) | (uint64_t)le32_get(h + 8) << 32;
-			lsize = 12;
-		} else if (len >= 0xfffffff0u) {
-			break;
-		}
+		uint64_t len;
+		size_t lsize;
+		if (unit_initial_length(h, got, 0, &len, &lsize) || got < lsize + 4)
+			break; /* (and the version and unit type, read below) */
 		/* DWARF 5 only: before it, a unit is a skeleton by its DIE's
 		 * DW_AT_GNU_dwo_id, which libdw reads (and the header cannot say). */
 		unsigned version = le16_get(h + lsize);
