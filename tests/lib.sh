@@ -12,6 +12,9 @@ T_NAME=$(basename "$0" .sh)
 T_OUT="${T_OUT_ROOT:-$T_TOP/tests/out}/$T_NAME"
 T_RESULTS="${T_RESULTS:-/dev/null}"
 rm -rf "$T_OUT" && mkdir -p "$T_OUT"
+# Inputs that are slow to make and the same for every variant (generated
+# programs, built once and kept between runs: tests/gen/build-lto.sh).
+T_SHARED="${T_SHARED:-$T_TOP/tests/out/shared}"
 
 # -j N means N threads in the tests, however small the fixture: else the
 # stages would run small inputs on one thread (pool_threads_for()) and the

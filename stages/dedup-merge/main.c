@@ -182,6 +182,7 @@ struct scan_run {
 	struct merge *m;
 	struct diag *ds;
 	struct cus_cu *cus;
+	struct import_scratch *imp;	/* per worker */
 };
 
 /* --lang-exclude: CU ci is left out (scanned for its name only). */
@@ -202,7 +203,7 @@ static int work_cu(void *ctx, unsigned worker, size_t ci)
 	if (cu_excluded(m, ci))
 		return scan_cu_excluded(&m->files[in], m->cu_index[ci], in, &m->scans[ci], &r->ds[ci]);
 	const struct scan_env env = {
-		.wanted = &m->wanted[in], .xt = &m->xt[in], .wt = m->wt,
+		.wanted = &m->wanted[in], .xt = &m->xt[in], .imp = &r->imp[worker], .wt = m->wt,
 		.base = m->cu_base[ci], .nrecs = m->cu_nrecs[ci], .weak = m->weak + m->cu_base[ci],
 		.arena = &m->arenas[worker],
 	};
@@ -310,8 +311,8 @@ static int open_inputs(struct merge *m)
 	m->xt = calloc(o->ninputs, sizeof(*m->xt));
 	if (!m->xt)
 		return -ENOMEM;
-	for (size_t i = 0; i < o->ninputs && !err; i++)
-		err = xtargets_collect(&m->files[i], &m->wanted[i], &m->xt[i], m->d);
+	for (size_t i = 0, first = 0; i < o->ninputs && !err; first += m->files[i++].count)
+		err = xtargets_collect(&m->files[i], &m->wanted[i], m->cu_base + first, &m->xt[i], m->d);
 	return err;
 }
 
@@ -347,10 +348,12 @@ static int merge_run(struct merge *m)
 	m->strs = strtab__new();
 	unsigned nw = m->jobs;
 	struct scan_run r = { .m = m, .ds = calloc(m->ncus + 1, sizeof(struct diag)),
-			      .cus = calloc(nw, sizeof(struct cus_cu)) };
-	if (!m->wt || !m->strs || !r.ds || !r.cus) {
+			      .cus = calloc(nw, sizeof(struct cus_cu)),
+			      .imp = calloc(nw, sizeof(struct import_scratch)) };
+	if (!m->wt || !m->strs || !r.ds || !r.cus || !r.imp) {
 		free(r.ds);
 		free(r.cus);
+		free(r.imp);
 		return -ENOMEM;
 	}
 	progress_init(&m->pr, TOOL, "CU", m->ncus, m->o->quiet);
@@ -360,9 +363,12 @@ static int merge_run(struct merge *m)
 	if (err)
 		first_diag(m, r.ds);
 	free(r.ds);
-	for (unsigned i = 0; i < nw; i++)
+	for (unsigned i = 0; i < nw; i++) {
 		cus_cu__free(&r.cus[i]);
+		import_scratch__free(&r.imp[i]);
+	}
 	free(r.cus);
+	free(r.imp);
 	if (!err && !(err = classes_resolve_xrefs(m)))
 		stats_phase(m->st, "resolve");
 	if (!err && !(err = classes_refine(m)))

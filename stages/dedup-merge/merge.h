@@ -11,11 +11,15 @@
  *  1. scan.c, per CU, in parallel: each type record gets a *key*: its own data
  *     and, for each reference, either the referenced record's key inlined
  *     (anonymous types, pointers, qualifiers, arrays, prototypes) or, for a
- *     reference to a named struct/union/enum/typedef or to another CU, just
- *     its name (or "extern") plus a *stop edge* to that node. In C every
- *     cycle passes through a named struct or union, so keys are finite. The
- *     worker also collects function and variable candidates, and exports the
- *     records other CUs refer to (LTO).
+ *     reference to a named struct/union/enum/base type/typedef, just its
+ *     name plus a *stop edge* to that node. In C every cycle passes through
+ *     a named struct or union, so keys are finite. A key is a function of
+ *     the type alone, never of where its DIEs live: an anonymous type in
+ *     another CU (LTO, dwz) is inlined like one at home, from the copy
+ *     imports.c makes (the bisimulation below can only split classes, so
+ *     two keys for one type would never meet again). The worker also
+ *     collects function and variable candidates, and exports the records
+ *     other CUs refer to.
  *  2. classes.c: equal keys (confirmed byte for byte, never by hash alone)
  *     form *weak classes*, numbered in CU order by one thread. The scans
  *     look their keys up in the weak table while that thread fills it, so
@@ -176,33 +180,87 @@ int offset_set__add(struct offset_set *s, uint64_t off);
 int offset_set__has(const struct offset_set *s, uint64_t off);
 void offset_set__free(struct offset_set *s);
 
-/* What a CU needs to know of a DIE in another CU that it refers to (LTO,
- * dwz): enough to key the reference exactly as a reference to the same DIE
- * from inside its own CU would be keyed (scan.c put_ref). Per input,
- * offset -> target, filled by xtargets_collect() before any scan. */
+/* imports.c: what a CU needs of the DIEs in other CUs it refers to (LTO,
+ * dwz), to key a reference to one exactly as a reference to the same type
+ * at home would be keyed (imports.c says why). Per input, filled by
+ * xtargets_collect() before any scan, read-only afterwards. */
 struct xtarget {
-	uint64_t off;
-	uint8_t kind;
-	uint32_t name_at;	/* the name's offset in xtargets' strs (xtarget_name()) */
+	uint64_t off;		/* global DIE offset */
+	uint8_t kind;		/* 0: referred to, but no record is there */
+	uint32_t name_at;	/* the name's offset in strs (xtarget_name()), 0 none */
+	uint32_t gid;
+	uint32_t body;		/* an anonymous type's copy: 1 + index in recs; 0 none */
+	uint32_t param_first, nparams; /* a function's parameters, in params */
+};
+/* A parameter of a function another CU refers to (gcc -flto's abstract
+ * instances name a function in another CU and list no parameters). */
+struct xparam {
+	uint32_t name_at;	/* in strs, 0 none */
+	cus_ref type;		/* cus_ref_local(index in vals), 0 void */
+	uint32_t annot_first, annot_count; /* in annots */
 };
 struct xtargets {
-	struct offset_set set;
-	struct xtarget *vals;	/* parallel to set.keys */
-	struct buf strs;	/* the names, each with its NUL */
+	uint64_t *slot_off;	/* offset -> index in vals, open addressing */
+	uint32_t *slot_idx;
+	size_t cap_slots;
+	struct xtarget *vals;	/* every record another CU refers to, and every
+				 * record an anonymous one's key inlines */
+	size_t n, cap_vals;
+	/* The bodies: type refs are cus_ref_local(index in vals), string refs
+	 * offsets in strs, items and annots in the arrays below. */
+	struct cus_rec *recs;
+	size_t nrecs, cap_recs;
+	struct cus_item *items;
+	size_t nitems, cap_items;
+	struct cus_annot *annots;
+	size_t nannots, cap_annots;
+	struct xparam *params;
+	size_t nparams, cap_params;
+	struct buf strs;
 };
-int xtargets_collect(const struct cus_file *f, const struct offset_set *wanted, struct xtargets *xt,
-		     struct diag *d);
+/* cu_base: the gid of each of f's CUs' record 0. */
+int xtargets_collect(const struct cus_file *f, const struct offset_set *wanted, const uint64_t *cu_base,
+		     struct xtargets *xt, struct diag *d);
 const struct xtarget *xtargets_get(const struct xtargets *xt, uint64_t off);
 static inline const char *xtarget_name(const struct xtargets *xt, const struct xtarget *t)
 {
 	return (const char *)xt->strs.data + t->name_at;
 }
 void xtargets_free(struct xtargets *xt);
+/* Whether a type of this kind is keyed by its name (a stop) or its body. */
+int xt_is_stop_kind(unsigned kind, int named);
+
+/* A worker's scratch for imports_apply(), kept from CU to CU. */
+struct import_scratch {
+	uint32_t *stamp, *local;	/* per xtarget: imported in the CU of this epoch, as local */
+	size_t cap;
+	uint32_t epoch;
+	uint32_t *queue;		/* xtargets in import order */
+	size_t nqueue, cap_queue;
+};
+void import_scratch__free(struct import_scratch *s);
+
+/* What imports_apply() added to a CU: records [first, first + count) are
+ * copies of other CUs' types; each stands for the gid in gid[]. */
+struct cu_imports {
+	uint32_t first, count;
+	uint32_t *ext_local;	/* per extern: its copy's record index, or NO_CLASS */
+	uint32_t *gid;
+	struct buf str;		/* the CU's strings, then the copies': cu->str points here */
+};
+/* Append to the decoded cu the types its externs name that are keyed by
+ * their body, with the records those keys inline (named ones as stubs).
+ * Returns 0 or a negative errno (a message in d). The cu's arrays may move;
+ * its str points into im until cu_imports__free(). */
+int imports_apply(struct cus_cu *cu, const struct xtargets *xt, struct import_scratch *s,
+		  struct cu_imports *im, const char *what, struct diag *d);
+void cu_imports__free(struct cu_imports *im);
 
 /* What scan_cu() needs of the merge for one CU. */
 struct scan_env {
 	const struct offset_set *wanted; /* offsets other CUs of the same input refer to */
 	const struct xtargets *xt;	/* what they are */
+	struct import_scratch *imp;	/* the scanning thread's */
 	const struct weak_table *wt;	/* looked up, never changed here */
 	uint64_t base;			/* the gid of the CU's record 0 */
 	uint32_t nrecs;			/* the record count open_inputs() read */

@@ -24,6 +24,7 @@ struct scanner {
 	struct cu_scan *out;
 	const struct offset_set *wanted;
 	const struct xtargets *xt;
+	const struct cu_imports *im;	/* the copies of other CUs' types, after the CU's own */
 	uint8_t *state;
 	struct diag *d;
 	const char *what;
@@ -114,22 +115,24 @@ static int is_type_kind(unsigned kind)
 	return kind != CUS_FUNC && kind != CUS_PARAM && kind != CUS_VAR;
 }
 
-/* Named structs, unions, enums (defined or declared) and typedefs are
- * referred to by name plus a stop edge; everything else is inlined. */
-static int is_stop_kind(unsigned kind, uint32_t name)
-{
-	switch (kind) {
-	case CUS_STRUCT: case CUS_UNION: case CUS_ENUM: case CUS_BASE:
-		return name != 0;
-	case CUS_TYPEDEF:
-		return 1;
-	}
-	return 0;
-}
-
+/* Named structs, unions, enums and base types (defined or declared) and
+ * typedefs are referred to by name plus a stop edge; everything else is
+ * inlined (imports.c keeps the same rule for other CUs' types). */
 static int is_stop(const struct cus_rec *r)
 {
-	return is_stop_kind(r->kind, r->name);
+	return xt_is_stop_kind(r->kind, r->name != 0);
+}
+
+/* An extern that imports.c copied into the CU is a local reference to the
+ * copy: keyed like the type at home, never like a boundary. */
+static cus_ref local_ref(const struct scanner *x, cus_ref ref)
+{
+	if (cus_ref_is_extern(ref) && x->im->ext_local) {
+		uint32_t l = x->im->ext_local[cus_ref_index(ref)];
+		if (l != NO_CLASS)
+			return cus_ref_local(l);
+	}
+	return ref;
 }
 
 static char kind_class(unsigned kind)
@@ -197,6 +200,7 @@ static int key_of(struct scanner *x, uint32_t k, int depth);
 /* Make sure every record that r's key inlines has its key. */
 static int prepare_ref(struct scanner *x, cus_ref ref, int depth)
 {
+	ref = local_ref(x, ref);
 	if (!ref || cus_ref_is_extern(ref))
 		return 0;
 	uint32_t t = cus_ref_index(ref);
@@ -208,13 +212,15 @@ static int prepare_ref(struct scanner *x, cus_ref ref, int depth)
 }
 
 /* Append the key of a reference: V (void), N + kind class + name + stop (a
- * named type), X + stop (an unnamed type some other CU refers to as well), or
- * I + the target's own key and stops. A reference into another CU is keyed
- * exactly like one to the same DIE from inside its CU (V, N or X), so two
- * copies of a type that reach a member type differently still meet. */
+ * named type), or I + the target's own key and stops. A reference into
+ * another CU is keyed exactly like one to the same type at home: imports.c
+ * copied the anonymous ones into the CU, and a named one is its name. X +
+ * stop is left for an extern with no record behind it, which the merge
+ * reports when resolving. */
 static int put_ref(struct scanner *x, struct buf *b, cus_ref ref)
 {
 	struct cu_scan *o = x->out;
+	ref = local_ref(x, ref);
 	if (!ref) {
 		buf_u8(b, 'V');
 		return 0;
@@ -226,7 +232,7 @@ static int put_ref(struct scanner *x, struct buf *b, cus_ref ref)
 			buf_u8(b, 'V');
 			return 0;
 		}
-		if (t && is_stop_kind(t->kind, *xtarget_name(x->xt, t))) {
+		if (t && xt_is_stop_kind(t->kind, t->name_at != 0)) {
 			buf_u8(b, 'N');
 			buf_u8(b, (uint8_t)kind_class(t->kind));
 			put_str(b, xtarget_name(x->xt, t));
@@ -246,10 +252,6 @@ static int put_ref(struct scanner *x, struct buf *b, cus_ref ref)
 		buf_u8(b, 'N');
 		buf_u8(b, (uint8_t)kind_class(tr->kind));
 		put_cu_str(x, b, tr->name);
-		return add_stop(x, t + 1);
-	}
-	if (x->wanted && x->wanted->count && offset_set__has(x->wanted, x->cu.cu_offset + tr->die)) {
-		buf_u8(b, 'X');
 		return add_stop(x, t + 1);
 	}
 	buf_u8(b, 'I');
@@ -465,8 +467,7 @@ static int collect_func(struct scanner *x, uint32_t k, size_t *cap_f, size_t *ca
 	 * inlined, and btf-emit decides with the symbol table. */
 	if (r->flags & CUS_F_DECL)
 		return 0;
-	if (vec_grow(&o->funcs, cap_f, o->nfuncs + 1) ||
-	    vec_grow(&o->fparams, cap_p, o->nfparams + r->item_count))
+	if (vec_grow(&o->funcs, cap_f, o->nfuncs + 1))
 		return -ENOMEM;
 	struct fcand *f = &o->funcs[o->nfuncs++];
 	memset(f, 0, sizeof(*f));
@@ -482,8 +483,17 @@ static int collect_func(struct scanner *x, uint32_t k, size_t *cap_f, size_t *ca
 	f->cc = r->cc ? r->cc : named->cc;
 	f->pc = r->addr;
 	f->shndx = r->shndx;
+	/* An instance that lists no parameters of its own has its origin's
+	 * (gcc -flto's abstract instances; for an origin in another CU,
+	 * inherit_params() after the scan). */
+	uint32_t pk = k;
+	if (!r->item_count && named != r && named->kind == CUS_FUNC && named->item_count)
+		pk = (uint32_t)(named - x->cu.recs);
+	const struct cus_rec *pr = &x->cu.recs[pk];
+	if (vec_grow(&o->fparams, cap_p, o->nfparams + pr->item_count))
+		return -ENOMEM;
 	f->param_first = (uint32_t)o->nfparams;
-	f->param_count = r->item_count;
+	f->param_count = pr->item_count;
 	int err = 0;
 	if (r->flags & CUS_F_ANNOT)
 		err = add_annots(x, r->annot_first, r->annot_count, &f->annot_first, &f->annot_count);
@@ -493,8 +503,8 @@ static int collect_func(struct scanner *x, uint32_t k, size_t *cap_f, size_t *ca
 		return err;
 	if (named != r && (named->flags & CUS_F_ANNOT))
 		f->flags |= CUS_F_ANNOT;
-	for (uint32_t i = 0; i < r->item_count; i++) {
-		const struct cus_rec *p = &x->cu.recs[k + 1 + i];
+	for (uint32_t i = 0; i < pr->item_count; i++) {
+		const struct cus_rec *p = &x->cu.recs[pk + 1 + i];
 		struct fcand_param *fp = &o->fparams[o->nfparams++];
 		memset(fp, 0, sizeof(*fp));
 		fp->loc = p->loc;
@@ -632,6 +642,9 @@ static int finish_gids(struct scanner *x, const struct scan_env *env)
 					return -ENOMEM;
 				o->xpos[nx++] = at;
 				o->gstops[at++] = st[e];
+			} else if (st[e] - 1 >= n) {
+				/* A stub imports.c made: the named type's own gid. */
+				o->gstops[at++] = x->im->gid[st[e] - 1 - n];
 			} else {
 				o->gstops[at++] = (uint32_t)(base + st[e] - 1);
 			}
@@ -660,11 +673,56 @@ static int finish_gids(struct scanner *x, const struct scan_env *env)
 	return 0;
 }
 
+/* A function instance with no parameters of its own whose origin is in
+ * another CU has the origin's, which the xtargets keep (gcc -flto names the
+ * early DIE of another CU from an abstract instance in its link-time CU).
+ * After finish_gids(): the types are gids here. */
+static int inherit_params(struct scanner *x, size_t *cap_p)
+{
+	struct cu_scan *o = x->out;
+	const struct xtargets *xt = x->xt;
+	for (size_t i = 0; xt && i < o->nfuncs; i++) {
+		struct fcand *f = &o->funcs[i];
+		const struct xtarget *t = f->origin_off && !f->param_count ? xtargets_get(xt, f->origin_off) : NULL;
+		if (!t || t->kind != CUS_FUNC || !t->nparams)
+			continue;
+		if (vec_grow(&o->fparams, cap_p, o->nfparams + t->nparams))
+			return -ENOMEM;
+		f->param_first = (uint32_t)o->nfparams;
+		f->param_count = t->nparams;
+		for (uint32_t j = 0; j < t->nparams; j++) {
+			const struct xparam *xp = &xt->params[t->param_first + j];
+			struct fcand_param *fp = &o->fparams[o->nfparams++];
+			memset(fp, 0, sizeof(*fp));
+			fp->name = xp->name_at ? (const char *)xt->strs.data + xp->name_at : NULL;
+			if (xp->type) {
+				const struct xtarget *tt = &xt->vals[cus_ref_index(xp->type)];
+				fp->type = tt->kind ? tt->gid : 0;
+			}
+			if (!xp->annot_count)
+				continue;
+			size_t cap = o->nannots;
+			if (vec_grow(&o->annots, &cap, o->nannots + xp->annot_count))
+				return -ENOMEM;
+			fp->annot_first = (uint32_t)o->nannots;
+			fp->annot_count = xp->annot_count;
+			for (uint32_t a = 0; a < xp->annot_count; a++) {
+				const struct cus_annot *ca = &xt->annots[xp->annot_first + a];
+				o->annots[o->nannots++] = (struct sannot){
+					(const char *)xt->strs.data + ca->name, (const char *)xt->strs.data + ca->value };
+			}
+		}
+	}
+	return 0;
+}
+
 int scan_cu(const struct cus_file *f, size_t cu_index, uint32_t input, const struct scan_env *env,
 	    struct cus_cu *cu_buf, struct cu_scan *out, struct diag *d)
 {
 	const struct offset_set *wanted = env->wanted;
-	struct scanner x = { .out = out, .d = d, .wanted = wanted, .xt = env->xt, .cu = *cu_buf };
+	struct cu_imports im = { 0 };
+	struct scanner x = { .out = out, .d = d, .wanted = wanted, .xt = env->xt, .im = &im, .cu = *cu_buf };
+	const char *own_str = NULL;
 	char what[CUS_WHAT_SIZE];
 	cus_file__cu_what(f, cu_index, what);
 	x.what = what;
@@ -680,6 +738,12 @@ int scan_cu(const struct cus_file *f, size_t cu_index, uint32_t input, const str
 				"(was the file changed while being read?)", what, n, env->nrecs);
 		goto out;
 	}
+	own_str = x.cu.str;
+	if (env->xt && (err = imports_apply(&x.cu, env->xt, env->imp, &im, what, d)))
+		goto out;
+	/* Records [n, all) are the imported copies: keyed when inlined, never
+	 * nodes of this CU. */
+	size_t all = x.cu.nrecs;
 	/* Keys come to about 1.9 times the blob's size on a vmlinux (2.6 at
 	 * most): room for twice the blob up front spares most CUs the copies
 	 * of growing from empty. */
@@ -692,14 +756,14 @@ int scan_cu(const struct cus_file *f, size_t cu_index, uint32_t input, const str
 	out->producer = cus_str(&x.cu, x.cu.producer);
 	out->language = x.cu.language;
 	out->is_type = calloc(n + 1, 1);
-	out->key_off = calloc(n + 1, sizeof(uint32_t));
-	out->key_len = calloc(n + 1, sizeof(uint32_t));
-	out->key_hash = malloc((n + 1) * sizeof(uint64_t));
-	out->stop_off = calloc(n + 1, sizeof(uint32_t));
-	out->stop_len = calloc(n + 1, sizeof(uint32_t));
+	out->key_off = calloc(all + 1, sizeof(uint32_t));
+	out->key_len = calloc(all + 1, sizeof(uint32_t));
+	out->key_hash = malloc((all + 1) * sizeof(uint64_t));
+	out->stop_off = calloc(all + 1, sizeof(uint32_t));
+	out->stop_len = calloc(all + 1, sizeof(uint32_t));
 	out->xrefs = malloc((x.cu.nexterns + 1) * sizeof(uint64_t));
 	out->rec_off = malloc((n + 1) * sizeof(uint32_t));
-	x.state = calloc(n + 1, 1);
+	x.state = calloc(all + 1, 1);
 	err = -ENOMEM;
 	if (!out->is_type || !out->key_off || !out->key_len || !out->key_hash || !out->stop_off || !out->stop_len ||
 	    !out->xrefs || !out->rec_off || !x.state)
@@ -729,9 +793,14 @@ int scan_cu(const struct cus_file *f, size_t cu_index, uint32_t input, const str
 	if (!err)
 		err = finish_gids(&x, env);
 	if (!err)
+		err = inherit_params(&x, &cap_p);
+	if (!err)
 		err = keep_strings(out);
 out:
 	free(x.state);
+	cu_imports__free(&im);
+	if (own_str)
+		x.cu.str = own_str; /* the imports' table is gone */
 	*cu_buf = x.cu; /* its arrays, grown or not, go back to the caller */
 	return err;
 }
@@ -752,68 +821,4 @@ int scan_cu_excluded(const struct cus_file *f, size_t cu_index, uint32_t input,
 	}
 	cus_cu__free(&cu);
 	return err;
-}
-
-/* ---- cross-CU targets ---- */
-
-static size_t xt_slot(const uint64_t *keys, size_t cap, uint64_t off)
-{
-	size_t i = hash_mix(2, off) & (cap - 1);
-	while (keys[i] && keys[i] != off)
-		i = (i + 1) & (cap - 1);
-	return i;
-}
-
-const struct xtarget *xtargets_get(const struct xtargets *xt, uint64_t off)
-{
-	if (!xt->set.cap)
-		return NULL;
-	size_t i = xt_slot(xt->set.keys, xt->set.cap, off);
-	return xt->set.keys[i] == off ? &xt->vals[i] : NULL;
-}
-
-void xtargets_free(struct xtargets *xt)
-{
-	free(xt->set.keys);
-	free(xt->vals);
-	buf_free(&xt->strs);
-	memset(xt, 0, sizeof(*xt));
-}
-
-/* Every CU that holds a wanted DIE is decoded once more (only inputs with
- * cross-CU references pay this), and the kind and name of each wanted
- * record kept. Sized once: at most wanted->count entries. */
-int xtargets_collect(const struct cus_file *f, const struct offset_set *wanted, struct xtargets *xt,
-		     struct diag *d)
-{
-	memset(xt, 0, sizeof(*xt));
-	if (!wanted->count)
-		return 0;
-	size_t cap = 256;
-	while (cap < wanted->count * 2 + 2)
-		cap *= 2;
-	xt->set.keys = calloc(cap, sizeof(uint64_t));
-	xt->vals = calloc(cap, sizeof(*xt->vals));
-	if (!xt->set.keys || !xt->vals)
-		return -ENOMEM;
-	xt->set.cap = cap;
-	struct cus_cu cu = { 0 };
-	int err = 0;
-	for (size_t i = 0; i < f->count && !err; i++) {
-		err = cus_file__decode(f, i, &cu, d);
-		for (size_t k = 0; !err && k < cu.nrecs; k++) {
-			uint64_t off = cu.cu_offset + cu.recs[k].die;
-			if (!offset_set__has(wanted, off))
-				continue;
-			size_t s = xt_slot(xt->set.keys, cap, off);
-			xt->set.keys[s] = off;
-			/* The name is copied: cu's blob buffer is reused for the next CU. */
-			const char *name = cus_str(&cu, cu.recs[k].name);
-			xt->vals[s] = (struct xtarget){ off, cu.recs[k].kind, (uint32_t)xt->strs.len };
-			buf_put(&xt->strs, name, strlen(name) + 1);
-			xt->set.count++;
-		}
-	}
-	cus_cu__free(&cu);
-	return err ? err : xt->strs.err;
 }
