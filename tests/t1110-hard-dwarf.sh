@@ -446,4 +446,47 @@ matrix|m|ARRAY[3] ARRAY[4] ARRAY[5] INT 'int'
 matrix|grid|ARRAY[2] ARRAY[3] STRUCT 'point'
 EOF
 done
+
+# ---- (g) base types BTF has no size for ----------------------------------------
+# A 3-byte DW_ATE_unsigned_24 that nothing refers to (added to the CU's
+# retained types through the IR: clang makes them for DW_OP_convert in
+# location lists, the clang thin-LTO kernel's case) is left out and
+# reported; a 32-byte `unsigned _BitInt(200)` that a member needs becomes
+# pahole's placeholder, a 4-byte INT __SANITIZED_FAKE_INT__.
+d="$T_OUT/oddbase"
+mkdir -p "$d"
+if ! have "$CLANG"; then
+	skip "odd base types" "compiler $CLANG not found"
+elif ! out=$("$CLANG" -O2 -gdwarf-5 -S -emit-llvm -o "$d/ob.ll" "$HARD/oddbase.c" 2>&1) ||
+	! grep -q '^!2 = distinct !DICompileUnit(.*nameTableKind: None)$' "$d/ob.ll"; then
+	not_ok "odd base types: the IR of $HARD/oddbase.c, with a CU line to add a retained type to" \
+		"$out $(grep DICompileUnit "$d/ob.ll" 2>/dev/null)"
+else
+	sed 's/^\(!2 = distinct !DICompileUnit(.*nameTableKind: None\))$/\1, retainedTypes: !90)/' "$d/ob.ll" >"$d/ob2.ll"
+	printf '%s\n' '!90 = !{!91}' '!91 = !DIBasicType(name: "DW_ATE_unsigned_24", size: 24, encoding: DW_ATE_unsigned)' >>"$d/ob2.ll"
+	if ! out=$("$CLANG" -O2 -o "$d/ob" "$d/ob2.ll" 2>&1) || ! out=$(chain "$d/ob"); then
+		not_ok "odd base types: build and encode" "$out"
+	else
+		if grep -q '"DW_ATE_unsigned_24" .*size=3' "$d/ob.cus.txt"; then ok "odd base types: the DWARF has a 3-byte DW_ATE_unsigned_24"
+		else not_ok "odd base types: the DWARF has a 3-byte DW_ATE_unsigned_24" "$(grep base "$d/ob.cus.txt")"; fi
+		check_grep "odd base types: the unused 3-byte one is in the skip report" \
+			"^type DW_ATE_unsigned_24: a base type of a size BTF has no INT or FLOAT for, which no kept type refers to" "$d/ob.skips"
+		if ! grep -q DW_ATE_unsigned_24 "$d/ob.dump"; then ok "odd base types: and not in the BTF"
+		else not_ok "odd base types: and not in the BTF" "$(cat "$d/ob.dump")"; fi
+		got=$(member_chain "$d/ob.dump" wide big)
+		if [ "$got" = "INT '__SANITIZED_FAKE_INT__'" ]; then ok "odd base types: the member of 32 bytes is pahole's placeholder INT"
+		else not_ok "odd base types: the member of 32 bytes is pahole's placeholder INT" "bpftool says: $got"; fi
+		check "odd base types: libbpf parses it and btf__dedup removes nothing" "$BTFCHECK" --dedup "$d/ob.btf"
+		"$BTFCHECK" --load "$d/ob.btf" >"$d/load.out" 2>&1
+		case $? in
+		0) ok "odd base types: the kernel loads the BTF" ;;
+		77) skip "odd base types: the kernel loads the BTF" "$(tail -1 "$d/load.out")" ;;
+		*) not_ok "odd base types: the kernel loads the BTF" "$(cat "$d/load.out")" ;;
+		esac
+		if have pahole; then
+			pahole -J --btf_gen_floats --btf_encode_detached="$d/pahole.btf" "$d/ob" >"$d/pahole.out" 2>&1
+			echo "info: odd base types: pahole $(pahole --version): exit $?, $(grep -c . "$d/pahole.out") lines of output: $(head -1 "$d/pahole.out")"
+		fi
+	fi
+fi
 exit 0

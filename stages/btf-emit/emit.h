@@ -170,7 +170,9 @@ void skip_log__add(struct skip_log *s, const char *what, const char *name, const
 		   const struct graph *g, uint32_t cu);
 
 /* types.c: every node as BTF. ids[node] is the node's BTF id (0 = void or
- * left out), dropped[node] says a node was left out (unsupported DWARF). */
+ * left out), dropped[node] says a node was left out and why: 1 it has no
+ * BTF form or needs one that has none, 2 a prototype nothing uses, 3 a base
+ * type of a size BTF cannot hold that nothing uses. */
 struct type_map {
 	uint32_t *ids;
 	uint8_t *dropped;

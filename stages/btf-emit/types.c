@@ -297,10 +297,26 @@ static const char *name_of(const struct graph *g, uint32_t ref)
 	return ref ? graph_str(g, ref) : NULL;
 }
 
+/* A base type of a size BTF has no INT or FLOAT for (clang's
+ * DW_ATE_unsigned_24 and the like, made for DW_OP_convert in location
+ * lists). Unless a kept type needs it, drop_odd_bases() leaves it out. */
+static int base_fits_btf(const struct graph_node *n, const struct emit_opts *o)
+{
+	uint64_t sz = n->size;
+	if (n->encoding == DW_ATE_float && HAS_FEAT(o, FEAT_FLOAT))
+		return sz == 2 || sz == 4 || sz == 8 || sz == 12 || sz == 16;
+	return sz && !(sz & (sz - 1)) && sz <= 16;
+}
+
 static int add_base(struct bw *btf, const struct graph *g, const struct graph_node *n,
 		    const struct emit_opts *o)
 {
 	const char *name = graph_str(g, n->name);
+	/* One a kept type needs: pahole's placeholder, a 4-byte INT of that
+	 * name (README, "BTF mapping"), so its users can still be written. */
+	if (!base_fits_btf(n, o))
+		return bw_int(btf, "__SANITIZED_FAKE_INT__", 4,
+			      n->encoding == DW_ATE_signed || n->encoding == DW_ATE_signed_char ? BTF_INT_SIGNED : 0);
 	switch (n->encoding) {
 	case DW_ATE_float:
 		if (HAS_FEAT(o, FEAT_FLOAT))
@@ -481,12 +497,47 @@ static int drop_unused_protos(const struct graph *g, const uint32_t *picks, size
 	return 0;
 }
 
+/* Base types BTF has no size for that no kept node and no variable refers
+ * to are left out (dropped value 3, reported), as BTF_KIND_INT would refuse
+ * them; the rest become add_base()'s placeholder. After drop_unused_protos():
+ * a prototype no function keeps is no user. */
+static int drop_odd_bases(const struct graph *g, const struct emit_opts *o, struct type_map *map)
+{
+	int any = 0;
+	for (size_t i = 1; i <= g->nnodes && !any; i++)
+		any = g->nodes[i].kind == G_BASE && !map->dropped[i] && !base_fits_btf(&g->nodes[i], o);
+	if (!any)
+		return 0;
+	uint8_t *used = calloc(g->nnodes + 1, 1);
+	if (!used)
+		return -ENOMEM;
+	for (size_t i = 1; i <= g->nnodes; i++) {
+		const struct graph_node *n = &g->nodes[i];
+		if (map->dropped[i])
+			continue;
+		if (n->kind != G_ENUM) /* an enum's underlying type is not written */
+			used[n->type] = 1;
+		if (n->kind == G_STRUCT || n->kind == G_UNION || n->kind == G_FUNC_PROTO)
+			for (uint32_t k = 0; k < n->item_count; k++)
+				used[g->items[n->item_first + k].type] = 1;
+	}
+	for (size_t i = 0; i < g->nvars; i++)
+		used[g->vars[i].type] = 1;
+	for (size_t i = 1; i <= g->nnodes; i++)
+		if (g->nodes[i].kind == G_BASE && !map->dropped[i] && !used[i] && !base_fits_btf(&g->nodes[i], o))
+			map->dropped[i] = 3;
+	free(used);
+	return 0;
+}
+
 int types_plan(const struct graph *g, const struct emit_opts *o, const uint32_t *picks, size_t npicks,
 	       struct type_map *map, struct skip_log *skips, struct diag *d)
 {
 	int err = check_cycles(g, d);
 	if (!err)
 		err = drop_unused_protos(g, picks, npicks, map);
+	if (!err)
+		err = drop_odd_bases(g, o, map);
 	if (err)
 		return err;
 	map->type_tags = HAS_FEAT(o, FEAT_TYPE_TAG);
@@ -511,11 +562,15 @@ int types_plan(const struct graph *g, const struct emit_opts *o, const uint32_t 
 
 	for (size_t i = 1; skips && i <= g->nnodes; i++) {
 		const struct graph_node *n = &g->nodes[i];
+		const char *name = *graph_str(g, n->name) ? graph_str(g, n->name) : graph_kind_name(n->kind);
 		if (map->dropped[i] == 1)
-			skip_log__add(skips, "type", *graph_str(g, n->name) ? graph_str(g, n->name)
-									    : graph_kind_name(n->kind),
+			skip_log__add(skips, "type", name,
 				      beyond_btf(g, n) ? beyond_btf(g, n) : "needs a type with no BTF form",
 				      g, first_cu(g, i));
+		else if (map->dropped[i] == 3)
+			skip_log__add(skips, "type", name,
+				      "a base type of a size BTF has no INT or FLOAT for, which no kept type "
+				      "refers to (DW_OP_convert in a location list)", g, first_cu(g, i));
 	}
 	return 0;
 }
