@@ -19,6 +19,32 @@ trap 'rm -f "$T_RESULTS"' EXIT
 # ASan: fail on the first error; leaks in libdw's own caches are not ours.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1:exitcode=86}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=87}
+# check_emitted TEST LOG: libbpf's btf__dedup() over every BTF that the
+# test's btf-emit runs wrote (LOG: $BTFPIPE_EMIT_LOG, one "FILE<TAB>BASE"
+# line per output) and that is still there must remove nothing: the
+# invariant every BTF of ours keeps. One check per test that wrote any.
+check_emitted() {
+	local t=$1 log=$2 f b n=0 bad=""
+	[ -s "$log" ] || return 0
+	while IFS=$'\t' read -r f b; do
+		[ -f "$f" ] || continue
+		n=$((n + 1))
+		# libbpf's dedup recurses along type chains: t1320's 100,000-deep
+		# one overflows the default 8 MB stack.
+		if ! out=$(ulimit -s unlimited 2>/dev/null; "$T_BIN/tools/btfcheck" ${b:+--base "$b"} --dedup "$f" 2>&1); then
+			bad+="$f${b:+ (base $b)}: $(printf '%s\n' "$out" | tail -1)"$'\n'
+		fi
+	done < <(awk -F'\t' '{ base[$1] = $2 } END { for (f in base) print f "\t" base[f] }' "$log" | sort)
+	if [ -z "$bad" ]; then
+		echo "ok: $t: libbpf's dedup removes nothing from the $n BTF files it wrote"
+		echo pass >>"$T_RESULTS"
+	else
+		echo "FAIL: $t: libbpf's dedup removes nothing from the BTF files it wrote"
+		printf '%s' "$bad" | sed -n '1,20p' | sed 's/^/    /'
+		echo fail >>"$T_RESULTS"
+	fi
+}
+
 for v in $variants; do
 	if [ ! -x "$top/$v/dwarf-extract" ]; then
 		echo "FAIL: variant $v: $top/$v/dwarf-extract is not built"
@@ -30,12 +56,16 @@ for v in $variants; do
 	for t in "$top"/tests/t[0-9][0-9][0-9][0-9]-*.sh; do
 		case "$(basename "$t")" in *"$pattern"*) ;; *) continue ;; esac
 		echo "== $v: $(basename "$t")"
-		if ! T_OUT_ROOT="$T_OUT_ROOT_V" bash "$t"; then
+		mkdir -p "$T_OUT_ROOT_V"
+		emitted="$T_OUT_ROOT_V/$(basename "$t" .sh).emitted"
+		rm -f "$emitted"
+		if ! BTFPIPE_EMIT_LOG=$emitted T_OUT_ROOT="$T_OUT_ROOT_V" bash "$t"; then
 			# A script reports through ok/not_ok/skip and exits 0; anything
 			# else means it stopped early, a failure of its own.
 			echo "FAIL: $(basename "$t") exited non-zero"
 			echo fail >>"$T_RESULTS"
 		fi
+		check_emitted "$(basename "$t" .sh)" "$emitted"
 	done
 done
 p=$(grep -c '^pass$' "$T_RESULTS")

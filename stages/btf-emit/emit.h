@@ -185,6 +185,9 @@ struct type_map {
 	 * is one of our own (after the extras); the id after the extras. */
 	uint32_t index_type, after_extras;
 	int need_index;
+	/* Per pick (types_plan()'s picks): a true signature's prototype id, 0
+	 * for the others; NULL when no pick has a true signature. */
+	uint32_t *pick_proto;
 };
 void type_map__free(struct type_map *map);
 /* A name BTF accepts for a struct, union, enum, typedef or function. */

@@ -480,10 +480,11 @@ int select_funcs(const struct graph *g, const struct elf_info *ei, const uint8_t
 }
 
 /* true_signature: the clone's symbol name at the function's address (or the
- * name itself for DW_CC_nocall) and a prototype of only the parameters that
- * are still passed (a register location at entry). Returns the FUNC's id. */
-static int add_true_signature(struct bw *btf, const struct graph *g, const struct elf_info *ei,
-			      const struct graph_func *f, const struct type_map *map, const char **name)
+ * name itself for DW_CC_nocall), with the prototype of only the parameters
+ * that are still passed (a register location at entry) that types_plan()
+ * planned. Returns the FUNC's id. */
+static int add_true_signature(struct bw *btf, const struct graph_func *f, const struct elf_info *ei,
+			      uint32_t proto, const char **name)
 {
 	const char *base = *name;
 	size_t len = strlen(base);
@@ -493,19 +494,7 @@ static int add_true_signature(struct bw *btf, const struct graph *g, const struc
 			*name = ei->syms[i].name;
 			break;
 		}
-	const struct graph_node *p = &g->nodes[f->proto];
-	int proto = bw_func_proto(btf, p->type ? (int)map->ids[p->type] : 0);
-	for (uint32_t k = 0; k < p->item_count && proto > 0; k++) {
-		const struct graph_item *it = &g->items[p->item_first + k];
-		if (k < f->loc_count && g->locs[f->loc_first + k].loc != 1)
-			continue; /* optimized out: not passed any more */
-		int r = bw_func_param(btf, graph_str(g, it->name), it->type ? (int)map->ids[it->type] : 0);
-		if (r < 0)
-			return r;
-	}
-	if (proto < 0)
-		return proto;
-	return bw_func(btf, *name, BTF_FUNC_STATIC, proto);
+	return bw_func(btf, *name, BTF_FUNC_STATIC, (int)proto);
 }
 
 static int add_tag(struct bw *btf, const char *value, int id, int comp, const char *name, struct diag *d)
@@ -521,7 +510,7 @@ int funcs_encode(struct bw *btf, const struct graph *g, const struct elf_info *e
 	for (size_t i = a; i < b && !err; i++) {
 		const struct graph_func *f = &g->funcs[PICK_INDEX(picks[i])];
 		const char *name = graph_str(g, f->name);
-		int id = (picks[i] & PICK_TRUE_SIG) ? add_true_signature(btf, g, ei, f, map, &name)
+		int id = (picks[i] & PICK_TRUE_SIG) ? add_true_signature(btf, f, ei, map->pick_proto[i], &name)
 						    : bw_func(btf, name, BTF_FUNC_STATIC, (int)map->ids[f->proto]);
 		if (id < 0)
 			return diag_fail(d, -id, "function %s: BTF cannot hold it: %s", name, strerror(-id));

@@ -21,6 +21,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define TOOL "btf-emit"
 
@@ -358,6 +360,32 @@ static void count_kinds(struct stats *st, uint64_t total, const uint64_t n[20])
 			stats_count(st, names[k], n[k]);
 }
 
+/* $BTFPIPE_EMIT_LOG names a file that gets a line "OUTPUT<TAB>BASE" (both
+ * absolute, BASE empty without --btf-base) for each BTF written: a test
+ * harness or a build system can check every output (tests/run.sh has
+ * libbpf deduplicate each). One O_APPEND write per line, so the lines of
+ * emits running at once never mix. Best effort: the BTF is written
+ * whatever becomes of the log. */
+static void log_output(const char *path, const char *base)
+{
+	const char *log = getenv("BTFPIPE_EMIT_LOG");
+	if (!log || !*log)
+		return;
+	char *out = realpath(path, NULL), *b = base ? realpath(base, NULL) : NULL;
+	char *line = NULL;
+	int fd = -1;
+	if (out && asprintf(&line, "%s\t%s\n", out, b ? b : "") < 0)
+		line = NULL; /* asprintf() leaves it undefined then */
+	if (line && (fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644)) >= 0) {
+		ssize_t n = write(fd, line, strlen(line));
+		(void)n; /* best effort, as said */
+		close(fd);
+	}
+	free(line);
+	free(out);
+	free(b);
+}
+
 /* The BTF to where the options say: -o, --elf-out, or both. */
 static int write_outputs(const struct emit_opts *o, const void *raw, uint32_t size, struct diag *d,
 			 const char **where)
@@ -365,9 +393,12 @@ static int write_outputs(const struct emit_opts *o, const void *raw, uint32_t si
 	int err = 0;
 	if (o->output && (err = outfile__write_all(o->output, raw, size, d)))
 		return err;
+	if (o->output)
+		log_output(o->output, o->base);
 	if (o->elf_out) {
 		*where = o->elf_out;
-		err = elf_write_btf(o->elf, o->elf_out, raw, size, d);
+		if (!(err = elf_write_btf(o->elf, o->elf_out, raw, size, d)))
+			log_output(o->elf_out, o->base);
 	}
 	return err;
 }

@@ -144,7 +144,7 @@ static uint32_t type_count(const struct graph_node *n, const uint8_t dropped)
  * detail) exists once, and the graph's one-dimensional arrays are entered
  * first, so int[3][4] reuses an existing int[4] and two pointers tagged
  * alike share their chain: equal BTF is never written twice. */
-enum { EX_ARRAY = 1, EX_TYPE_TAG };
+enum { EX_ARRAY = 1, EX_TYPE_TAG, EX_PROTO };
 
 struct extra {
 	uint8_t kind;
@@ -152,11 +152,26 @@ struct extra {
 	uint32_t id;
 };
 
+/* A prototype of a true signature (EX_PROTO, detail = its index): the
+ * parameters still passed, as (name, BTF id) pairs in tsig_params. */
+struct tsig {
+	uint32_t ret, first, n;
+	uint64_t hash;
+};
+struct tsig_param {
+	uint32_t name;		/* graph string */
+	uint32_t type;		/* BTF id */
+};
+
 struct extras {
 	struct extra *v;
 	size_t n, cap;
 	uint32_t *slots;		/* index + 1, open addressing */
 	size_t nslots;
+	struct tsig *tsigs;
+	size_t ntsigs, cap_tsigs;
+	struct tsig_param *tparams;
+	size_t ntparams, cap_tparams;
 };
 
 static uint64_t extra_hash(uint8_t kind, uint32_t target, uint32_t detail)
@@ -416,8 +431,11 @@ void type_map__free(struct type_map *map)
 	if (map->extras) {
 		free(map->extras->v);
 		free(map->extras->slots);
+		free(map->extras->tsigs);
+		free(map->extras->tparams);
 		free(map->extras);
 	}
+	free(map->pick_proto);
 	free(map->ids);
 	free(map->dropped);
 	memset(map, 0, sizeof(*map));
@@ -530,6 +548,155 @@ static int drop_odd_bases(const struct graph *g, const struct emit_opts *o, stru
 	return 0;
 }
 
+/* ---- true signatures' prototypes ---------------------------------------- *
+ *
+ * A function written with its true signature (funcs.c rule 9) gets a
+ * prototype of the parameters still passed. Equal BTF is never written
+ * twice: the prototype is a kept FUNC_PROTO node's when one has the same
+ * return, parameter names and types (and no varargs), else an extra type
+ * made once per distinct content. Else libbpf's dedup of our BTF would
+ * merge them, and it must find nothing to merge. */
+
+static uint64_t proto_hash(uint32_t ret, const struct graph *g, const struct tsig_param *p, uint32_t n)
+{
+	uint64_t h = hash_mix(ret, n);
+	for (uint32_t k = 0; k < n; k++) {
+		const char *name = graph_str(g, p[k].name);
+		h = hash_mix(hash_mix(h, hash64(name, strlen(name))), p[k].type);
+	}
+	return h;
+}
+
+static int same_params(const struct graph *g, const struct tsig_param *a, const struct tsig_param *b, uint32_t n)
+{
+	for (uint32_t k = 0; k < n; k++)
+		if (a[k].type != b[k].type || strcmp(graph_str(g, a[k].name), graph_str(g, b[k].name)))
+			return 0;
+	return 1;
+}
+
+/* The kept FUNC_PROTO nodes without varargs, by content: one hash table
+ * (node index + 1 per slot) over (return id, params). */
+struct proto_index {
+	uint32_t *slot;
+	size_t cap;
+	struct tsig_param *scratch;
+	size_t cap_scratch;
+};
+
+static int node_params(const struct graph *g, const struct graph_node *n, const struct type_map *map,
+		       struct proto_index *px)
+{
+	if (vec_grow(&px->scratch, &px->cap_scratch, (size_t)n->item_count + 1))
+		return -ENOMEM;
+	for (uint32_t k = 0; k < n->item_count; k++) {
+		const struct graph_item *it = &g->items[n->item_first + k];
+		px->scratch[k] = (struct tsig_param){ it->name, it->type ? map->ids[it->type] : 0 };
+	}
+	return 0;
+}
+
+static int proto_index_build(const struct graph *g, const struct type_map *map, struct proto_index *px)
+{
+	size_t count = 0;
+	for (size_t i = 1; i <= g->nnodes; i++)
+		count += g->nodes[i].kind == G_FUNC_PROTO;
+	px->cap = 64;
+	while (px->cap < count * 2 + 2)
+		px->cap *= 2;
+	if (!(px->slot = calloc(px->cap, sizeof(*px->slot))))
+		return -ENOMEM;
+	for (size_t i = 1; i <= g->nnodes; i++) {
+		const struct graph_node *n = &g->nodes[i];
+		if (n->kind != G_FUNC_PROTO || map->dropped[i] || (n->flags & G_F_VARARGS))
+			continue;
+		int err = node_params(g, n, map, px);
+		if (err)
+			return err;
+		uint32_t ret = n->type ? map->ids[n->type] : 0;
+		size_t j = proto_hash(ret, g, px->scratch, n->item_count) & (px->cap - 1);
+		while (px->slot[j])
+			j = (j + 1) & (px->cap - 1);
+		px->slot[j] = (uint32_t)i + 1;
+	}
+	return 0;
+}
+
+/* The BTF id of a kept FUNC_PROTO node equal to (ret, p[0..n)), or 0. */
+static int proto_index_find(const struct graph *g, const struct type_map *map, struct proto_index *px,
+			    uint32_t ret, const struct tsig_param *p, uint32_t n, uint64_t h, uint32_t *id)
+{
+	*id = 0;
+	for (size_t j = h & (px->cap - 1); px->slot[j]; j = (j + 1) & (px->cap - 1)) {
+		const struct graph_node *nd = &g->nodes[px->slot[j] - 1];
+		if (nd->item_count != n || (nd->type ? map->ids[nd->type] : 0) != ret)
+			continue;
+		int err = node_params(g, nd, map, px);
+		if (err)
+			return err;
+		if (same_params(g, px->scratch, p, n)) {
+			*id = map->ids[px->slot[j] - 1];
+			return 0;
+		}
+	}
+	return 0;
+}
+
+/* map->pick_proto[i] for every true-signature pick: its prototype's id,
+ * new ones planned from *next on. */
+static int plan_true_sigs(const struct graph *g, const uint32_t *picks, size_t npicks, struct type_map *map,
+			  uint32_t *next)
+{
+	struct extras *x = map->extras;
+	struct proto_index px = { 0 };
+	int err = 0;
+	for (size_t i = 0; i < npicks && !err; i++) {
+		if (!(picks[i] & PICK_TRUE_SIG))
+			continue;
+		if (!map->pick_proto && !(map->pick_proto = calloc(npicks, sizeof(*map->pick_proto))))
+			return -ENOMEM;
+		if (!px.slot && (err = proto_index_build(g, map, &px)))
+			break;
+		const struct graph_func *f = &g->funcs[PICK_INDEX(picks[i])];
+		const struct graph_node *p = &g->nodes[f->proto];
+		uint32_t ret = p->type ? map->ids[p->type] : 0, first = (uint32_t)x->ntparams, n = 0;
+		if (vec_grow(&x->tparams, &x->cap_tparams, x->ntparams + p->item_count + 1)) {
+			err = -ENOMEM;
+			break;
+		}
+		for (uint32_t k = 0; k < p->item_count; k++) {
+			const struct graph_item *it = &g->items[p->item_first + k];
+			if (k < f->loc_count && g->locs[f->loc_first + k].loc != 1)
+				continue; /* optimized out: not passed any more */
+			x->tparams[first + n++] = (struct tsig_param){ it->name, it->type ? map->ids[it->type] : 0 };
+		}
+		const struct tsig_param *tp = x->tparams + first;
+		uint64_t h = proto_hash(ret, g, tp, n);
+		uint32_t id = 0;
+		if ((err = proto_index_find(g, map, &px, ret, tp, n, h, &id)))
+			break;
+		/* An earlier true signature's, else a new one (its params stay). */
+		for (size_t t = 0; !id && t < x->ntsigs; t++)
+			if (x->tsigs[t].hash == h && x->tsigs[t].ret == ret && x->tsigs[t].n == n &&
+			    same_params(g, x->tparams + x->tsigs[t].first, tp, n))
+				id = extra_get(x, EX_PROTO, ret, (uint32_t)t, next, 0);
+		if (!id) {
+			if (vec_grow(&x->tsigs, &x->cap_tsigs, x->ntsigs + 1)) {
+				err = -ENOMEM;
+				break;
+			}
+			x->tsigs[x->ntsigs] = (struct tsig){ ret, first, n, h };
+			x->ntparams += n;
+			if (!(id = extra_get(x, EX_PROTO, ret, (uint32_t)x->ntsigs++, next, 1)))
+				err = -ENOMEM;
+		}
+		map->pick_proto[i] = id;
+	}
+	free(px.slot);
+	free(px.scratch);
+	return err;
+}
+
 int types_plan(const struct graph *g, const struct emit_opts *o, const uint32_t *picks, size_t npicks,
 	       struct type_map *map, struct skip_log *skips, struct diag *d)
 {
@@ -543,7 +710,7 @@ int types_plan(const struct graph *g, const struct emit_opts *o, const uint32_t 
 	map->type_tags = HAS_FEAT(o, FEAT_TYPE_TAG);
 	map->decl_tags = HAS_FEAT(o, FEAT_DECL_TAG);
 	uint32_t next;
-	if ((err = plan_ids(g, map, 1, &next)))
+	if ((err = plan_ids(g, map, 1, &next)) || (err = plan_true_sigs(g, picks, npicks, map, &next)))
 		return err;
 
 	/* The index type: the graph's int, else one of our own after the extras. */
@@ -613,13 +780,24 @@ int types_encode_extras(struct bw *btf, const struct graph *g, const struct type
 	/* The extra types, in planned order. */
 	for (size_t k = map->first_extra; k < map->extras->n; k++) {
 		const struct extra *x = &map->extras->v[k];
-		int id = x->kind == EX_ARRAY
-				 ? bw_array(btf, (int)map->index_type, (int)x->target, x->detail)
-				 : bw_type_tag(btf, graph_str(g, x->detail), (int)x->target);
+		int id;
+		if (x->kind == EX_PROTO) {
+			const struct tsig *t = &map->extras->tsigs[x->detail];
+			id = bw_func_proto(btf, (int)t->ret);
+			for (uint32_t i = 0; i < t->n && id > 0; i++) {
+				const struct tsig_param *p = &map->extras->tparams[t->first + i];
+				int r = bw_func_param(btf, graph_str(g, p->name), (int)p->type);
+				if (r < 0)
+					id = r;
+			}
+		} else {
+			id = x->kind == EX_ARRAY ? bw_array(btf, (int)map->index_type, (int)x->target, x->detail)
+						 : bw_type_tag(btf, graph_str(g, x->detail), (int)x->target);
+		}
 		if (id < 0 || (uint32_t)id != x->id)
 			return diag_fail(d, id < 0 ? -id : EPROTO, "extra %s for type %u: %s",
-					 x->kind == EX_ARRAY ? "array" : "type tag", x->target,
-					 id < 0 ? strerror(-id) : "unplanned id (a bug)");
+					 x->kind == EX_ARRAY ? "array" : x->kind == EX_PROTO ? "prototype" : "type tag",
+					 x->target, id < 0 ? strerror(-id) : "unplanned id (a bug)");
 	}
 	/* Then the index type, where it was planned (before any decl tag). */
 	if (!map->need_index)
