@@ -7,6 +7,8 @@
 #   make SANITIZE=1 ...   the same with AddressSanitizer + UBSan (build in build-asan/)
 #   make SANITIZE=thread  ThreadSanitizer build in bin-tsan/ (t1330 runs -j4 on it)
 #   make check-kernel     tests on Debian's cloud vmlinux (installs the dbg package)
+#   make check-lto        t1105 at kernel size: a 400-file program, 2,000+ CUs under thin LTO
+#   make bench-lto        btfpipe vs pahole -J on LTO inputs (bench/lto.sh)
 #   make bench            btfpipe vs pahole -J: wall, CPU, RSS medians (bench/README.md)
 #   make bench-cache      the cache: warm vs cold vs pahole on modules, relink (bench/cache.sh)
 #   make fuzz             each libFuzzer target for FUZZ_SECONDS (default 60; tests/fuzz/run.sh)
@@ -116,6 +118,14 @@ install: all
 check-kernel: deps all
 	@./tests/kernel/run.sh
 
+# LTO at the size of a kernel: tests/t1105 on a 400-file, 400-struct program
+# (its five builds take minutes; they are kept in tests/out/shared).
+check-lto: deps all
+	@LTO_FILES=400 LTO_STRUCTS=400 BTFPIPE_VARIANTS=bin ./tests/run.sh t1105
+
+bench-lto: all
+	@BENCH_BIN="$(CURDIR)/$(BIN)" ./bench/lto.sh
+
 # Fuzzes each reader for FUZZ_SECONDS; new crash inputs land in tests/fuzz/crashes/.
 FUZZ_SECONDS ?= 60
 fuzz: all
@@ -132,4 +142,4 @@ bench-cache: all
 clean:
 	rm -rf build build-asan build-collide build-tsan bin bin-asan bin-collide bin-tsan tests/out
 
-.PHONY: all deps run test install check-kernel bench bench-cache fuzz clean
+.PHONY: all deps run test install check-kernel check-lto bench bench-cache bench-lto fuzz clean
