@@ -340,6 +340,12 @@ static int weak_named(const struct weak_table *t, uint32_t w, uint8_t *kind, int
 	return nul && *name_len > 0;
 }
 
+int classes_weak_named(const struct merge *m, uint32_t w, uint8_t *kind, int *is_fwd,
+		       const uint8_t **name, size_t *name_len)
+{
+	return weak_named(m->wt, w, kind, is_fwd, name, name_len);
+}
+
 struct name_entry {
 	uint64_t hash;
 	uint32_t weak;		/* a class with this kind and name (+1), 0 = empty */
@@ -347,7 +353,8 @@ struct name_entry {
 };
 
 /* For each fwd weak class: the definition it stands for, when its kind and
- * name have exactly one definition weak class. */
+ * name have exactly one definition weak class; weak_fwd_open marks those
+ * whose name has several (fwds.c). */
 static int find_fwd_defs(struct merge *m)
 {
 	struct weak_table *t = m->wt;
@@ -356,7 +363,8 @@ static int find_fwd_defs(struct merge *m)
 		cap *= 2;
 	struct name_entry *tab = calloc(cap, sizeof(*tab));
 	m->weak_fwd_def = malloc(((size_t)m->nweak + 1) * sizeof(uint32_t));
-	if (!tab || !m->weak_fwd_def) {
+	m->weak_fwd_open = calloc((size_t)m->nweak + 1, 1);
+	if (!tab || !m->weak_fwd_def || !m->weak_fwd_open) {
 		free(tab);
 		return -ENOMEM;
 	}
@@ -388,6 +396,8 @@ static int find_fwd_defs(struct merge *m)
 				tab[j].def = w;
 			} else if (pass && fwd && tab[j].ndefs == 1) {
 				m->weak_fwd_def[w] = tab[j].def;
+			} else if (pass && fwd && tab[j].ndefs > 1) {
+				m->weak_fwd_open[w] = 1;
 			}
 		}
 	}
@@ -397,6 +407,12 @@ static int find_fwd_defs(struct merge *m)
 
 /* The class a stop edge to t counts as: a fwd that stands for a definition
  * counts as that definition while the definition's nodes share one class. */
+static uint32_t class_seen(const struct merge *m, uint32_t t);
+uint32_t classes_seen(const struct merge *m, uint32_t t)
+{
+	return class_seen(m, t);
+}
+
 static uint32_t class_seen(const struct merge *m, uint32_t t)
 {
 	uint32_t w = m->weak[t], def = m->weak_fwd_def[w];
@@ -427,12 +443,16 @@ static int finish_fwds(struct merge *m)
 	for (uint32_t w = 0; w < m->nweak; w++) {
 		uint32_t def = m->weak_fwd_def[w];
 		m->final_fwd[w] = def != NO_CLASS && !m->weak_split[def] ? m->weak_first_cls[def] : NO_CLASS;
+		if (m->weak_fwd_bound && m->weak_fwd_bound[w] != NO_CLASS)
+			m->final_fwd[w] = m->weak_fwd_bound[w];
 	}
 	free(m->weak_fwd_def);
 	free(m->weak_first_cls);
 	free(m->weak_split);
-	m->weak_fwd_def = m->weak_first_cls = NULL;
-	m->weak_split = NULL;
+	free(m->weak_fwd_open);
+	free(m->weak_fwd_bound);
+	m->weak_fwd_def = m->weak_first_cls = m->weak_fwd_bound = NULL;
+	m->weak_split = m->weak_fwd_open = NULL;
 	return 0;
 }
 
@@ -623,6 +643,14 @@ static inline struct stop_view stops_of(const struct merge *m, size_t ci, uint64
 static inline uint32_t stop_gid(const struct stop_view *v, uint32_t i)
 {
 	return v->wide ? v->wide[i] : (uint32_t)(v->base + v->narrow[i]);
+}
+
+uint32_t classes_stops(const struct merge *m, uint64_t g, uint32_t *out, uint32_t cap)
+{
+	struct stop_view v = stops_of(m, classes_cu_of(m, g), g);
+	for (uint32_t i = 0; i < v.n && i < cap; i++)
+		out[i] = stop_gid(&v, i);
+	return v.n;
 }
 
 struct rep {
@@ -828,6 +856,7 @@ int classes_refine(struct merge *m)
 			goto out;
 		}
 	}
+	err = fwds_absorb(m);
 out:
 	sig_free(&st);
 	free(f.seen);
@@ -865,13 +894,15 @@ void classes_free(struct merge *m)
 	free(m->weak_fwd_def);
 	free(m->weak_first_cls);
 	free(m->weak_split);
+	free(m->weak_fwd_open);
+	free(m->weak_fwd_bound);
 	free(m->final_fwd);
 	m->wt = NULL;
 	m->exports = NULL;
 	m->weak = m->cls = NULL;
 	m->pend = NULL;
 	m->arenas = NULL;
-	m->weak_fwd_def = m->weak_first_cls = m->final_fwd = NULL;
-	m->weak_split = NULL;
+	m->weak_fwd_def = m->weak_first_cls = m->final_fwd = m->weak_fwd_bound = NULL;
+	m->weak_split = m->weak_fwd_open = NULL;
 	m->npend = m->cap_pend = 0;
 }

@@ -34,6 +34,10 @@
  *     (declared-only struct/union/enum) stands for the one definition of its
  *     name while there is exactly one; the refinement then cannot tell them
  *     apart, which merges the types that differed only by fwd vs definition.
+ *  4b. fwds.c: with several definitions of the name, libbpf's rule instead:
+ *     a class that differs from an earlier one only where it has the fwd
+ *     and the earlier one a definition joins it, and the fwd stands for
+ *     that definition from then on (so libbpf's dedup finds nothing more).
  *  5. build.c: one graph node per class, made from its first node's record,
  *     numbered in order of first appearance; cands.c: the function and
  *     variable candidates and their prototypes, with new strings and
@@ -316,6 +320,9 @@ struct merge {
 	uint32_t *weak_fwd_def;		/* per weak class: the definition a fwd stands for, or NO_CLASS */
 	uint32_t *weak_first_cls;	/* per weak class: the class of its nodes when not split */
 	uint8_t *weak_split;		/* per weak class: its nodes are in several classes */
+	uint8_t *weak_fwd_open;		/* per weak class: a fwd whose name has several definitions */
+	uint32_t *weak_fwd_bound;	/* per weak class: the class fwds.c bound such a fwd to,
+					 * or NO_CLASS; NULL when it bound none */
 	/* After refinement (the three above are freed then): per weak class,
 	 * the class its nodes count as when it is a fwd standing for a
 	 * definition whose nodes share one class, else NO_CLASS. */
@@ -339,6 +346,17 @@ int classes_insert_cu(struct merge *m, size_t cu);	/* step 2, in CU order */
 int64_t classes_weak_find(const struct weak_table *t, const uint8_t *key, uint32_t len, uint64_t h);
 int classes_resolve_xrefs(struct merge *m);		/* step 3 */
 int classes_refine(struct merge *m);			/* step 4; frees the stop edges */
+/* For fwds.c, during step 4: what a stop edge to gid t counts as; gid g's
+ * stop edges (up to cap into out; returns how many it has); a weak class's
+ * kind, name and whether it is a fwd (0 when not a named struct, union or
+ * enum). */
+uint32_t classes_seen(const struct merge *m, uint32_t t);
+uint32_t classes_stops(const struct merge *m, uint64_t g, uint32_t *out, uint32_t cap);
+int classes_weak_named(const struct merge *m, uint32_t w, uint8_t *kind, int *is_fwd,
+		       const uint8_t **name, size_t *name_len);
+/* fwds.c, step 4b: libbpf's rule for fwds of a name with several
+ * definitions; rewrites m->cls. */
+int fwds_absorb(struct merge *m);
 size_t classes_cu_of(const struct merge *m, uint64_t gid);	/* the CU that holds gid */
 uint32_t classes_final(const struct merge *m, uint32_t gid); /* a node's class, fwds aliased */
 uint8_t classes_rec_kind(const struct merge *m, uint32_t gid); /* the record kind (key's first byte) */
