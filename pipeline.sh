@@ -1,10 +1,10 @@
 #!/bin/bash
-# pipeline.sh: DWARF to BTF the way a kernel build chains the stages.
+# Usage: pipeline.sh [-j N] [--keep DIR] [--from cus|graph] [-v] [-q] [--stats[=json]] [--features LIST]
+#                    [--btf-base BASE] [--lang-exclude rust] [--cache DIR] (-o OUT.btf | --elf-out FILE) ELF
+#        pipeline.sh PAHOLE-OPTIONS...   (a stand-in for pahole -J in kernel builds;
+#                                         see README "In a kernel build")
 #
-#   ./pipeline.sh [-j N] [--keep DIR] [--from cus|graph] [-v] [-q] [--stats[=json]] [--features LIST]
-#                 [--btf-base BASE] [--lang-exclude rust] [--cache DIR] (-o OUT.btf | --elf-out FILE) ELF
-#   ./pipeline.sh PAHOLE-OPTIONS...   (a stand-in for pahole -J in kernel builds;
-#                                      see README "In a kernel build")
+# DWARF to BTF the way a kernel build chains the stages:
 #
 #   dwarf-extract ELF        -> DIR/NAME.cus    (per-CU records)
 #   dedup-merge NAME.cus     -> DIR/NAME.graph  (deduplicated type graph)
@@ -30,10 +30,48 @@ jobs="" keep="" from="" out="" cache="" verbose=0 features="" base="" elfout="" 
 # distilled_base (1.28) or attributes (1.30), which this build cannot do.
 PAHOLE_COMPAT_VERSION=v1.27
 
+# pahole's BTF features as pahole keeps them (its pahole.c,
+# parse_btf_features()): before any --btf_features, its legacy set (var,
+# decl_tag, type_tag, enum64), which the legacy flags change; the first
+# --btf_features clears every feature, and each list, that one and any
+# later, adds to them ("default" and a leading '+' add the default set).
+# Options act in command-line order, as pahole's argp does. fset holds the
+# features on (and any unknown names, for --btf_features_strict to refuse),
+# each with a space before it.
+PAHOLE_FEATURES="encode_force var float decl_tag type_tag enum64 optimized_func consistent_func
+	decl_tag_kfuncs reproducible_build distilled_base global_var attributes true_signature layout"
+PAHOLE_DEFAULT_FEATURES="encode_force var float decl_tag type_tag enum64 optimized_func consistent_func
+	decl_tag_kfuncs"
+fset=" var decl_tag type_tag enum64" fseen=0
+feat_on() { case "$fset " in *" $1 "*) ;; *) fset="$fset $1" ;; esac; }
+feat_off() { fset=" $fset "; fset=${fset/ $1 / }; fset=${fset% }; }
+# feat_list LIST: one --btf_features value.
+feat_list() {
+	local l=$1 f
+	[ $fseen -eq 1 ] || fset=""
+	fseen=1
+	case "$l" in +*) l="default,${l#+}" ;; esac
+	for f in ${l//,/ }; do
+		if [ "$f" = default ]; then
+			local d
+			for d in $PAHOLE_DEFAULT_FEATURES; do feat_on "$d"; done
+		else
+			feat_on "$f"
+		fi
+	done
+}
+# features= the features on, pahole's order, then unknown names (no
+# subshell: this runs once per module in a kernel build).
+feat_string() {
+	local f list="" known=" ${PAHOLE_FEATURES//[$'\t\n']/ } "
+	for f in $PAHOLE_FEATURES; do case "$fset " in *" $f "*) list="$list,$f" ;; esac; done
+	for f in $fset; do case "$known" in *" $f "*) ;; *) list="$list,$f" ;; esac; done
+	features=${list#,}
+}
+
 # pahole's command line (as kernel Makefiles write it) -> our options.
 pahole_front() {
-	local encode=0 detached="" legacy_float=0 legacy_consistent=0 force=0 strict=0
-	local skip_vars=0 skip_decl=0 skip_type=0 skip_enum64=0 feats="" file=""
+	local encode=0 detached="" strict=0 file=""
 	while [ $# -gt 0 ]; do
 		local a=$1 v=""
 		case "$a" in --*=*) v=${a#*=}; a=${a%%=*} ;; esac
@@ -50,20 +88,22 @@ pahole_front() {
 		--jobs) jobs=${v:-$(nproc)} ;;
 		--btf_encode_detached) need "$@"; detached=$v ;;
 		--btf_base) need "$@"; base=$v ;;
-		--btf_features) need "$@"; feats=$v ;;
-		--btf_features_strict) need "$@"; feats=$v; strict=1 ;;
+		--btf_features) need "$@"; feat_list "$v" ;;
+		--btf_features_strict) need "$@"; feat_list "$v"; strict=1 ;;
 		--supported_btf_features) "$bin/btf-emit" --supported-features; exit $? ;;
 		--lang_exclude) need "$@"; langx=$v ;;
-		--btf_gen_floats) legacy_float=1 ;;
-		--btf_gen_optimized|--reproducible_build|--btf_gen_all) ;;
-		--skip_encoding_btf_inconsistent_proto) legacy_consistent=1 ;;
-		--skip_encoding_btf_vars) skip_vars=1 ;;
-		--skip_encoding_btf_decl_tag) skip_decl=1 ;;
-		--skip_encoding_btf_type_tag) skip_type=1 ;;
-		--skip_encoding_btf_enum64) skip_enum64=1 ;;
-		--btf_encode_force) force=1 ;;
+		--btf_gen_floats|--btf_gen_all) feat_on float ;;
+		--btf_gen_optimized) feat_on optimized_func ;;
+		--reproducible_build) feat_on reproducible_build ;;
+		--skip_encoding_btf_inconsistent_proto) feat_on consistent_func ;;
+		--skip_encoding_btf_vars) feat_off var ;;
+		--skip_encoding_btf_decl_tag) feat_off decl_tag ;;
+		--skip_encoding_btf_type_tag) feat_off type_tag ;;
+		--skip_encoding_btf_enum64) feat_off enum64 ;;
+		--btf_encode_force) feat_on encode_force ;;
 		--version) echo "$PAHOLE_COMPAT_VERSION"; exit 0 ;;
-		-q|--quiet|--verbose|-V) ;;
+		--verbose|-V) pverbose=1 ;;
+		-q|--quiet) ;;
 		-*) echo "btfpipe: pipeline.sh: error: pahole option $1 is not supported" >&2; exit 2 ;;
 		*) file=$1 ;;
 		esac
@@ -71,18 +111,8 @@ pahole_front() {
 	done
 	[ -n "$file" ] || { echo "btfpipe: pipeline.sh: error: no input file" >&2; exit 2; }
 	[ -n "$langx" ] || langx=${PAHOLE_LANG_EXCLUDE:-}
-	if [ -z "$feats" ]; then
-		# pahole's defaults without --btf_features (its legacy flags).
-		feats="var,decl_tag,type_tag,enum64"
-		[ $skip_vars -eq 1 ] && feats=${feats/var,/}
-		[ $skip_decl -eq 1 ] && feats=${feats/decl_tag,/}
-		[ $skip_type -eq 1 ] && feats=${feats/type_tag,/}
-		[ $skip_enum64 -eq 1 ] && feats=${feats/,enum64/}
-		[ $legacy_float -eq 1 ] && feats="$feats,float"
-		[ $legacy_consistent -eq 1 ] && feats="$feats,consistent_func"
-		[ $force -eq 1 ] && feats="$feats,encode_force"
-	fi
-	features=$feats
+	feat_string
+	features_given=1 # even when empty: pahole then writes none of them
 	[ $strict -eq 1 ] && features_strict=1
 	if [ -n "$detached" ]; then
 		out=$detached
@@ -96,14 +126,14 @@ pahole_front() {
 }
 
 usage() {
-	sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,/^# pipeline.sh run as PAHOLE/p' "$0" | sed 's/^# \{0,1\}//'
 }
 die_usage() {
 	echo "btfpipe: pipeline.sh: error: $1 (see --help)" >&2
 	exit 2
 }
 
-features_strict=0
+features_strict=0 features_given=0 pverbose=0
 case " $* " in
 *" -J "*|*" --btf_encode"*|*" --version "*|*" --supported_btf_features "*|*" --btf_features"*|*" --lang_exclude"*|*" --btf_base"*|*" --skip_encoding_btf"*|*" --btf_gen_"*)
 	pahole_mode=1 ;;
@@ -123,7 +153,7 @@ while [ $# -gt 0 ]; do
 	--from) [ $# -ge 2 ] || die_usage "--from needs cus or graph"; from=$2; shift 2 ;;
 	-o) [ $# -ge 2 ] || die_usage "-o needs a file"; out=$2; shift 2 ;;
 	--elf-out) [ $# -ge 2 ] || die_usage "--elf-out needs a file"; elfout=$2; shift 2 ;;
-	--features) [ $# -ge 2 ] || die_usage "--features needs a list"; features=$2; shift 2 ;;
+	--features) [ $# -ge 2 ] || die_usage "--features needs a list"; features=$2; features_given=1; shift 2 ;;
 	--btf-base) [ $# -ge 2 ] || die_usage "--btf-base needs a file"; base=$2; shift 2 ;;
 	--lang-exclude) [ $# -ge 2 ] || die_usage "--lang-exclude needs a list"; langx=$2; shift 2 ;;
 	--cache) [ $# -ge 2 ] || die_usage "--cache needs a directory"; cache=$2; shift 2 ;;
@@ -215,7 +245,7 @@ if [ -z "$from" ]; then
 fi
 mflags=() eflags=()
 [ -n "$langx" ] && mflags+=(--lang-exclude "$langx")
-[ -n "$features" ] && eflags+=(--features "$features")
+[ "$features_given" -eq 1 ] && eflags+=(--features "$features")
 [ "$features_strict" -eq 1 ] && eflags+=(--features-strict)
 [ -n "$base" ] && eflags+=(--btf-base "$base")
 [ -n "$out" ] && eflags+=(-o "$out")
@@ -223,7 +253,24 @@ mflags=() eflags=()
 if [ -z "$from" ] || [ "$from" = cus ]; then
 	run "$bin/dedup-merge" "${jflag[@]}" "${xflags[@]}" "${mflags[@]}" -o "$graph" "$cus"
 fi
+# pahole --verbose: its lines for the functions it skips, on stdout (from
+# the skip report: the same decisions, worded as pahole words them).
+[ "$pverbose" -eq 1 ] && eflags+=(--skip-report "$dir/.skips")
 run "$bin/btf-emit" "${jflag[@]}" --elf "$elf" "${xflags[@]}" "${eflags[@]}" "$graph"
+if [ "$pverbose" -eq 1 ]; then
+	awk '/^func [^:]*: / {
+		name = substr($2, 1, length($2) - 1); why = substr($0, length($1) + length($2) + 3)
+		if (why ~ /^optimized parameters/) why = "optimized parameters"
+		else if (why ~ /^inconsistent prototype/) why = "inconsistent prototype"
+		else if (why ~ /^reordered parameters/) why = "reordered parameters"
+		else if (why ~ /unexpected register/) why = "unexpected register usage for parameter"
+		else if (why ~ /^uncertain parameter location/) why = "uncertain parameter location"
+		else if (why ~ /^ambiguous address/) why = "ambiguous address"
+		else next
+		printf "%s : skipping BTF encoding of function due to %s\n", name, why
+	}' "$dir/.skips"
+	rm -f "$dir/.skips"
+fi
 if [ "$stats" = json ]; then
 	# {"tool":"X",...} lines -> {"X": {...}, ...}
 	sed 's/^{"tool":"\([^"]*\)",/"\1":{/' "$dir/.stats.jsonl" | paste -sd, | sed 's/^/{/; s/$/}/'

@@ -61,3 +61,54 @@ check_same "-J on a non-ELF: the file is untouched" "$T_OUT/notelf" "$T_OUT/note
 check_exit "an unknown pahole option: exit 2" 2 "$P" -J --no_such_option "$T_OUT/j"
 check_exit "--btf_features_strict with an unknown feature: exit 2" 2 "$P" --btf_features_strict=var,nonsense \
 	--btf_encode_detached="$T_OUT/x.btf" "$elf"
+
+# Several --btf_features add up, as pahole's do (Debian's 6.12
+# scripts/Makefile.btf, an out-of-tree module): the second list must not
+# turn the first one's float off. The sample has a double, so FLOAT shows.
+(cd "$T_TOP" && gcc -O2 -g -c -fdebug-prefix-map="$T_TOP"=/btfpipe -o "$T_OUT/util.o" tests/fixtures/sample/util.c &&
+	ld -r -o "$T_OUT/acc.o" "$T_OUT/mod.o" "$T_OUT/util.o") || not_ok "link a module-like object with a double"
+check "two --btf_features lists (6.12's out-of-tree module line)" env LLVM_OBJCOPY=objcopy "$P" -J -j \
+	--btf_features=encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs \
+	--btf_features=distilled_base --btf_base "$T_OUT/d.btf" "$T_OUT/acc.o"
+objcopy --dump-section .BTF="$T_OUT/acc.btf" "$T_OUT/acc.o" "$T_OUT/acc.copy"
+# (With float off, the module would write its own INT 'double' beside the
+# base's FLOAT; with var off, no VAR.)
+nflt_base=$(bpftool btf dump file "$T_OUT/d.btf" | grep -c "FLOAT 'double'")
+nint=$(bpftool -B "$T_OUT/d.btf" btf dump file "$T_OUT/acc.btf" | grep -c "^\[[0-9]*\] INT 'double'")
+nvar=$(bpftool -B "$T_OUT/d.btf" btf dump file "$T_OUT/acc.btf" | grep -c "^\[[0-9]*\] VAR ")
+if [ "$nflt_base" -ge 1 ] && [ "$nint" -eq 0 ] && [ "$nvar" -ge 1 ]; then
+	ok "two lists: the module uses the base's FLOAT double and keeps its VARs ($nvar)"
+else
+	not_ok "two lists: the first list's features stay on" "base FLOAT doubles $nflt_base, module INT doubles $nint, VARs $nvar"
+fi
+# One list alone is all pahole writes: no var, no float.
+check "--btf_features=distilled_base alone" "$P" --btf_features=distilled_base --btf_encode_detached="$T_OUT/only.btf" "$elf"
+if bpftool btf dump file "$T_OUT/only.btf" | grep -Eq "^\[[0-9]+\] (FLOAT|VAR|DATASEC) "; then
+	not_ok "one list alone: its features only (no FLOAT, VAR or DATASEC)" "$(bpftool btf dump file "$T_OUT/only.btf" | grep -E 'FLOAT|VAR|DATASEC')"
+else ok "one list alone: its features only (no FLOAT, VAR or DATASEC)"; fi
+check "--btf_features=default --btf_features=+reproducible_build (reproducible 6.12 builds)" \
+	"$P" --btf_features=default --btf_features=+reproducible_build --btf_encode_detached="$T_OUT/repro.btf" "$elf"
+check_same "... the same BTF as default alone" "$T_OUT/d.btf" "$T_OUT/repro.btf"
+
+# Detached split BTF (7.x's scripts/gen-btf.sh): --btf_encode_detached with --btf_base.
+check "--btf_encode_detached with --btf_base" "$P" -j --btf_features=default --btf_base "$T_OUT/d.btf" \
+	--btf_encode_detached="$T_OUT/split-detached.btf" "$T_OUT/mod.o"
+check "... libbpf reads it as split BTF over the base" "$T_BIN/tools/btfcheck" --base "$T_OUT/d.btf" --dedup "$T_OUT/split-detached.btf"
+
+# --verbose: pahole's lines for the functions it skips (pahole's own tests grep them).
+cat >"$T_OUT/opt.c" <<'CEOF'
+__attribute__((noinline)) int bar(int a, int b) { return a + 1; }
+__attribute__((noinline)) static int foo(int a, int b, int c) { return a * b - a - b; }
+int a, b, c;
+int main(void) { return bar(a, c) + foo(a, b, c); }
+CEOF
+if gcc -g -O2 -o "$T_OUT/opt" "$T_OUT/opt.c" 2>"$T_OUT/opt.err"; then
+	"$P" -J --btf_features=default --btf_encode_detached="$T_OUT/opt.btf" --verbose "$T_OUT/opt" >"$T_OUT/opt.log" 2>&1
+	check_grep "--verbose: pahole's message for a function skipped for optimized parameters" \
+		"^foo : skipping BTF encoding of function due to optimized parameters$" "$T_OUT/opt.log"
+else
+	not_ok "build the optimized-parameters program" "$(cat "$T_OUT/opt.err")"
+fi
+"$P" --help >"$T_OUT/help" 2>&1
+if head -1 "$T_OUT/help" | grep -q '^Usage: '; then ok "--help starts with a Usage: line"
+else not_ok "--help starts with a Usage: line" "$(head -3 "$T_OUT/help")"; fi
