@@ -78,6 +78,32 @@ check_tool() {
 	fi
 }
 
+# check_loads DESC FILE [BASE]: the running kernel's BTF checker accepts FILE
+# (btfcheck --load): ok, or a skip where this kernel refuses bpf() itself
+# (btfcheck's exit 77), else a failure with btfcheck's words.
+check_loads() {
+	local out rc
+	out=$("$T_BIN/tools/btfcheck" ${3:+--base "$3"} --load "$2" 2>&1)
+	rc=$?
+	case $rc in
+	0) ok "$1" ;;
+	77) skip "$1" "$(printf '%s\n' "$out" | tail -1)" ;;
+	*) not_ok "$1" "$out" ;;
+	esac
+}
+
+# expected_rows LABEL: the rows of $EXPECTED ("GLOB<TAB>ERE<TAB>WHY" lines)
+# whose GLOB matches LABEL, as "ERE<TAB>WHY" (tests that list the
+# differences from an oracle they expect, with the reason for each).
+expected_rows() {
+	local glob ere why
+	[ -n "${EXPECTED:-}" ] || return 0
+	while IFS=$'\t' read -r glob ere why; do
+		# shellcheck disable=SC2053
+		[[ $1 == $glob ]] && printf '%s\t%s\n' "$ere" "$why"
+	done <<<"$EXPECTED"
+}
+
 # have TOOL: true when TOOL is on PATH.
 have() { command -v "$1" >/dev/null 2>&1; }
 

@@ -46,15 +46,6 @@ gcc-*-dwarf5${TAB}^only-in-B struct counters size=16 \\{hits: void @0; head: voi
 *-dwarf5${TAB}^only-in-B struct counters size=16 \\{hits: func [A-Za-z_0-9]+ .* @0; head: func [A-Za-z_0-9]+ .* @64\\}\$${TAB}pahole wrong: the unresolved atomic type leaves a stale id that lands on an unrelated FUNC (kernel: Invalid member)
 gcc-*-dwarf5${TAB}^count STRUCT A=17 B=18\$${TAB}pahole wrong: its two broken copies of struct counters (void members in one CU, FUNC members in another) differ, so its dedup keeps both"
 
-# expected_rows LABEL: the rows of EXPECTED whose glob matches LABEL.
-expected_rows() {
-	local glob ere why
-	while IFS=$TAB read -r glob ere why; do
-		# shellcheck disable=SC2053
-		[[ $1 == $glob ]] && printf '%s\t%s\n' "$ere" "$why"
-	done <<<"$EXPECTED"
-}
-
 # diff_lines FILE: btfcmp's difference lines, without their indent.
 diff_lines() {
 	sed -n 's/^  \(only-in-.*\|count .*\)$/\1/p' "$1"

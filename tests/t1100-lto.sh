@@ -88,16 +88,6 @@ func_names() { awk '{ print $1 }' "$1" | sort -u; }
 # diff_lines FILE: btfcmp's difference lines, without their indent.
 diff_lines() { sed -n 's/^  \(only-in-.*\|count .*\)$/\1/p' "$1"; }
 
-# expected_rows LABEL: the rows of EXPECTED (ERE<TAB>WHY) whose glob matches.
-expected_rows() {
-	local glob ere why
-	[ -n "$EXPECTED" ] || return 0
-	while IFS=$TAB read -r glob ere why; do
-		# shellcheck disable=SC2053
-		[[ $1 == $glob ]] && printf '%s\t%s\n' "$ere" "$why"
-	done <<<"$EXPECTED"
-}
-
 # ---- the non-LTO builds, one per compiler ------------------------------------
 declare -A nolto # compiler -> ELF path, or empty when it could not be built
 for cc in "$GCC" "$CLANG"; do
@@ -251,13 +241,7 @@ while IFS='|' read -r label cc flags; do
 
 	# (d) libbpf and the kernel.
 	check "$label: libbpf parses the BTF and btf__dedup removes nothing" "$BTFCHECK" --dedup "$e.btf"
-	"$BTFCHECK" --load "$e.btf" >"$dir/load.out" 2>&1
-	rc=$?
-	case $rc in
-	0) ok "$label: the kernel loads the BTF" ;;
-	77) skip "$label: the kernel loads the BTF" "$(tail -1 "$dir/load.out")" ;;
-	*) not_ok "$label: the kernel loads the BTF" "$(cat "$dir/load.out")" ;;
-	esac
+	check_loads "$label: the kernel loads the BTF" "$e.btf"
 
 	# (e) pahole 1.24 on the same binary.
 	if ! have pahole; then

@@ -107,12 +107,7 @@ while IFS='|' read -r label base; do
 
 	# (a), (b)
 	check "$label: libbpf parses the BTF and btf__dedup removes nothing" "$BTFCHECK" --dedup "$o/j2.btf"
-	"$BTFCHECK" --load "$o/j2.btf" >"$o/load.out" 2>&1
-	case $? in
-	0) ok "$label: the kernel loads the BTF" ;;
-	77) skip "$label: the kernel loads the BTF" "$(tail -1 "$o/load.out")" ;;
-	*) not_ok "$label: the kernel loads the BTF" "$(cat "$o/load.out")" ;;
-	esac
+	check_loads "$label: the kernel loads the BTF" "$o/j2.btf"
 
 	# (c)
 	for j in 1 8; do

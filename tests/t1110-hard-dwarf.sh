@@ -291,12 +291,7 @@ for cxx in g++ "${CLANGXX:-clang++-19}"; do
 	if [ -z "$leaked" ]; then ok "$label: nothing left out reaches the BTF"
 	else not_ok "$label: nothing left out reaches the BTF" "$leaked"; fi
 	check "$label: libbpf parses the BTF and btf__dedup removes nothing" "$BTFCHECK" --dedup "$e.btf"
-	"$BTFCHECK" --load "$e.btf" >"$d/load.out" 2>&1
-	case $? in
-	0) ok "$label: the kernel loads the BTF" ;;
-	77) skip "$label: the kernel loads the BTF" "$(tail -1 "$d/load.out")" ;;
-	*) not_ok "$label: the kernel loads the BTF" "$(cat "$d/load.out")" ;;
-	esac
+	check_loads "$label: the kernel loads the BTF" "$e.btf"
 	# The same graph with every node's provenance emptied (a merge never
 	# writes that, a file may): the skip report names no CU for the left-out
 	# types ("CU ?"), where btf-emit once read past its provenance array.
@@ -477,12 +472,7 @@ else
 		if [ "$got" = "INT '__SANITIZED_FAKE_INT__'" ]; then ok "odd base types: the member of 32 bytes is pahole's placeholder INT"
 		else not_ok "odd base types: the member of 32 bytes is pahole's placeholder INT" "bpftool says: $got"; fi
 		check "odd base types: libbpf parses it and btf__dedup removes nothing" "$BTFCHECK" --dedup "$d/ob.btf"
-		"$BTFCHECK" --load "$d/ob.btf" >"$d/load.out" 2>&1
-		case $? in
-		0) ok "odd base types: the kernel loads the BTF" ;;
-		77) skip "odd base types: the kernel loads the BTF" "$(tail -1 "$d/load.out")" ;;
-		*) not_ok "odd base types: the kernel loads the BTF" "$(cat "$d/load.out")" ;;
-		esac
+		check_loads "odd base types: the kernel loads the BTF" "$d/ob.btf"
 		if have pahole; then
 			pahole -J --btf_gen_floats --btf_encode_detached="$d/pahole.btf" "$d/ob" >"$d/pahole.out" 2>&1
 			echo "info: odd base types: pahole $(pahole --version): exit $?, $(grep -c . "$d/pahole.out") lines of output: $(head -1 "$d/pahole.out")"

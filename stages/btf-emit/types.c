@@ -488,6 +488,25 @@ static int check_cycles(const struct graph *g, struct diag *d)
 	return 0;
 }
 
+/* used[] of every node a node or a variable refers to: of the kept nodes
+ * only, or of all. An enum's underlying type counts unless kept_only: it is
+ * not written, but the prototypes' rule has always counted it. */
+static void mark_refs(const struct graph *g, const struct type_map *map, uint8_t *used, int kept_only)
+{
+	for (size_t i = 1; i <= g->nnodes; i++) {
+		const struct graph_node *n = &g->nodes[i];
+		if (kept_only && map->dropped[i])
+			continue;
+		if (!kept_only || n->kind != G_ENUM)
+			used[n->type] = 1;
+		if (n->kind == G_STRUCT || n->kind == G_UNION || n->kind == G_FUNC_PROTO)
+			for (uint32_t k = 0; k < n->item_count; k++)
+				used[g->items[n->item_first + k].type] = 1;
+	}
+	for (size_t i = 0; i < g->nvars; i++)
+		used[g->vars[i].type] = 1;
+}
+
 /* Function prototypes made for candidates that were not picked: no type
  * refers to them, so they are left out (dropped value 2: not reported). */
 static int drop_unused_protos(const struct graph *g, const uint32_t *picks, size_t npicks,
@@ -496,15 +515,7 @@ static int drop_unused_protos(const struct graph *g, const uint32_t *picks, size
 	uint8_t *used = calloc(g->nnodes + 1, 1);
 	if (!used)
 		return -ENOMEM;
-	for (size_t i = 1; i <= g->nnodes; i++) {
-		const struct graph_node *n = &g->nodes[i];
-		used[n->type] = 1;
-		if (n->kind == G_STRUCT || n->kind == G_UNION || n->kind == G_FUNC_PROTO)
-			for (uint32_t k = 0; k < n->item_count; k++)
-				used[g->items[n->item_first + k].type] = 1;
-	}
-	for (size_t i = 0; i < g->nvars; i++)
-		used[g->vars[i].type] = 1;
+	mark_refs(g, map, used, 0);
 	for (size_t i = 0; i < npicks; i++)
 		if (!(picks[i] & PICK_TRUE_SIG)) /* that one gets a prototype of its own */
 			used[g->funcs[PICK_INDEX(picks[i])].proto] = 1;
@@ -529,18 +540,7 @@ static int drop_odd_bases(const struct graph *g, const struct emit_opts *o, stru
 	uint8_t *used = calloc(g->nnodes + 1, 1);
 	if (!used)
 		return -ENOMEM;
-	for (size_t i = 1; i <= g->nnodes; i++) {
-		const struct graph_node *n = &g->nodes[i];
-		if (map->dropped[i])
-			continue;
-		if (n->kind != G_ENUM) /* an enum's underlying type is not written */
-			used[n->type] = 1;
-		if (n->kind == G_STRUCT || n->kind == G_UNION || n->kind == G_FUNC_PROTO)
-			for (uint32_t k = 0; k < n->item_count; k++)
-				used[g->items[n->item_first + k].type] = 1;
-	}
-	for (size_t i = 0; i < g->nvars; i++)
-		used[g->vars[i].type] = 1;
+	mark_refs(g, map, used, 1);
 	for (size_t i = 1; i <= g->nnodes; i++)
 		if (g->nodes[i].kind == G_BASE && !map->dropped[i] && !used[i] && !base_fits_btf(&g->nodes[i], o))
 			map->dropped[i] = 3;

@@ -58,14 +58,6 @@ source_tree() {
 	echo "$d"
 }
 
-expected_rows() {
-	local glob ere why
-	while IFS=$TAB read -r glob ere why; do
-		# shellcheck disable=SC2053
-		[[ $1 == $glob ]] && printf '%s\t%s\n' "$ere" "$why"
-	done <<<"$EXPECTED"
-}
-
 # compare_types LABEL OURS THEIRS WHO: btfcmp's type differences, each one
 # a row of EXPECTED for LABEL.
 compare_types() {
@@ -113,12 +105,7 @@ for b in $builds; do
 	v="$O/vmlinux"
 	echo "info: $b: BTF steps (ms): $(tr '\n' ' ' <"$O/btf-times")"
 	check "$b: libbpf parses the vmlinux BTF and btf__dedup removes nothing" "$BTFCHECK" --dedup "$v"
-	"$BTFCHECK" --load "$v" >"$O/load.out" 2>&1
-	case $? in
-	0) ok "$b: the running kernel loads the vmlinux BTF" ;;
-	77) skip "$b: the running kernel loads the vmlinux BTF" "$(tail -1 "$O/load.out")" ;;
-	*) not_ok "$b: the running kernel loads the vmlinux BTF" "$(cat "$O/load.out")" ;;
-	esac
+	check_loads "$b: the running kernel loads the vmlinux BTF" "$v"
 	nmod=0 badmod=""
 	while IFS= read -r m; do
 		nmod=$((nmod + 1))
