@@ -8,6 +8,7 @@
 #   make SANITIZE=thread  ThreadSanitizer build in bin-tsan/ (t1330 runs -j4 on it)
 #   make check-kernel     tests on Debian's cloud vmlinux (installs the dbg package)
 #   make check-lto        t1105 at kernel size: a 400-file program, 2,000+ CUs under thin LTO
+#   make check-kbuild     real kernels built with PAHOLE=pipeline.sh (tests/kbuild/run.sh; minutes each)
 #   make bench-lto        btfpipe vs pahole -J on LTO inputs (bench/lto.sh)
 #   make bench            btfpipe vs pahole -J: wall, CPU, RSS medians (bench/README.md)
 #   make bench-cache      the cache: warm vs cold vs pahole on modules, relink (bench/cache.sh)
@@ -123,6 +124,11 @@ check-kernel: deps all
 check-lto: deps all
 	@LTO_FILES=400 LTO_STRUCTS=400 BTFPIPE_VARIANTS=bin ./tests/run.sh t1105
 
+# Kernels from Debian's linux-source packages built with PAHOLE=pipeline.sh
+# and checked against pahole (KBUILD_BUILDS selects; tests/kbuild/run.sh).
+check-kbuild: deps all
+	@./tests/kbuild/run.sh
+
 bench-lto: all
 	@BENCH_BIN="$(CURDIR)/$(BIN)" ./bench/lto.sh
 
@@ -142,4 +148,4 @@ bench-cache: all
 clean:
 	rm -rf build build-asan build-collide build-tsan bin bin-asan bin-collide bin-tsan tests/out
 
-.PHONY: all deps run test install check-kernel check-lto bench bench-cache bench-lto fuzz clean
+.PHONY: all deps run test install check-kernel check-kbuild check-lto bench bench-cache bench-lto fuzz clean
