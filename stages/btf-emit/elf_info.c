@@ -42,7 +42,10 @@ static int cmp_kfunc(const void *a, const void *b)
 /* kfuncs: the __BTF_ID__func__NAME__N symbols that lie inside a
  * __BTF_ID__set8__* set whose flags have BTF_SET8_KFUNCS. A set8 is
  * { u32 cnt; u32 flags; { u32 id; u32 flags; } pairs[cnt]; }, read as words
- * in the file's byte order (elf_getdata_rawchunk converts). */
+ * in the file's byte order (elf_getdata_rawchunk converts). Its extent is
+ * its symbol's size, as pahole reads it: the kernel's btf_ids.h gives the
+ * set symbol a .size at BTF_SET8_END and leaves cnt 0 for resolve_btfids,
+ * which runs after pahole, to fill. cnt counts only where the size is 0. */
 static int read_kfuncs(struct elf_info *ei, Elf *elf, Elf_Data *symdata, Elf_Data *xdata, size_t nsym,
 		       size_t strndx, const char *path, struct diag *d)
 {
@@ -77,12 +80,15 @@ static int read_kfuncs(struct elf_info *ei, Elf *elf, Elf_Data *symdata, Elf_Dat
 				continue;
 			size_t at = (size_t)(sym.st_value - base) / 4;
 			if (!pass && !strncmp(name, "__BTF_ID__set8__", 16) && at + 2 <= nw &&
-			    (w[at + 1] & BTF_SET8_KFUNCS) && at + 2 + 2 * (size_t)w[at] <= nw) {
+			    (w[at + 1] & BTF_SET8_KFUNCS)) {
+				uint64_t hi = sym.st_size ? at + sym.st_size / 4 : at + 2 + 2 * (uint64_t)w[at];
+				if (hi > nw)
+					hi = nw;
 				if (vec_grow(&sets, &capsets, nsets + 1)) {
 					free(sets);
 					return -ENOMEM;
 				}
-				sets[nsets++] = (struct range){ at + 2, at + 2 + 2 * (size_t)w[at] };
+				sets[nsets++] = (struct range){ at + 2, hi };
 			} else if (pass && !strncmp(name, "__BTF_ID__func__", 16)) {
 				for (size_t k = 0; k < nsets; k++) {
 					if (at < sets[k].lo || at >= sets[k].hi || (at - sets[k].lo) % 2)
