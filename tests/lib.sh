@@ -8,7 +8,7 @@
 set -u
 T_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 T_BIN="${T_BIN:-$T_TOP/bin}"
-T_NAME=$(basename "$0" .sh)
+T_NAME=${T_NAME:-$(basename "$0" .sh)}
 T_OUT="${T_OUT_ROOT:-$T_TOP/tests/out}/$T_NAME"
 T_RESULTS="${T_RESULTS:-/dev/null}"
 rm -rf "$T_OUT" && mkdir -p "$T_OUT"

@@ -1,39 +1,66 @@
 #!/usr/bin/env bash
 # tests/kbuild/run.sh (make check-kbuild): real kernels built with
-# PAHOLE=pipeline.sh, checked against pahole on the same files. Installs
-# what it needs from Debian's archive and takes minutes per kernel, so it is
-# not part of `make test`.
+# PAHOLE=pipeline.sh, booted, and checked against pahole. Installs what it
+# needs from Debian's archive and takes minutes per kernel, so it is not part
+# of `make test`.
 #
-# Builds (KBUILD_BUILDS, default all), each by tests/kbuild/kernel.sh from
-# Debian's linux-source package into tests/out/kbuild/NAME:
-#   6.1-thin   Linux 6.1, clang-19 thin LTO (LLVM=-19 LLVM_IAS=1), DWARF 5:
-#              CUs refer to DIEs in other CUs, and clang emits 3-byte base
-#              types for DW_OP_convert that BTF has no INT for
-# For each: the build succeeds; the vmlinux's .BTF and every module's split
-# .BTF parse with libbpf and btf__dedup() removes nothing; the running kernel
-# loads the vmlinux BTF; the vmlinux BTF's types equal pahole 1.24's and
-# pahole master's on the same vmlinux (master when ../shared/anchors has
-# it, built by its build.sh) but for EXPECTED; its FUNCs are counted
-# against master's, the differences listed (funcs.c says the rules).
-# The BTF steps' wall times (the kernel's calls of pipeline.sh) and pahole's
-# on the vmlinux are printed.
+# Builds (KBUILD_BUILDS, default all five, in this order), each by
+# tests/kbuild/kernel.sh from Debian's linux-source packages into
+# tests/out/kbuild/NAME (kept: a second run rebuilds what changed):
+#   6.1-gcc    Linux 6.1, gcc (its scripts pass pahole's legacy flags)
+#   6.12-gcc   Linux 6.12, gcc (scripts/Makefile.btf passes --btf_features=...)
+#   6.12-thin  Linux 6.12, clang-19 thin LTO (LLVM=-19 LLVM_IAS=1)
+#   extmod     tests/kbuild/extmod, an out-of-tree module, built with make M=
+#              against 6.12-gcc (Makefile.btf adds --btf_features=distilled_base)
+#   6.1-thin   Linux 6.1, clang-19 thin LTO: clang's 3-byte DW_OP_convert base
+#              types and DIEs referred to across CUs (issue 28's kernel)
+# For each kernel:
+#  - it builds with PAHOLE=pipeline.sh; the vmlinux BTF and every module's
+#    split BTF parse with libbpf and btf__dedup() removes nothing; the running
+#    kernel here loads the vmlinux BTF;
+#  - it boots in qemu (tests/kbuild/boot.sh): the kernel checks the vmlinux
+#    BTF, then every module's at insmod (all must load), and a BPF fentry
+#    program whose arguments the verifier types from our BTF, CO-RE-relocated
+#    by libbpf against /sys/kernel/btf/vmlinux, must load and run;
+#  - Debian's pahole 1.24 then does the build's BTF steps again on the very
+#    files the build gave pipeline.sh (the kernel's calls are logged: the
+#    vmlinux the link made for BTF, each module; their .BTF taken out), with
+#    the flags the kernel's scripts pass 1.24, the modules over pahole's own
+#    vmlinux BTF; the vmlinux and every module must describe the same types
+#    as pahole's, but for the rows of EXPECTED. (A second build with pahole
+#    would recompile everything: the kernel's command lines hold O=.) FUNCs
+#    are counted and their differences listed (their rules are pahole
+#    1.27's here, 1.24's there: stages/btf-emit/funcs.c); pahole master too,
+#    where ../shared/anchors has its source;
+#  - for KBUILD_CACHE_BUILDS (default 6.12-gcc): one .c file touched and the
+#    kernel relinked twice with BTFPIPE_CACHE_DIR, from an empty cache (cold)
+#    and then warm: the BTF steps' times.
+# The table of all builds is printed at the end and kept in
+# tests/out/kbuild/summary.md.
 set -u
 T_RESULTS=$(mktemp)
 export T_RESULTS
+T_NAME=kbuild-run
 . "$(dirname "$0")/../lib.sh"
 export LC_ALL=C
 BTFCMP="$T_TOP/tests/tools/btfcmp.py"
 BTFCHECK="$T_BIN/tools/btfcheck"
 K="$T_TOP/tests/out/kbuild"
 mkdir -p "$K"
-builds=${KBUILD_BUILDS:-6.1-thin}
+builds=${KBUILD_BUILDS:-6.1-gcc 6.12-gcc 6.12-thin extmod 6.1-thin}
+cache_builds=${KBUILD_CACHE_BUILDS:-6.12-gcc}
 anchors=$(cd "$T_TOP/.." && pwd)/shared/anchors
+P="$T_TOP/pipeline.sh"
+export BTFPIPE_BIN="$T_BIN"
 
-# EXPECTED: type differences against pahole on the vmlinux, "GLOB<TAB>ERE<TAB>WHY".
+# EXPECTED: type differences against pahole, "GLOB<TAB>ERE<TAB>WHY"; GLOB
+# matches "BUILD:vmlinux" or "BUILD:MODULE" (pahole 1.24) or
+# "BUILD:vmlinux@master" (pahole master); ERE a whole btfcmp line.
 TAB=$'\t'
 EXPECTED="\
-*-thin${TAB}^only-in-B int '__SANITIZED_FAKE_INT__' size=4 .*${TAB}pahole's placeholder for clang's DW_ATE_unsigned_24, a DW_OP_convert type no type refers to: we leave it out (skip report)
-*-thin${TAB}^count INT A=([0-9]+) B=[0-9]+\$${TAB}the placeholder above"
+*-thin:vmlinux*${TAB}^only-in-B int '__SANITIZED_FAKE_INT__' size=4 .*${TAB}pahole's placeholder for clang's DW_ATE_unsigned_24, a DW_OP_convert type no type refers to: we leave it out (skip report)
+*-thin:vmlinux*${TAB}^count INT A=([0-9]+) B=[0-9]+\$${TAB}the placeholder above
+6.12-*:vmlinux${TAB}^count CONST A=([0-9]+) B=[0-9]+\$${TAB}a CONST that only the prototypes of functions whose selection differs refer to (FUNC and FUNC_PROTO counts are not compared; funcs.c's rules are pahole 1.27's, 1.24's differ)"
 
 need_pkgs() {
 	local missing="" p
@@ -43,11 +70,21 @@ need_pkgs() {
 	[ -z "$missing" ] && return 0
 	echo "check-kbuild: installing:$missing"
 	[ "$(id -u)" -eq 0 ] || { echo "check-kbuild: not root; run: apt-get install$missing" >&2; return 1; }
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null ||
-		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null; }
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null && return 0
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null && return 0
+	# linux-source-6.12 is in bookworm-security today, and in bookworm-backports.
+	if ! grep -rqs bookworm-backports /etc/apt/sources.list /etc/apt/sources.list.d/; then
+		echo "check-kbuild: adding bookworm-backports to apt's sources (/etc/apt/sources.list.d/bookworm-backports.sources)"
+		printf '%s\n' "Types: deb" "URIs: http://deb.debian.org/debian" "Suites: bookworm-backports" \
+			"Components: main" "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" \
+			>/etc/apt/sources.list.d/bookworm-backports.sources
+		apt-get update -qq
+	fi
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
 }
 
-# source VERSION: the unpacked linux-source-VERSION tree (unpacked once).
+# source_tree VERSION: the unpacked linux-source-VERSION tree (unpacked once).
 source_tree() {
 	local v=$1 d="$K/src/linux-source-$1"
 	if [ ! -f "$d/Makefile" ]; then
@@ -58,80 +95,327 @@ source_tree() {
 	echo "$d"
 }
 
-# compare_types LABEL OURS THEIRS WHO: btfcmp's type differences, each one
-# a row of EXPECTED for LABEL.
+# compare_types LABEL OURS THEIRS WHO [BASE_OURS BASE_THEIRS]: btfcmp's type
+# differences, each one a row of EXPECTED for LABEL; quiet when equal.
 compare_types() {
-	local label=$1 a=$2 b=$3 who=$4 line ere why unexplained="" n
-	"$BTFCMP" --flatten-arrays --ignore-kind-counts ARRAY,FUNC,FUNC_PROTO --width 0 "$a" "$b" >"$O/cmp.$who" 2>&1
+	local label=$1 a=$2 b=$3 who=$4 line ere why unexplained="" n bases=()
+	[ $# -ge 6 ] && bases=(--base-a "$5" --base-b "$6")
+	"$BTFCMP" --flatten-arrays --ignore-kind-counts ARRAY,FUNC,FUNC_PROTO --width 0 "${bases[@]}" "$a" "$b" \
+		>"$O/cmp.out" 2>&1
+	if [ $? -gt 1 ] || ! grep -q '^btfcmp: [0-9]* differences' "$O/cmp.out"; then
+		printf '%s: btfcmp could not compare %s with %s:\n%s\n' "$label" "$a" "$b" "$(tail -5 "$O/cmp.out")"
+		return 1
+	fi
 	expected_rows "$label" >"$O/expected"
 	while IFS= read -r line; do
 		local hit=0
 		while IFS=$TAB read -r ere why; do [[ $line =~ $ere ]] && hit=1 && break; done <"$O/expected"
 		[ "$hit" = 1 ] || unexplained+="$line"$'\n'
-	done < <(sed -n 's/^  \(only-in-.*\|count .*\)$/\1/p' "$O/cmp.$who")
-	n=$(sed -n 's/^  \(only-in-.*\|count .*\)$/\1/p' "$O/cmp.$who" | grep -c .)
-	if [ -z "$unexplained" ]; then ok "$label: the vmlinux's types equal $who's ($n listed differences)"
-	else not_ok "$label: the vmlinux's types equal $who's" "$unexplained"; fi
+	done < <(sed -n 's/^  \(only-in-.*\|count .*\)$/\1/p' "$O/cmp.out")
+	n=$(sed -n 's/^  \(only-in-.*\|count .*\)$/\1/p' "$O/cmp.out" | grep -c .)
+	if [ -n "$unexplained" ]; then
+		printf '%s: types against %s:\n%s' "$label" "$who" "$unexplained"
+		return 1
+	fi
+	[ "$n" -eq 0 ] || echo "info: $label: $n listed differences from $who"
+	return 0
 }
 
-need_pkgs flex bison bc libssl-dev libelf-dev cpio || exit 1
+# kinds FILE [BASE]: "KIND=COUNT ..." of the types FILE adds.
+kinds() { "$BTFCHECK" ${2:+--base "$2"} "$1" 2>/dev/null | sed -n 's/^kind //p' | awk '{ printf "%s%s=%s", (NR > 1 ? " " : ""), $1, $2 }'; }
+
+# kfunc_tags FILE [BASE]: the sorted names of the FUNCs that carry a
+# "bpf_kfunc" decl tag, and their bpf_fastcall tags.
+kfunc_tags() {
+	bpftool btf dump file "$1" ${2:+base "$2"} 2>/dev/null | awk '
+		$2 == "FUNC" { name[substr($1, 2, length($1) - 2)] = $3 }
+		$2 == "DECL_TAG" && ($3 == "'\''bpf_kfunc'\''" || $3 == "'\''bpf_fastcall'\''") {
+			split($4, a, "="); tag[n++] = a[2] " " $3 }
+		END { for (i = 0; i < n; i++) { split(tag[i], t, " "); print name[t[1]], t[2] } }' | sort
+}
+
+# btf_sums DIR: "SHA256 FILE" of the .BTF section of DIR's vmlinux and modules.
+btf_sums() {
+	local f t
+	t=$(mktemp)
+	(cd "$1" && find . -name '*.ko' | sort; echo ./vmlinux) | while IFS= read -r f; do
+		: >"$t"
+		objcopy --dump-section .BTF="$t" "$1/$f" "$t.o" 2>/dev/null
+		echo "$(sha256sum <"$t" | cut -c1-16) $f"
+	done
+	rm -f "$t" "$t.o"
+}
+
+# ms_of FILE PATTERN: the summed milliseconds of btf-times lines whose file matches.
+ms_of() { awk -v p="$2" '$1 ~ p { s += $2 } END { print s + 0 }' "$1"; }
+
+need_pkgs flex bison bc libssl-dev libelf-dev cpio busybox-static qemu-system-x86 kmod libzstd-dev zlib1g-dev ||
+	exit 1
 master=""
 if [ -x "$anchors/build.sh" ]; then
-	if [ ! -x "$K/anchors/bin/pahole" ]; then
-		need_pkgs cmake zlib1g-dev && bash "$anchors/build.sh" "$K/anchors" >"$K/anchors.log" 2>&1 ||
-			echo "info: building pahole master failed: $(tail -3 "$K/anchors.log")"
+	# Built once into tests/out/anchors, shared with make check-pahole-suite.
+	A="$T_TOP/tests/out/anchors"
+	if [ ! -x "$A/bin/pahole" ]; then
+		need_pkgs cmake && bash "$anchors/build.sh" "$A" >"$A.log" 2>&1
 	fi
-	[ -x "$K/anchors/bin/pahole" ] && master="$K/anchors/bin/pahole"
+	if [ -x "$A/bin/pahole" ]; then master="$A/bin/pahole"
+	else skip "pahole master comparisons" "building it failed: $(tail -3 "$A.log" | tr '\n' ' ')"; fi
 else
 	skip "pahole master comparisons" "$anchors is missing"
 fi
 
-for b in $builds; do
-	case $b in
-	6.1-thin) ver=6.1 tc=clang-thin ;;
-	*) not_ok "build $b" "unknown build name (KBUILD_BUILDS)"; continue ;;
-	esac
+: >"$K/summary.rows"
+# kernel NAME VERSION TOOLCHAIN: every check of one kernel.
+kernel() {
+	local b=$1 ver=$2 tc=$3 src t0 v nmod badmod m out
 	O="$K/$b"
 	if ! src=$(source_tree "$ver"); then
 		not_ok "$b: linux-source-$ver" "cannot install or unpack it"
-		continue
+		return
 	fi
 	t0=$(date +%s)
-	if ! BTFPIPE_BIN="$T_BIN" "$T_TOP/tests/kbuild/kernel.sh" "$src" "$O" "$tc" "$T_TOP/pipeline.sh" >"$K/$b.log" 2>&1; then
+	if ! "$T_TOP/tests/kbuild/kernel.sh" "$src" "$O" "$tc" "$P" >"$K/$b.log" 2>&1; then
 		not_ok "$b: the kernel builds with PAHOLE=pipeline.sh" "$(grep -v '^#\|^$' "$K/$b.log" | tail -20)"
-		continue
+		return
 	fi
 	ok "$b: $(tail -1 "$K/$b.log" | sed 's/^kernel.sh: //') in $(($(date +%s) - t0)) s, with PAHOLE=pipeline.sh"
+	cp "$O/btf-times" "$O/btf-times.ours"
+	cp "$O/btf-calls" "$O/btf-calls.ours"
 	v="$O/vmlinux"
-	echo "info: $b: BTF steps (ms): $(tr '\n' ' ' <"$O/btf-times")"
 	check "$b: libbpf parses the vmlinux BTF and btf__dedup removes nothing" "$BTFCHECK" --dedup "$v"
-	check_loads "$b: the running kernel loads the vmlinux BTF" "$v"
+	check_loads "$b: the running kernel here loads the vmlinux BTF" "$v"
 	nmod=0 badmod=""
 	while IFS= read -r m; do
 		nmod=$((nmod + 1))
 		out=$("$BTFCHECK" --base "$v" --dedup "$m" 2>&1) || badmod+="$m: $(echo "$out" | tail -1)"$'\n'
 	done < <(find "$O" -name '*.ko' | sort)
-	if [ -z "$badmod" ]; then ok "$b: all $nmod modules' split BTF parse and btf__dedup removes nothing"
+	if [ "$nmod" -eq 0 ]; then not_ok "$b: the build has modules" "no .ko under $O"
+	elif [ -z "$badmod" ]; then ok "$b: all $nmod modules' split BTF parse and btf__dedup removes nothing"
 	else not_ok "$b: every module's split BTF parses and btf__dedup removes nothing" "$badmod"; fi
-	t0=$(date +%s%N)
-	pahole -J -j --btf_gen_floats --lang_exclude=rust --btf_encode_detached="$O/pahole.btf" "$v" >"$O/pahole.out" 2>&1
-	rc=$?
-	echo "info: $b: pahole $(pahole --version) -j on the vmlinux: $((($(date +%s%N) - t0) / 1000000)) ms, exit $rc"
-	compare_types "$b" "$v" "$O/pahole.btf" "pahole $(pahole --version)"
-	if [ -n "$master" ]; then
-		t0=$(date +%s%N)
-		"$master" -J -j --btf_gen_floats --lang_exclude=rust --skip_encoding_btf_inconsistent_proto \
-			--btf_gen_optimized --btf_encode_detached="$O/master.btf" "$v" >"$O/master.out" 2>&1
-		echo "info: $b: pahole master -j on the vmlinux: $((($(date +%s%N) - t0) / 1000000)) ms"
-		compare_types "$b" "$v" "$O/master.btf" "pahole master"
-		"$BTFCMP" --funcs --flatten-arrays --width 0 "$v" "$O/master.btf" 2>&1 |
-			sed -n 's/^  \(only-in-. func .*\)$/\1/p' >"$O/funcs.diff"
-		nf=$("$BTFCHECK" "$v" | sed -n 's/^kind FUNC //p')
-		nm=$("$BTFCHECK" "$O/master.btf" | sed -n 's/^kind FUNC //p')
-		echo "info: $b: FUNCs: ours $nf, pahole master $nm; $(grep -c . "$O/funcs.diff") differ:"
-		sed 's/^/info:   /' "$O/funcs.diff"
+	local booted=no bpf=no
+	if out=$("$T_TOP/tests/kbuild/boot.sh" "$O" "$K/$b-boot" 2>&1); then
+		ok "$b: qemu: $out"
+		booted=yes bpf=yes
+	else
+		not_ok "$b: qemu boots it, every module loads, the BPF program loads and runs" "$out"
+		grep -q '^GUEST-MODULES loaded=[0-9]* failed=0' "$K/$b-boot/console.txt" 2>/dev/null && booted=yes
 	fi
+
+	# pahole 1.24 on the very files the build gave pipeline.sh (btf-calls):
+	# the vmlinux the link made for BTF, and each module, their .BTF taken
+	# out again; the modules over pahole's vmlinux BTF. The flags are those
+	# both kernels' scripts pass pahole 1.24 (6.1's pahole-flags.sh and
+	# 6.12's Makefile.btf agree for it).
+	local Op="$K/$b-pahole" same="no" pflags=(-j --btf_gen_floats --lang_exclude=rust) f tv="" bad="" pv
+	pv=$(pahole --version)
+	rm -rf "$Op" && mkdir -p "$Op"
+	: >"$Op/btf-times"
+	# pahole_on FILE [BASE]: pahole -J on the copy of FILE, timed; its
+	# objcopy is GNU's, as the kernel's LLVM_OBJCOPY=$(OBJCOPY) makes it.
+	pahole_on() {
+		local f=$1 copy="$Op/${1//\//_}" t0 rc
+		objcopy --remove-section=.BTF "$O/$f" "$copy" || return 1
+		t0=$(date +%s%N)
+		LLVM_OBJCOPY=objcopy pahole -J "${pflags[@]}" ${2:+--btf_base "$2"} "$copy" >>"$Op/pahole.out" 2>&1
+		rc=$?
+		echo "$f $((($(date +%s%N) - t0) / 1000000))" >>"$Op/btf-times"
+		[ $rc -eq 0 ] && "$BTFCHECK" ${2:+--base "$2"} "$copy" >/dev/null 2>&1 ||
+			{ echo "pahole $pv failed on $copy (exit $rc): $(tail -3 "$Op/pahole.out")"; return 1; }
+	}
+	while IFS= read -r f; do
+		f=${f##* }
+		case $f in *.ko) continue ;; esac # after the vmlinux, below
+		tv="$Op/${f//\//_}"
+		out=$(pahole_on "$f") || { bad+="$out"$'\n'; tv=""; }
+	done <"$O/btf-calls.ours"
+	if [ -n "$tv" ]; then
+		while IFS= read -r f; do
+			f=${f##* }
+			case $f in *.ko) ;; *) continue ;; esac
+			if out=$(pahole_on "$f" "$tv"); then
+				out=$(O=$O compare_types "$b:$(basename "$f" .ko)" "$O/$f" "$Op/${f//\//_}" pahole "$v" "$tv") ||
+					bad+="$out"$'\n'
+			else
+				bad+="$out"$'\n'
+			fi
+		done <"$O/btf-calls.ours"
+		out=$(O=$O compare_types "$b:vmlinux" "$v" "$tv" "pahole $pv") || bad="$out"$'\n'"$bad"
+	elif [ -z "$bad" ]; then
+		bad="no vmlinux BTF call in $O/btf-calls.ours"
+	fi
+	if [ -z "$bad" ]; then
+		ok "$b: the vmlinux and all $nmod modules describe the same types as pahole $pv on the same files"
+		same=yes
+		echo "info: $b: vmlinux kinds, ours:   $(kinds "$v")"
+		echo "info: $b: vmlinux kinds, pahole: $(kinds "$tv")"
+		echo "info: $b: BTF steps, ms: vmlinux $(ms_of "$O/btf-times.ours" vmlinux) (pahole $(ms_of "$Op/btf-times" vmlinux)), modules $(ms_of "$O/btf-times.ours" '\.ko$') (pahole $(ms_of "$Op/btf-times" '\.ko$'))"
+	else
+		not_ok "$b: the vmlinux and every module describe the same types as pahole $pv on the same files" "$bad"
+	fi
+	# pahole master with the flags the kernel gave pipeline.sh for vmlinux,
+	# on the final vmlinux (the same DWARF; its .BTF_ids now filled in).
+	local mflags=() a
+	for a in $(grep -v '\.ko$' "$O/btf-calls.ours" | tail -1); do
+		[ "$a" = -J ] || mflags+=("$a")
+	done
+	[ ${#mflags[@]} -gt 0 ] && unset 'mflags[${#mflags[@]}-1]'
+	if [ -n "$master" ]; then
+		rm -f "$O/master.btf"
+		if ! "$master" ${mflags[@]+"${mflags[@]}"} --btf_encode_detached="$O/master.btf" "$v" >"$O/master.out" 2>&1; then
+			not_ok "$b: pahole master encodes the vmlinux" "$(tail -5 "$O/master.out")"
+		elif out=$(O=$O compare_types "$b:vmlinux@master" "$v" "$O/master.btf" "pahole master"); then
+			ok "$b: the vmlinux's types equal pahole master's on it"
+		else
+			not_ok "$b: the vmlinux's types equal pahole master's on it" "$out"
+		fi
+		if [ -s "$O/master.btf" ]; then
+			"$BTFCMP" --funcs --flatten-arrays --width 0 "$v" "$O/master.btf" 2>&1 |
+				sed -n 's/^  \(only-in-. func .*\)$/\1/p' >"$O/funcs.diff"
+			echo "info: $b: FUNCs ours $("$BTFCHECK" "$v" | sed -n 's/^kind FUNC //p'), pahole master $("$BTFCHECK" "$O/master.btf" | sed -n 's/^kind FUNC //p'); $(grep -c . "$O/funcs.diff") differ (funcs.diff)"
+			# The kfuncs: pahole finds them in .BTF_ids before resolve_btfids
+			# has counted the sets; each must carry its bpf_kfunc tag.
+			kfunc_tags "$v" >"$O/kfuncs.ours"
+			kfunc_tags "$O/master.btf" >"$O/kfuncs.master"
+			local nk
+			nk=$(grep -c . "$O/kfuncs.ours")
+			if ! cmp -s "$O/kfuncs.ours" "$O/kfuncs.master"; then
+				not_ok "$b: the same functions carry bpf_kfunc tags as in pahole master's" \
+					"$(diff "$O/kfuncs.ours" "$O/kfuncs.master" | head -10)"
+			elif [[ " ${mflags[*]} " == *decl_tag_kfuncs* ]] && [ "$nk" -eq 0 ]; then
+				not_ok "$b: the kfuncs carry bpf_kfunc tags" "the kernel asked for decl_tag_kfuncs and none has one"
+			else
+				ok "$b: the same $nk functions carry bpf_kfunc tags as in pahole master's"
+			fi
+		fi
+	fi
+
+	# A relink after one touched file, the cache cold and then warm: each
+	# relink must run every BTF step again and give the same .BTF bytes,
+	# vmlinux and modules, as the build without a cache.
+	local cold="-" warm="-"
+	case " $cache_builds " in
+	*" $b "*)
+		local C="$K/$b-cache" f="$src/init/version.c" why="" run
+		rm -rf "$C"
+		btf_sums "$O" >"$O/btf.sums"
+		for run in cold warm; do
+			touch "$f"
+			if ! BTFPIPE_CACHE_DIR=$C "$T_TOP/tests/kbuild/kernel.sh" "$src" "$O" "$tc" "$P" >"$K/$b-$run.log" 2>&1; then
+				why+="the $run relink failed: $(tail -5 "$K/$b-$run.log")"$'\n'
+				break
+			fi
+			cp "$O/btf-times" "$O/btf-times.$run"
+			[ "$(cat "$O/btf-steps")" -eq $((nmod + 1)) ] ||
+				why+="the $run relink made $(cat "$O/btf-steps") BTF steps, not $((nmod + 1))"$'\n'
+			btf_sums "$O" | cmp -s - "$O/btf.sums" ||
+				why+="the $run relink's .BTF differs from the build's without a cache: $(btf_sums "$O" | diff - "$O/btf.sums" | head -5)"$'\n'
+		done
+		if [ -z "$why" ]; then
+			cold="$(ms_of "$O/btf-times.cold" vmlinux)+$(ms_of "$O/btf-times.cold" '\.ko$')"
+			warm="$(ms_of "$O/btf-times.warm" vmlinux)+$(ms_of "$O/btf-times.warm" '\.ko$')"
+			ok "$b: relinked after touching init/version.c with BTFPIPE_CACHE_DIR, the same .BTF bytes: BTF steps (vmlinux+modules, ms) cold $cold, warm $warm"
+		else
+			not_ok "$b: relinks with BTFPIPE_CACHE_DIR, cold and warm, give the same .BTF" "$why"
+		fi ;;
+	esac
+	printf '| %s | %s | %s | %s | %s | %s | %s | %s / %s | %s / %s | %s | %s |\n' "$b" \
+		"$(sed -n 's/^kernel.sh: built \(again \)\{0,1\}\([^ ]*\).*/\2/p' "$K/$b.log")" "$tc" "$nmod" "$booted" "$bpf" "$same" \
+		"$(ms_of "$O/btf-times.ours" vmlinux)" "$(ms_of "$Op/btf-times" vmlinux 2>/dev/null)" \
+		"$(ms_of "$O/btf-times.ours" '\.ko$')" "$(ms_of "$Op/btf-times" '\.ko$' 2>/dev/null)" "$cold" "$warm" \
+		>>"$K/summary.rows"
+}
+
+# extmod: tests/kbuild/extmod against the 6.12-gcc tree, then booted with it.
+extmod() {
+	local kb="$K/6.12-gcc" d="$K/extmod" src
+	O="$K/extmod"
+	if [ ! -f "$kb/vmlinux" ] || [ ! -f "$kb/.kernel-sh" ]; then
+		not_ok "extmod: build the out-of-tree module" "6.12-gcc is not built (KBUILD_BUILDS must list it first)"
+		return
+	fi
+	src=$(source_tree 6.12) || return
+	rm -rf "$d" && mkdir -p "$d" && cp "$T_TOP"/tests/kbuild/extmod/* "$d/"
+	# The kernel's wrapper logs into 6.12-gcc's btf-times and btf-calls:
+	# this call's lines are moved out, and 6.12-gcc's logs kept as they were.
+	local l
+	for l in btf-times btf-calls; do cp "$kb/$l" "$kb/$l.keep"; : >"$kb/$l"; done
+	make -C "$src" O="$kb" M="$d" PAHOLE="$kb/pahole-timed" modules >"$K/extmod.log" 2>&1
+	local rc=$?
+	for l in btf-times btf-calls; do mv "$kb/$l" "$d/$l"; mv "$kb/$l.keep" "$kb/$l"; done
+	if [ $rc -ne 0 ]; then
+		not_ok "extmod: make M=... builds it with PAHOLE=pipeline.sh" "$(tail -20 "$K/extmod.log")"
+		return
+	fi
+	local ko="$d/btfpipe_extmod.ko" ms
+	ms=$(ms_of "$d/btf-times" '\.ko$')
+	if grep -q 'btfpipe_extmod\.ko$' "$d/btf-calls"; then
+		ok "extmod: make M=... builds it with PAHOLE=pipeline.sh (BTF step $ms ms)"
+		echo "info: extmod: the kernel called: $(grep 'btfpipe_extmod\.ko$' "$d/btf-calls" | tail -1)"
+	else
+		not_ok "extmod: make M=... calls PAHOLE on the module" "no call in $d/btf-calls"
+	fi
+	check "extmod: its split BTF parses over the vmlinux BTF and btf__dedup removes nothing" \
+		"$BTFCHECK" --base "$kb/vmlinux" --dedup "$ko"
+	# Its kfunc (6.12's Makefile.btf asks for decl_tag_kfuncs): one
+	# DECL_TAG "bpf_kfunc" on the FUNC btfpipe_kfunc_weigh.
+	local tagged
+	tagged=$(bpftool btf dump file "$ko" base "$kb/vmlinux" 2>&1 | awk '
+		$2 == "FUNC" && $3 == "'\''btfpipe_kfunc_weigh'\''" { f = substr($1, 2, length($1) - 2) }
+		$2 == "DECL_TAG" && $3 == "'\''bpf_kfunc'\''" { split($4, a, "="); t[a[2]] = 1 }
+		END { print (f != "" && (f in t)) ? "yes" : "no" }')
+	if [ "$tagged" = yes ]; then ok "extmod: its kfunc btfpipe_kfunc_weigh carries the bpf_kfunc decl tag"
+	else not_ok "extmod: its kfunc btfpipe_kfunc_weigh carries the bpf_kfunc decl tag" \
+		"$(bpftool btf dump file "$ko" base "$kb/vmlinux" 2>&1 | grep -E "btfpipe_kfunc|bpf_kfunc" | head -5)"; fi
+	local out booted=no
+	if out=$("$T_TOP/tests/kbuild/boot.sh" "$kb" "$K/extmod-boot" "$ko" 2>&1); then
+		ok "extmod: qemu: 6.12-gcc with it (its init registers its kfunc set): $out"
+		booted=yes
+	else
+		not_ok "extmod: 6.12-gcc boots and loads it with the others" "$out"
+	fi
+	# pahole 1.24 on the same module, over its own vmlinux BTF of 6.12-gcc.
+	local kp="$K/6.12-gcc-pahole" same=no pv="" pms=""
+	pv=$(ls "$kp"/.tmp_vmlinux* 2>/dev/null | grep -v '\.o$' | head -1)
+	if [ -n "$pv" ]; then
+		objcopy --remove-section=.BTF "$ko" "$K/extmod.pahole.ko"
+		local t0
+		t0=$(date +%s%N)
+		LLVM_OBJCOPY=objcopy pahole -J -j --btf_gen_floats --lang_exclude=rust --btf_base "$pv" "$K/extmod.pahole.ko" \
+			>"$K/extmod-pahole.log" 2>&1
+		rc=$?
+		pms=$((($(date +%s%N) - t0) / 1000000))
+		if [ $rc -ne 0 ]; then
+			not_ok "extmod: pahole $(pahole --version) encodes the module" "$(tail -5 "$K/extmod-pahole.log")"
+		elif out=$(O=$d compare_types "extmod:btfpipe_extmod" "$ko" "$K/extmod.pahole.ko" pahole "$kb/vmlinux" "$pv"); then
+			ok "extmod: its types equal pahole $(pahole --version)'s on the same module"
+			same=yes
+		else
+			not_ok "extmod: its types equal pahole's on the same module" "$out"
+		fi
+	else
+		not_ok "extmod: pahole's vmlinux BTF of 6.12-gcc to compare over" "none in $kp (6.12-gcc's pahole step)"
+	fi
+	printf '| extmod | %s | gcc | 1 | %s | - | %s | - | %s / %s | - | - |\n' \
+		"$(make -s -C "$src" O="$kb" kernelrelease)" "$booted" "$same" "$ms" "${pms:--}" \
+		>>"$K/summary.rows"
+}
+
+for b in $builds; do
+	case $b in
+	6.1-gcc) kernel "$b" 6.1 gcc ;;
+	6.12-gcc) kernel "$b" 6.12 gcc ;;
+	6.12-thin) kernel "$b" 6.12 clang-thin ;;
+	6.1-thin) kernel "$b" 6.1 clang-thin ;;
+	extmod) extmod ;;
+	*) not_ok "build $b" "unknown build name (KBUILD_BUILDS)" ;;
+	esac
 done
+{
+	echo "| build | kernel | compiler | modules | all loaded in qemu | BPF program loaded | types = pahole 1.24's | vmlinux BTF step ms, ours / pahole | modules' BTF steps ms, ours / pahole | relink cold (vmlinux+modules ms) | relink warm |"
+	echo "|---|---|---|---:|---|---|---|---:|---:|---:|---:|"
+	cat "$K/summary.rows"
+} >"$K/summary.md"
+cat "$K/summary.md"
 p=$(grep -c '^pass$' "$T_RESULTS"); f=$(grep -c '^fail$' "$T_RESULTS"); s=$(grep -c '^skip$' "$T_RESULTS")
 rm -f "$T_RESULTS"
 echo "$p passed, $f failed, $s skipped"
