@@ -8,7 +8,8 @@
 #   make SANITIZE=thread  ThreadSanitizer build in bin-tsan/ (t1330 runs -j4 on it)
 #   make check-kernel     tests on Debian's cloud vmlinux (installs the dbg package)
 #   make check-lto        t1105 at kernel size: a 400-file program, 2,000+ CUs under thin LTO
-#   make check-kbuild     real kernels built with PAHOLE=pipeline.sh (tests/kbuild/run.sh; minutes each)
+#   make check-kbuild     real kernels built with PAHOLE=pipeline.sh, booted (tests/kbuild/run.sh; an hour)
+#   make check-pahole-suite  pahole's own tests with btfpipe as the encoder (tests/pahole-suite/run.sh)
 #   make bench-lto        btfpipe vs pahole -J on LTO inputs (bench/lto.sh)
 #   make bench            btfpipe vs pahole -J: wall, CPU, RSS medians (bench/README.md)
 #   make bench-cache      the cache: warm vs cold vs pahole on modules, relink (bench/cache.sh)
@@ -129,6 +130,9 @@ check-lto: deps all
 check-kbuild: deps all
 	@./tests/kbuild/run.sh
 
+check-pahole-suite: deps all
+	@./tests/pahole-suite/run.sh
+
 bench-lto: all
 	@BENCH_BIN="$(CURDIR)/$(BIN)" ./bench/lto.sh
 
@@ -148,4 +152,4 @@ bench-cache: all
 clean:
 	rm -rf build build-asan build-collide build-tsan bin bin-asan bin-collide bin-tsan tests/out
 
-.PHONY: all deps run test install check-kernel check-kbuild check-lto bench bench-cache bench-lto fuzz clean
+.PHONY: all deps run test install check-kernel check-kbuild check-pahole-suite check-lto bench bench-cache bench-lto fuzz clean
