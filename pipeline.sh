@@ -26,8 +26,11 @@ jobs="" keep="" from="" out="" cache="" verbose=0 features="" base="" elfout="" 
 
 # The version this front answers to pahole --version. The kernel's
 # scripts/pahole-version.sh turns "v1.27" into 127 and passes the flags of
-# that version: btf_features including decl_tag_kfuncs, but not
-# distilled_base (1.28) or attributes (1.30), which this build cannot do.
+# that version: btf_features including decl_tag_kfuncs, but not attributes
+# (1.30) or layout (1.31), which this build cannot do yet. distilled_base
+# is asked of 1.28 and up for an out-of-tree module, but of 1.26 and up by
+# Debian's 6.12 scripts/Makefile.btf: accepted, and the module's split BTF
+# is then made over the whole vmlinux BTF, as pahole before 1.26 makes it.
 PAHOLE_COMPAT_VERSION=v1.27
 
 # pahole's BTF features as pahole keeps them (its pahole.c,
