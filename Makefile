@@ -50,7 +50,7 @@ COMMON := $(wildcard common/*.c)
 FORMAT := $(wildcard format/*.c)
 STAGES := dwarf-extract dedup-merge btf-emit
 
-all: $(addprefix $(BIN)/,$(STAGES)) $(BIN)/tools/btfcheck $(BIN)/tools/strsort-check $(BIN)/tools/pool-check $(BIN)/tools/bw-check $(BIN)/tools/measure
+all: $(addprefix $(BIN)/,$(STAGES)) $(BIN)/tools/btfcheck $(BIN)/tools/strsort-check $(BIN)/tools/pool-check $(BIN)/tools/bw-check $(BIN)/tools/diag-check $(BIN)/tools/measure
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 
@@ -82,6 +82,11 @@ $(BIN)/tools/strsort-check: $(call obj,tests/tools/strsort_check.c common/strsor
 $(BIN)/tools/pool-check: $(call obj,tests/tools/pool_check.c common/pool.c)
 	@mkdir -p $(BIN)/tools
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# t0110: how common/diag.c reports a bug, and the exit codes.
+$(BIN)/tools/diag-check: $(call obj,tests/tools/diag_check.c common/diag.c)
+	@mkdir -p $(BIN)/tools
+	$(CC) $(LDFLAGS) -o $@ $^
 
 # t0125: btf-emit's BTF writer against libbpf's btf__add_*().
 $(BIN)/tools/bw-check: $(call obj,tests/tools/bw_check.c stages/btf-emit/btf_writer.c common/strtab.c common/buf.c)

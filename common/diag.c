@@ -32,6 +32,16 @@ void diag_prefix(struct diag *d, const char *fmt, ...)
 	snprintf(d->msg + n, sizeof(d->msg) - n, "%.*s", (int)(sizeof(d->msg) - 1 - n), old);
 }
 
+int diag_bug_at(struct diag *d, const char *file, int line, const char *fmt, ...)
+{
+	char what[768];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return diag_fail(d, ENOTRECOVERABLE, "bug at %s:%d: %s", file, line, what);
+}
+
 int diag_exit_code(int err)
 {
 	switch (-err) {
@@ -42,7 +52,7 @@ int diag_exit_code(int err)
 		return EXIT_BAD_INPUT;
 	case ENOSYS:
 		return EXIT_NOT_IMPL;
-	case ENOMEM:
+	case ENOMEM: case ENOTRECOVERABLE:
 		return EXIT_INTERNAL;
 	default:
 		return EXIT_IO;

@@ -6,6 +6,12 @@
  * CU, the offset, what is wrong); the stage's main() prints it once, in the
  * compiler style "btfpipe: FILE: error: WHAT", and maps the errno to an exit
  * code. Nothing below main() prints an error by itself.
+ *
+ * A broken invariant of btfpipe's own making (an id that is not where the
+ * plan put it, BTF we wrote that does not read back) is not bad input: it is
+ * reported through VERIFY()/DIAG_BUG() below, with the source file and line,
+ * as -ENOTRECOVERABLE, which every stage exits with 4. It still returns like
+ * any error, so outputs are dropped and threads joined on the way out.
  */
 #ifndef BTFPIPE_DIAG_H
 #define BTFPIPE_DIAG_H
@@ -33,6 +39,16 @@ struct diag {
  * -err, so a caller can write `return diag_fail(d, EINVAL, "...")`. d may be NULL. */
 int diag_fail(struct diag *d, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* A bug: record "bug at FILE:LINE: WHAT" in d (printf format) and return
+ * -ENOTRECOVERABLE (exit 4). Use through the macros. */
+int diag_bug_at(struct diag *d, const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+#define DIAG_BUG(d, ...) diag_bug_at((d), __FILE__, __LINE__, __VA_ARGS__)
+/* VERIFY(d, COND, fmt, ...): 0 when COND holds, else DIAG_BUG()'s result.
+ * `if ((err = VERIFY(d, id == want, "node %zu got id %d", i, id))) return err;` */
+#define VERIFY(d, cond, ...) \
+	(__builtin_expect(!!(cond), 1) ? 0 : diag_bug_at((d), __FILE__, __LINE__, __VA_ARGS__))
 
 /* Put context in front of a recorded detail ("CU 0x1234: " + detail). */
 void diag_prefix(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

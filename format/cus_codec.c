@@ -568,9 +568,10 @@ int cus_cu__decode_some(struct cus_cu *cu, const uint8_t *blob, size_t size, con
 	cu->nrecs = nrecs;
 	for (size_t j = 0; j < n; j++) {
 		x.rec = idx[j];
-		if (idx[j] >= nrecs || (j && idx[j] <= idx[j - 1]) || off[j] >= size)
-			return diag_fail(d, EBADMSG, "%s: record %u at blob offset %u: not a record of the blob (a bug)",
-					 what, idx[j], off[j]);
+		int err = VERIFY(d, idx[j] < nrecs && !(j && idx[j] <= idx[j - 1]) && off[j] < size,
+				 "%s: record %u at blob offset %u: not a record of the blob", what, idx[j], off[j]);
+		if (err)
+			return err;
 		cursor_init(&x.c, blob, size);
 		x.c.p += off[j];
 		struct cus_rec *r = &cu->recs[idx[j]];

@@ -118,9 +118,9 @@ int cus_writer__set_ident(struct cus_writer *w, const struct cus_ident *id, stru
 	int err = b.err;
 	/* Only a field of fixed size may change (the DWARF hash): the blobs
 	 * after the block stay where they are. */
-	if (!err && b.len != w->identbuf.len)
-		err = diag_fail(d, EINVAL, "the identity block changed size (%zu -> %zu bytes, a bug)",
-				w->identbuf.len, b.len);
+	if (!err)
+		err = VERIFY(d, b.len == w->identbuf.len, "the identity block changed size (%zu -> %zu bytes)",
+			     w->identbuf.len, b.len);
 	if (!err)
 		err = outfile__pwrite(&w->out, b.data, b.len, CUS_HEADER_SIZE, d);
 	if (err) {

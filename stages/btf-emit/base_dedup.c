@@ -554,6 +554,8 @@ int base_dedup(const struct btf *ours, const struct base_view *base, const struc
 		goto out;
 	err = bi ? str_match_build_indexed(&x.sm, ours, base->strs, base->str_len, bi) :
 		   str_match_build(&x.sm, ours, base->strs, base->str_len);
+	if (err == -EPROTO)
+		err = DIAG_BUG(d, "the BTF just written has no readable string section");
 	if (err)
 		goto out;
 	if (bi) {

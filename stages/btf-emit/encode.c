@@ -208,7 +208,7 @@ static int join(struct encode *e, unsigned threads, struct buf *out, uint32_t *n
 		}
 		p->first = (uint32_t)next_id;
 		if (planned(p) && v.nr_types && p->base + 1 != next_id)
-			err = -EPROTO; /* a bug */
+			err = -EPROTO; /* a bug: join() reports it */
 		p->types_at = (size_t)types_len;
 		next_id += v.nr_types;
 		types_len += v.types_len;
@@ -272,7 +272,7 @@ int encode_btf(const struct encode_in *in, unsigned *threads_used, struct buf *o
 	} else {
 		err = join(&e, threads, out, nr_types);
 		if (err == -EPROTO)
-			err = diag_fail(d, EPROTO, "BTF pieces' ids are not where planned (a bug)");
+			err = DIAG_BUG(d, "BTF pieces' ids are not where planned");
 	}
 	for (size_t k = 0; k < e.np; k++)
 		bw_free(e.p[k].w);

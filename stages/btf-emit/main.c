@@ -583,7 +583,7 @@ static int emit(const struct emit_opts *o, const struct emit_memo *memo, const s
 		struct btf *standalone = btf__new(ours.data, (uint32_t)ours.len);
 		if (!standalone) {
 			int e = errno ? errno : EINVAL;
-			err = diag_fail(d, e, "libbpf cannot read the BTF just written (a bug): %s", strerror(e));
+			err = DIAG_BUG(d, "libbpf cannot read the BTF just written: %s", strerror(e));
 			goto out;
 		}
 		if (base && !own_dedup) {

@@ -224,8 +224,9 @@ int split_write(const struct btf *ours, const struct base_view *base, const stru
 		buf_put(raw, strtab__data(w.own) + 1, own_len);
 		err = raw->err;
 	}
-	if (!err && split_check(raw->data + start, raw->len - start, base))
-		err = diag_fail(d, EPROTO, "the split BTF we made does not read back (a bug)");
+	if (!err)
+		err = VERIFY(d, !split_check(raw->data + start, raw->len - start, base),
+			     "the split BTF we made does not read back");
 	strtab__free(w.own);
 	buf_free(&types);
 	return err;

@@ -761,9 +761,10 @@ int types_encode(struct bw *btf, const struct graph *g, const struct type_map *m
 		if (id < 0)
 			return diag_fail(d, -id, "graph node %zu (%s \"%s\"): BTF cannot hold it: %s", i,
 					 graph_kind_name(n->kind), graph_str(g, n->name), strerror(-id));
-		if ((uint32_t)id != map->ids[i])
-			return diag_fail(d, EPROTO, "graph node %zu got BTF id %d, planned %u (a bug)", i, id,
-					 map->ids[i]);
+		int err = VERIFY(d, (uint32_t)id == map->ids[i], "graph node %zu got BTF id %d, planned %u",
+				 i, id, map->ids[i]);
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -794,10 +795,13 @@ int types_encode_extras(struct bw *btf, const struct graph *g, const struct type
 			id = x->kind == EX_ARRAY ? bw_array(btf, (int)map->index_type, (int)x->target, x->detail)
 						 : bw_type_tag(btf, graph_str(g, x->detail), (int)x->target);
 		}
-		if (id < 0 || (uint32_t)id != x->id)
-			return diag_fail(d, id < 0 ? -id : EPROTO, "extra %s for type %u: %s",
-					 x->kind == EX_ARRAY ? "array" : x->kind == EX_PROTO ? "prototype" : "type tag",
-					 x->target, id < 0 ? strerror(-id) : "unplanned id (a bug)");
+		const char *what = x->kind == EX_ARRAY ? "array" : x->kind == EX_PROTO ? "prototype" : "type tag";
+		if (id < 0)
+			return diag_fail(d, -id, "extra %s for type %u: %s", what, x->target, strerror(-id));
+		int err = VERIFY(d, (uint32_t)id == x->id, "extra %s for type %u got id %d, planned %u", what,
+				 x->target, id, x->id);
+		if (err)
+			return err;
 	}
 	/* Then the index type, where it was planned (before any decl tag). */
 	if (!map->need_index)
@@ -805,8 +809,6 @@ int types_encode_extras(struct bw *btf, const struct graph *g, const struct type
 	int id = bw_int(btf, "__ARRAY_SIZE_TYPE__", 4, 0);
 	if (id < 0)
 		return diag_fail(d, -id, "cannot add the array index type: %s", strerror(-id));
-	if ((uint32_t)id != map->index_type)
-		return diag_fail(d, EPROTO, "array index type got id %d, planned %u (a bug)", id,
-				 map->index_type);
-	return 0;
+	return VERIFY(d, (uint32_t)id == map->index_type, "array index type got id %d, planned %u", id,
+		      map->index_type);
 }

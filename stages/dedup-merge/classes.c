@@ -852,7 +852,7 @@ int classes_refine(struct merge *m)
 		if ((err = refine_split(&f, dirty, &st)))
 			goto out;
 		if (round > 100000) {
-			err = diag_fail(m->d, EDEADLK, "refinement did not settle (a bug)");
+			err = DIAG_BUG(m->d, "refinement did not settle in 100000 rounds");
 			goto out;
 		}
 	}

@@ -296,9 +296,9 @@ int cached__unit(const struct cached *c, struct cached_worker *cw, struct cu_wal
 				return err;
 			if (cw->check.err || cw->check.len != w->blob.len ||
 			    memcmp(cw->check.data, w->blob.data, w->blob.len))
-				return diag_fail(w->d, EPROTO, "CU at 0x%llx: the cache entry's blob differs "
-						 "from a fresh extraction (a cache key bug)",
-						 (unsigned long long)u->offset);
+				return DIAG_BUG(w->d, "CU at 0x%llx: the cache entry's blob differs "
+						"from a fresh extraction (its key misses an input)",
+						(unsigned long long)u->offset);
 			cachedir__count(c->cache, CD_HITS, 1);
 			return 0;
 		}

@@ -295,8 +295,8 @@ static int whole_verify(const char *out, const uint8_t *want, size_t n, struct d
 		return err;
 	int same = size == n && !memcmp(got, want, n);
 	munmap((void *)got, size);
-	return same ? 0 : diag_fail(d, EPROTO, "%s: the cached .cus of this file differs from a fresh "
-				    "extraction (a cache key bug)", out);
+	return VERIFY(d, same, "%s: the cached .cus of this file differs from a fresh "
+		      "extraction (its key misses an input)", out);
 }
 
 static int extract(const struct extract_opts *o, struct run *r)
