@@ -2,7 +2,9 @@
 #include "cli.h"
 #include "diag.h"
 
+#include "pool.h"
 #include "stats.h"
+#include "version.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -34,4 +36,24 @@ int cli_env_flag(const char *name)
 {
 	const char *env = getenv(name);
 	return env && *env && strcmp(env, "0") != 0;
+}
+
+void cli_common_init(struct cli_common *c)
+{
+	*c = (struct cli_common){ .jobs = pool_ncpus(), .jobs_exact = cli_env_flag("BTFPIPE_JOBS_EXACT") };
+}
+
+int cli_common_opt(struct cli_common *c, const char *tool, int opt, const char *arg,
+		   void (*usage)(FILE *))
+{
+	switch (opt) {
+	case 'j': return cli_parse_jobs(tool, arg, &c->jobs) ? -1 : 1;
+	case 'o': c->output = arg; return 1;
+	case CLI_OPT_STATS: return cli_parse_stats(tool, arg, &c->stats) ? -1 : 1;
+	case 'q': c->quiet = 1; return 1;
+	case 'v': c->stats = c->stats ? c->stats : 1; return 1;
+	case 'h': usage(stdout); exit(0);
+	case CLI_OPT_VERSION: printf("%s (btfpipe) " BTFPIPE_VERSION "\n", tool); exit(0);
+	}
+	return 0;
 }

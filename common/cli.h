@@ -2,6 +2,43 @@
 #ifndef BTFPIPE_CLI_H
 #define BTFPIPE_CLI_H
 
+#include <stdio.h>
+
+/* The options every stage has, parsed in one place. Each stage's options
+ * struct holds one of these (as it holds a struct cachedir_cli) and puts
+ * CLI_LONG_OPTIONS in its getopt_long() table and CLI_SHORT_OPTIONS at the
+ * front of its short ones; each stage's --help says what -j and -o mean
+ * for it. */
+struct cli_common {
+	unsigned jobs;		/* -j N: at most N threads (default: the CPUs) */
+	int jobs_exact;		/* $BTFPIPE_JOBS_EXACT: exactly jobs threads, however small
+				 * the input (the tests set it, so threaded paths run) */
+	const char *output;	/* -o FILE */
+	int stats;		/* --stats[=json]: 0 off, 1 text, 2 json; -v: text */
+	int quiet;		/* -q: no progress line */
+};
+
+enum { CLI_OPT_STATS = 0x2000, CLI_OPT_VERSION };
+#define CLI_SHORT_OPTIONS "j:o:hqv"
+#define CLI_LONG_OPTIONS \
+	{ "jobs", required_argument, NULL, 'j' }, \
+	{ "output", required_argument, NULL, 'o' }, \
+	{ "stats", optional_argument, NULL, CLI_OPT_STATS }, \
+	{ "quiet", no_argument, NULL, 'q' }, \
+	{ "verbose", no_argument, NULL, 'v' }, \
+	{ "help", no_argument, NULL, 'h' }, \
+	{ "version", no_argument, NULL, CLI_OPT_VERSION }
+
+/* The defaults: jobs = the CPUs, jobs_exact from the environment. */
+void cli_common_init(struct cli_common *c);
+
+/* Take getopt_long()'s option opt (argument arg) if it is one of
+ * CLI_LONG_OPTIONS: returns 1 when it was, 0 when it is the stage's own,
+ * -1 after printing a usage error for tool. -h prints usage(stdout) and
+ * --version tool's version, then exit 0. */
+int cli_common_opt(struct cli_common *c, const char *tool, int opt, const char *arg,
+		   void (*usage)(FILE *));
+
 /* -j N: a number from 1 to 1024. Returns 0, or prints the usage error for
  * `tool` and returns -1. */
 int cli_parse_jobs(const char *tool, const char *arg, unsigned *jobs);

@@ -13,6 +13,7 @@
 #define BTFPIPE_EMIT_H
 
 #include "../../common/cachedir.h"
+#include "../../common/cli.h"
 #include <stdint.h>
 #include <stdio.h>
 
@@ -97,20 +98,18 @@ void features_print_supported(FILE *o);
 
 struct emit_opts {
 	const char *input;	/* the .graph */
-	const char *output;	/* raw BTF */
+	struct cli_common cli;	/* -o (raw BTF), --stats, and -j: at 2 and up, --elf is read while
+				 * the graph is, and functions are sorted and judged on up
+				 * to that many threads */
 	const char *elf;	/* --elf: symbols and sections for funcs and vars */
 	uint32_t features;	/* --features (pahole's --btf_features); default: "default" */
 	const char *base;	/* --btf-base: raw BTF or an ELF with .BTF; makes split BTF */
 	const char *elf_out;	/* --elf-out: a copy of --elf with .BTF in it (may be --elf itself) */
 	const char *skip_report; /* --skip-report FILE */
 	const char *explain;	/* --explain NAME: print why, write nothing */
-	int stats;		/* --stats: 0 off, 1 text, 2 json */
 	enum { ARRAYS_AUTO, ARRAYS_NESTED, ARRAYS_FLAT } arrays; /* --arrays */
 	int libbpf_dedup;	/* --libbpf-dedup: btf__dedup() over a base, not base_dedup() */
 	struct cachedir_cli cache; /* --cache and friends: the whole BTF memoized */
-	unsigned jobs;		/* -j: at 2 and up, --elf is read while the graph is,
-				 * and functions are sorted and judged on up to that many threads */
-	int jobs_exact;		/* $BTFPIPE_JOBS_EXACT: that many however few functions */
 };
 
 struct elf_section {

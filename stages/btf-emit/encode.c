@@ -252,8 +252,8 @@ int encode_btf(const struct encode_in *in, unsigned *threads_used, struct buf *o
 	       uint32_t *nr_types, struct diag *d)
 {
 	const struct emit_opts *o = in->o;
-	unsigned threads = pool_threads_for(o->jobs, in->g->nnodes + in->npicks,
-					    o->jobs_exact ? 0 : ITEMS_PER_THREAD);
+	unsigned threads = pool_threads_for(o->cli.jobs, in->g->nnodes + in->npicks,
+					    o->cli.jobs_exact ? 0 : ITEMS_PER_THREAD);
 	/* Local ids must not be taken for planned ones. */
 	if (in->map->after_extras >= BW_LOCAL)
 		threads = 1;

@@ -418,7 +418,7 @@ int select_funcs(const struct graph *g, const struct elf_info *ei, const uint8_t
 	uint32_t *picks = malloc((n + 1) * sizeof(*picks));
 	struct strsort_item *by_name = malloc((n + 1) * sizeof(*by_name));
 	int err = order && picks && by_name ? 0 : -ENOMEM;
-	unsigned threads = pool_threads_for(o->jobs, n, o->jobs_exact ? 0 : JUDGE_PER_THREAD);
+	unsigned threads = pool_threads_for(o->cli.jobs, n, o->cli.jobs_exact ? 0 : JUDGE_PER_THREAD);
 	/* By name, then graph order. */
 	for (uint32_t i = 0; !err && i < n; i++)
 		by_name[i] = (struct strsort_item){ graph_str(g, g->funcs[i].name), 0, i };

@@ -84,8 +84,6 @@ static void usage(FILE *o)
 static int parse_opts(int argc, char **argv, struct emit_opts *o)
 {
 	static const struct option longs[] = {
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "output", required_argument, NULL, 'o' },
 		{ "elf", required_argument, NULL, 'E' },
 		{ "elf-out", required_argument, NULL, 'W' },
 		{ "btf-base", required_argument, NULL, 'B' },
@@ -97,27 +95,20 @@ static int parse_opts(int argc, char **argv, struct emit_opts *o)
 		{ "libbpf-dedup", no_argument, NULL, 'D' },
 		{ "skip-report", required_argument, NULL, 'S' },
 		{ "explain", required_argument, NULL, 'X' },
-		{ "stats", optional_argument, NULL, 'T' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
+		CLI_LONG_OPTIONS,
 		CACHEDIR_LONG_OPTIONS,
 		{ 0 },
 	};
 	const char *features = "default";
 	int c, strict = 0, no_floats = 0;
-	o->jobs = pool_ncpus();
-	o->jobs_exact = cli_env_flag("BTFPIPE_JOBS_EXACT"); /* the tests set it */
-	while ((c = getopt_long(argc, argv, "j:o:hqv", longs, NULL)) != -1) {
-		if (cachedir_cli_opt(&o->cache, c, optarg))
+	cli_common_init(&o->cli);
+	while ((c = getopt_long(argc, argv, CLI_SHORT_OPTIONS, longs, NULL)) != -1) {
+		int took = cli_common_opt(&o->cli, TOOL, c, optarg, usage);
+		if (took < 0)
+			return EXIT_USAGE;
+		if (took || cachedir_cli_opt(&o->cache, c, optarg))
 			continue;
 		switch (c) {
-		case 'j':
-			if (cli_parse_jobs(TOOL, optarg, &o->jobs))
-				return EXIT_USAGE;
-			break;
-		case 'o': o->output = optarg; break;
 		case 'E': o->elf = optarg; break;
 		case 'W': o->elf_out = optarg; break;
 		case 'B': o->base = optarg; break;
@@ -137,18 +128,10 @@ static int parse_opts(int argc, char **argv, struct emit_opts *o)
 			break;
 		case 'S': o->skip_report = optarg; break;
 		case 'X': o->explain = optarg; break;
-		case 'T':
-			if (cli_parse_stats(TOOL, optarg, &o->stats))
-				return EXIT_USAGE;
-			break;
-		case 'q': break; /* nothing long enough to show progress for */
-		case 'v': o->stats = o->stats ? o->stats : 1; break;
-		case 'h': usage(stdout); exit(EXIT_OK);
-		case 'V': printf(TOOL " (btfpipe) " BTFPIPE_VERSION "\n"); exit(EXIT_OK);
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
-	if (optind + 1 != argc || (!o->output && !o->elf_out && !o->explain)) {
+	if (optind + 1 != argc || (!o->cli.output && !o->elf_out && !o->explain)) {
 		diag_error(TOOL, "need exactly one input .graph and -o OUT.btf or --elf-out (see --help)");
 		return EXIT_USAGE;
 	}
@@ -242,7 +225,7 @@ static int need_libbpf_base(const struct emit_opts *o, struct btf **base, struct
 		return diag_fail(d, EINVAL, "%s: cannot read base BTF (raw BTF or an ELF with .BTF): %s",
 				 o->base, base_error(o->base, errno, why, sizeof(why)));
 	}
-	*where = o->output ? o->output : o->elf_out;
+	*where = o->cli.output ? o->cli.output : o->elf_out;
 	return 0;
 }
 
@@ -391,10 +374,10 @@ static int write_outputs(const struct emit_opts *o, const void *raw, uint32_t si
 			 const char **where)
 {
 	int err = 0;
-	if (o->output && (err = outfile__write_all(o->output, raw, size, d)))
+	if (o->cli.output && (err = outfile__write_all(o->cli.output, raw, size, d)))
 		return err;
-	if (o->output)
-		log_output(o->output, o->base);
+	if (o->cli.output)
+		log_output(o->cli.output, o->base);
 	if (o->elf_out) {
 		*where = o->elf_out;
 		if (!(err = elf_write_btf(o->elf, o->elf_out, raw, size, d)))
@@ -441,10 +424,10 @@ static int memo_key_of(const struct emit_opts *o, const struct key128 *base_dige
  * both busy; a third thread made the vmlinux's emit 11% slower.) */
 static unsigned graph_read_threads(const struct emit_opts *o)
 {
-	unsigned jobs = o->jobs > 1 && o->elf ? o->jobs - 1 : o->jobs;
+	unsigned jobs = o->cli.jobs > 1 && o->elf ? o->cli.jobs - 1 : o->cli.jobs;
 	struct stat st;
-	if (o->jobs_exact || stat(o->input, &st))
-		return o->jobs_exact ? jobs : 1;
+	if (o->cli.jobs_exact || stat(o->input, &st))
+		return o->cli.jobs_exact ? jobs : 1;
 	return pool_threads_for(jobs, (unsigned long long)st.st_size, 4u << 20);
 }
 
@@ -473,7 +456,7 @@ static int read_inputs(const struct emit_opts *o, struct graph *g, struct elf_in
 {
 	struct elf_read er = { .path = o->elf };
 	pthread_t tid;
-	int threaded = o->elf && o->jobs > 1 && pthread_create(&tid, NULL, elf_read_main, &er) == 0;
+	int threaded = o->elf && o->cli.jobs > 1 && pthread_create(&tid, NULL, elf_read_main, &er) == 0;
 	*where = o->input;
 	int err = graph__read_flags(g, o->input, GRAPH_READ_FIRST_PROV, graph_read_threads(o), d);
 	if (threaded)
@@ -518,7 +501,7 @@ static int emit(const struct emit_opts *o, const struct emit_memo *memo, const s
 		return err;
 	}
 	stats_phase(&st, "read");
-	*where = o->output ? o->output : o->elf_out;
+	*where = o->cli.output ? o->cli.output : o->elf_out;
 	if (o->skip_report && !(skips.f = open_memstream(&report, &report_len))) {
 		err = -ENOMEM;
 		goto out;
@@ -573,7 +556,7 @@ static int emit(const struct emit_opts *o, const struct emit_memo *memo, const s
 	stats_phase(&st, "plan");
 	if ((err = encode_btf(&ein, &encode_threads, &ours, &nr_types, d)))
 		goto out;
-	if (o->stats)
+	if (o->cli.stats)
 		stats_count(&st, "encode_threads", encode_threads);
 	/* libbpf's object, for what is done with libbpf after: matching
 	 * against the base, its dedup, the other byte order. Split, its types
@@ -604,7 +587,7 @@ static int emit(const struct emit_opts *o, const struct emit_memo *memo, const s
 		uint32_t removed;
 		if ((err = base_dedup(btf, &view, bip, &removed, &split, d)))
 			goto out;
-		if (o->stats)
+		if (o->cli.stats)
 			stats_count(&st, "matched_in_base", removed);
 	}
 	/* Every split BTF that base_dedup() did not make is libbpf's to
@@ -633,7 +616,7 @@ static int emit(const struct emit_opts *o, const struct emit_memo *memo, const s
 	}
 	/* Counted before the bytes may be swapped for a big-endian target. */
 	uint64_t kinds[20], nkinds = 0;
-	if (o->stats)
+	if (o->cli.stats)
 		nkinds = kinds_of(own_dedup ? NULL : btf, own_dedup ? split.data : ours.data, kinds);
 	if (big && own_dedup && host_endianness() != BTF_BIG_ENDIAN)
 		split_bswap(split.data);
@@ -654,11 +637,11 @@ static int emit(const struct emit_opts *o, const struct emit_memo *memo, const s
 	if (memo)
 		cachedir__put(memo->cache, memo->key, raw, size, NULL, 0);
 	stats_phase(&st, "write");
-	if (!err && o->stats) {
+	if (!err && o->cli.stats) {
 		stats_count(&st, "graph_nodes", g.nnodes);
 		count_kinds(&st, nkinds, kinds);
 		stats_count(&st, "left_out", skips.count);
-		stats_print(&st, stderr, o->stats == 2);
+		stats_print(&st, stderr, o->cli.stats == 2);
 	}
 out:
 	if (skips.f)

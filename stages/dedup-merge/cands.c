@@ -595,7 +595,7 @@ int cands_build(struct merge *m)
 	uint64_t ncands = 0;
 	for (size_t ci = 0; ci < m->ncus; ci++)
 		ncands += m->scans[ci].nfuncs + m->scans[ci].nvars;
-	unsigned jobs = pool_threads_for(m->jobs, ncands, m->o->jobs_exact ? 0 : CANDS_PER_THREAD);
+	unsigned jobs = pool_threads_for(m->jobs, ncands, m->o->cli.jobs_exact ? 0 : CANDS_PER_THREAD);
 	size_t chunks = jobs < 8 ? jobs : 8;
 	struct cands c = { .m = m, .g = &m->g, .str0 = strtab__size(m->strs),
 			   .nodes0 = m->g.nnodes, .items0 = m->g.nitems, .chunks = chunks };

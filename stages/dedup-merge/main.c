@@ -93,58 +93,41 @@ static int parse_langs(const char *list, struct merge_opts *o)
 static int parse_opts(int argc, char **argv, struct merge_opts *o)
 {
 	static const struct option longs[] = {
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "output", required_argument, NULL, 'o' },
 		{ "dump", required_argument, NULL, 'D' },
 		{ "provenance", no_argument, NULL, 'P' },
 		{ "lang-exclude", required_argument, NULL, 'X' },
-		{ "stats", optional_argument, NULL, 'S' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
+		CLI_LONG_OPTIONS,
 		CACHEDIR_LONG_OPTIONS,
 		{ 0 },
 	};
 	int c;
-	o->jobs = pool_ncpus();
-	o->jobs_exact = cli_env_flag("BTFPIPE_JOBS_EXACT"); /* the tests set it (merge.jobs) */
-	while ((c = getopt_long(argc, argv, "j:o:hqv", longs, NULL)) != -1) {
-		if (cachedir_cli_opt(&o->cache, c, optarg))
+	cli_common_init(&o->cli);
+	while ((c = getopt_long(argc, argv, CLI_SHORT_OPTIONS, longs, NULL)) != -1) {
+		int took = cli_common_opt(&o->cli, TOOL, c, optarg, usage);
+		if (took < 0)
+			return EXIT_USAGE;
+		if (took || cachedir_cli_opt(&o->cache, c, optarg))
 			continue;
 		switch (c) {
-		case 'j':
-			if (cli_parse_jobs(TOOL, optarg, &o->jobs))
-				return EXIT_USAGE;
-			break;
-		case 'o': o->output = optarg; break;
 		case 'D': o->dump = optarg; break;
 		case 'P': o->provenance = 1; break;
-		case 'S':
-			if (cli_parse_stats(TOOL, optarg, &o->stats))
-				return EXIT_USAGE;
-			break;
-		case 'q': o->quiet = 1; break;
-		case 'v': o->stats = o->stats ? o->stats : 1; break;
 		case 'X':
 			if (parse_langs(optarg, o))
 				return EXIT_USAGE;
 			break;
-		case 'h': usage(stdout); exit(EXIT_OK);
-		case 'V': printf(TOOL " (btfpipe) " BTFPIPE_VERSION "\n"); exit(EXIT_OK);
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
 	if (cachedir_cli_finish(&o->cache, TOOL))
 		return EXIT_USAGE;
 	if (o->dump) {
-		if (optind != argc || o->output) {
+		if (optind != argc || o->cli.output) {
 			diag_error(TOOL, "--dump takes one .graph file and nothing else");
 			return EXIT_USAGE;
 		}
 		return EXIT_OK;
 	}
-	if (optind >= argc || !o->output) {
+	if (optind >= argc || !o->cli.output) {
 		diag_error(TOOL, "need -o OUT.graph and at least one input .cus (see --help)");
 		return EXIT_USAGE;
 	}
@@ -284,7 +267,7 @@ static int open_inputs(struct merge *m)
 	uint64_t bytes = 0;
 	for (size_t i = 0; i < o->ninputs; i++)
 		bytes += m->files[i].size;
-	m->jobs = pool_threads_for(o->jobs, bytes, o->jobs_exact ? 0 : 1u << 20);
+	m->jobs = pool_threads_for(o->cli.jobs, bytes, o->cli.jobs_exact ? 0 : 1u << 20);
 	m->cu_input = calloc(m->ncus + 1, sizeof(uint32_t));
 	m->cu_index = calloc(m->ncus + 1, sizeof(uint32_t));
 	m->cu_base = calloc(m->ncus + 1, sizeof(uint64_t));
@@ -356,7 +339,7 @@ static int merge_run(struct merge *m)
 		free(r.imp);
 		return -ENOMEM;
 	}
-	progress_init(&m->pr, TOOL, "CU", m->ncus, m->o->quiet);
+	progress_init(&m->pr, TOOL, "CU", m->ncus, m->o->cli.quiet);
 	err = pool_ordered(m->jobs, m->ncus, 4 * (size_t)m->jobs, work_cu, insert_cu, &r);
 	progress_end(&m->pr);
 	stats_phase(m->st, "scan");
@@ -382,7 +365,7 @@ static int merge_run(struct merge *m)
 	/* From here on only the graph is needed: the scans' and the classes'
 	 * arrays go before the write, or they would be its peak RSS. */
 	drop_work(m);
-	if (!err && !(err = graph__write(&m->g, m->o->output, m->jobs, m->d)))
+	if (!err && !(err = graph__write(&m->g, m->o->cli.output, m->jobs, m->d)))
 		stats_phase(m->st, "write");
 	if (!err) {
 		stats_count(m->st, "inputs", m->o->ninputs);
@@ -454,7 +437,7 @@ int main(int argc, char **argv)
 	int err = 0, hit = 0;
 	if ((cache = cachedir_cli_open(&o.cache, "out-v1", TOOL))) {
 		if (!memo_key(&o, &key)) {
-			hit = memo_fetch_to_file(cache, key, o.output, &d);
+			hit = memo_fetch_to_file(cache, key, o.cli.output, &d);
 			err = hit < 0 ? hit : 0;
 		} else {
 			cachedir__close(cache); /* an input it cannot hash: the merge says why */
@@ -464,11 +447,11 @@ int main(int argc, char **argv)
 	if (!err && hit != 1) {
 		err = merge_run(&m);
 		if (!err && cache)
-			memo_store_file(cache, key, o.output);
+			memo_store_file(cache, key, o.cli.output);
 	}
-	rc = err ? diag_report(&d, o.output, err) : EXIT_OK;
-	if (!err && o.stats && hit != 1)
-		stats_print(&st, stderr, o.stats == 2);
+	rc = err ? diag_report(&d, o.cli.output, err) : EXIT_OK;
+	if (!err && o.cli.stats && hit != 1)
+		stats_print(&st, stderr, o.cli.stats == 2);
 	if (cache && !err)
 		cachedir__finish(cache);
 	cachedir_cli_report(cache, &o.cache, TOOL, !err, "stage outputs");

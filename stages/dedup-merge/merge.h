@@ -52,6 +52,7 @@
 #include "../../common/arena.h"
 #include "../../common/buf.h"
 #include "../../common/cachedir.h"
+#include "../../common/cli.h"
 #include "../../common/stats.h"
 #include "../../format/cus.h"
 #include "../../format/graph.h"
@@ -61,17 +62,13 @@ struct strtab;
 struct weak_table;
 
 struct merge_opts {
-	unsigned jobs;		/* -j: at most this many threads (merge.jobs) */
-	int jobs_exact;		/* $BTFPIPE_JOBS_EXACT: exactly jobs, however small the input */
-	const char *output;
+	struct cli_common cli;	/* -j (threads: merge.jobs), -o, --stats, -q, ... */
 	const char *const *inputs;
 	size_t ninputs;
 	const char *dump;	/* --dump FILE.graph */
 	int provenance;		/* --provenance: every CU in the dump */
 	uint32_t exclude_langs[8]; /* --lang-exclude: DW_LANG_* of CUs to leave out */
 	size_t nexclude;
-	int stats;		/* --stats: 0 off, 1 text, 2 json */
-	int quiet;		/* -q: no progress line */
 	struct cachedir_cli cache; /* --cache and friends: the whole .graph memoized */
 };
 

@@ -26,6 +26,7 @@
 
 #include "../../common/buf.h"
 #include "../../common/cachedir.h"
+#include "../../common/cli.h"
 #include "../../format/cus.h"
 
 struct diag;
@@ -33,12 +34,8 @@ struct strtab;
 
 struct extract_opts {
 	const char *input;
-	const char *output;
+	struct cli_common cli;	/* -j (workers: input__open()), -o, --stats, -q, ... */
 	const char *dump;	/* --dump FILE.cus: print it and stop */
-	unsigned jobs;		/* -j: at most this many workers (input__open()) */
-	int jobs_exact;		/* $BTFPIPE_JOBS_EXACT: exactly jobs workers, however small the input */
-	int stats;		/* --stats: 0 off, 1 text, 2 json */
-	int quiet;		/* -q: no progress line */
 	struct cachedir_cli cache; /* --cache and friends (common/cachedir.h) */
 	int cache_verify;	/* --cache-verify or $BTFPIPE_CACHE_VERIFY */
 	int libdw_only;		/* --libdw-only: no DIE reader (die_reader.c), libdwfl relocates */

@@ -66,61 +66,42 @@ static void usage(FILE *o)
 static int parse_opts(int argc, char **argv, struct extract_opts *o)
 {
 	static const struct option longs[] = {
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "output", required_argument, NULL, 'o' },
 		{ "dump", required_argument, NULL, 'D' },
-		{ "stats", optional_argument, NULL, 'S' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
+		CLI_LONG_OPTIONS,
 		CACHEDIR_LONG_OPTIONS,
 		{ "cache-verify", no_argument, NULL, 'Y' },
 		{ "libdw-only", no_argument, NULL, 'L' },
 		{ 0 },
 	};
 	int c;
-	o->jobs = pool_ncpus();
-	while ((c = getopt_long(argc, argv, "j:o:hqv", longs, NULL)) != -1) {
-		if (cachedir_cli_opt(&o->cache, c, optarg))
+	cli_common_init(&o->cli);
+	while ((c = getopt_long(argc, argv, CLI_SHORT_OPTIONS, longs, NULL)) != -1) {
+		int took = cli_common_opt(&o->cli, TOOL, c, optarg, usage);
+		if (took < 0)
+			return EXIT_USAGE;
+		if (took || cachedir_cli_opt(&o->cache, c, optarg))
 			continue;
 		switch (c) {
-		case 'j':
-			if (cli_parse_jobs(TOOL, optarg, &o->jobs))
-				return EXIT_USAGE;
-			break;
-		case 'o': o->output = optarg; break;
 		case 'D': o->dump = optarg; break;
-		case 'S':
-			if (cli_parse_stats(TOOL, optarg, &o->stats))
-				return EXIT_USAGE;
-			break;
-		case 'q': o->quiet = 1; break;
-		case 'v': o->stats = o->stats ? o->stats : 1; break;
 		case 'Y': o->cache_verify = 1; break;
 		case 'L': o->libdw_only = 1; break;
-		case 'h': usage(stdout); exit(EXIT_OK);
-		case 'V': printf(TOOL " (btfpipe) " BTFPIPE_VERSION "\n"); exit(EXIT_OK);
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
 	if (cachedir_cli_finish(&o->cache, TOOL))
 		return EXIT_USAGE;
-	/* The tests set it so that their small fixtures still run every
-	 * worker asked for (input__open()). */
-	o->jobs_exact = cli_env_flag("BTFPIPE_JOBS_EXACT");
 	if (cli_env_flag("BTFPIPE_CACHE_VERIFY"))
 		o->cache_verify = 1;
-	if (o->cache.stats && optind == argc && !o->output && !o->dump)
+	if (o->cache.stats && optind == argc && !o->cli.output && !o->dump)
 		return EXIT_OK; /* print the cache's totals only */
 	if (o->dump) {
-		if (optind != argc || o->output) {
+		if (optind != argc || o->cli.output) {
 			diag_error(TOOL, "--dump takes one .cus file and nothing else");
 			return EXIT_USAGE;
 		}
 		return EXIT_OK;
 	}
-	if (optind + 1 != argc || !o->output) {
+	if (optind + 1 != argc || !o->cli.output) {
 		diag_error(TOOL, "need exactly one input ELF and -o OUT.cus (see --help)");
 		return EXIT_USAGE;
 	}
@@ -279,7 +260,7 @@ static int whole_hit(const struct extract_opts *o, struct run *r, uint8_t **veri
 		*vsize = size;
 		return 0;
 	}
-	int err = outfile__write_all(o->output, data, size, &r->d);
+	int err = outfile__write_all(o->cli.output, data, size, &r->d);
 	free(data);
 	return err ? err : 1;
 }
@@ -312,9 +293,9 @@ static int extract(const struct extract_opts *o, struct run *r)
 	}
 	err = extract_units(o, r);
 	if (!err && verify)
-		err = whole_verify(o->output, verify, vsize, &r->d);
+		err = whole_verify(o->cli.output, verify, vsize, &r->d);
 	else if (!err && r->whole)
-		memo_store_file(r->whole, r->whole_key, o->output);
+		memo_store_file(r->whole, r->whole_key, o->cli.output);
 	free(verify);
 	if (!err && r->whole)
 		cachedir__finish(r->whole);
@@ -323,7 +304,7 @@ static int extract(const struct extract_opts *o, struct run *r)
 
 static int extract_units(const struct extract_opts *o, struct run *r)
 {
-	int err = input__open(&r->in, o->input, o->jobs, o->jobs_exact ? 0 : INFO_PER_WORKER, o->libdw_only,
+	int err = input__open(&r->in, o->input, o->cli.jobs, o->cli.jobs_exact ? 0 : INFO_PER_WORKER, o->libdw_only,
 			      &r->d);
 	if (err)
 		return err;
@@ -364,9 +345,9 @@ static int extract_units(const struct extract_opts *o, struct run *r)
 		if (!r->cws)
 			return -ENOMEM;
 	}
-	if ((err = cus_writer__open(&r->writer, o->output, &r->in.ident, &r->d)))
+	if ((err = cus_writer__open(&r->writer, o->cli.output, &r->in.ident, &r->d)))
 		return err;
-	progress_init(&r->pr, TOOL, "CU", r->in.nunits, o->quiet);
+	progress_init(&r->pr, TOOL, "CU", r->in.nunits, o->cli.quiet);
 	err = pool_ordered(r->jobs, nitems, 4 * (size_t)r->jobs, work_unit, emit_unit, r);
 	progress_end(&r->pr);
 	stats_phase(&r->st, "extract");
@@ -439,8 +420,8 @@ int main(int argc, char **argv)
 	stats_count(&r.st, "memtune", (uint64_t)memtune__active());
 	int err = extract(&o, &r);
 	rc = err ? diag_report(&r.d, o.input, err) : EXIT_OK;
-	if (!err && o.stats)
-		stats_print(&r.st, stderr, o.stats == 2);
+	if (!err && o.cli.stats)
+		stats_print(&r.st, stderr, o.cli.stats == 2);
 	cachedir_cli_report(r.cache, &o.cache, TOOL, !err, "extracted CUs");
 	cachedir_cli_report(r.whole, &o.cache, TOOL, !err, "stage outputs");
 
