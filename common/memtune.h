@@ -1,27 +1,20 @@
 /* memtune.h: the stages run glibc's malloc in huge pages.
  *
- * Why: on the hosts we run on (a paravirtualized guest with page-table
- * isolation) a fresh 4 KiB page costs about 8 us to fault in. On the cloud
- * vmlinux the three stages faulted in some 110,000 of them, most in
- * malloc's heaps; a small module's stages about 5,000, which was a third
- * of their time. glibc can grow its heaps 64 MiB at a time and ask for
- * transparent huge pages over them (its glibc.malloc.hugetlb and
- * glibc.malloc.top_pad tunables). Measured 2026-12-01: the vmlinux's three
- * stages at -j2 went from 3.5 to 2.5 s, sch_fq.ko's from 62 to 36 ms.
+ * Why: where a page fault is dear (a virtual machine with page-table
+ * isolation), most of a stage's page faults are in malloc's heaps, and a
+ * small module's stages spend a large part of their time on them. glibc
+ * can grow its heaps 64 MiB at a time and ask for transparent huge pages
+ * over them (its glibc.malloc.hugetlb and glibc.malloc.top_pad tunables).
  * A fixed mmap_threshold of 64 MiB keeps the arrays below it in those
  * heaps, where freed memory is used again, instead of a fresh mapping,
- * zeroed anew, per allocation while glibc's own threshold adapts: the
- * vmlinux's merge at -j2 0.89 -> 0.74 s with 16 MiB, peak RSS unchanged;
- * 0.555 -> 0.531 s more with 64 MiB (14 alternating runs; 32 MiB gave
- * nothing), peak RSS +4 MB at -j2 and the same at -j1. 256 MiB was no
- * faster at -j2 and slower at -j1. Checked on Debian 12's glibc 2.36 (a
- * 40 MiB malloc comes from the heap); a glibc that caps the threshold
- * lower ignores ours and keeps its adaptive one, which costs speed only.
+ * zeroed anew, per allocation while glibc's own threshold adapts. A glibc
+ * that caps the threshold lower ignores ours and keeps its adaptive one,
+ * which costs speed only. What each of these saved, and the sizes tried:
+ * bench/README.md, "malloc in huge pages".
  *
  * The tunables are read only when a process starts. pipeline.sh exports
  * them, so its stages start with them; a stage started without them starts
- * itself again, once, with them (3 ms: less than it saved on every module
- * measured, about even on a 1.6 MB program of 120 small units).
+ * itself again, once, with them (a few ms).
  * The output bytes cannot depend on it: only where malloc's memory comes
  * from changes.
  */

@@ -1,7 +1,7 @@
 /* vec.h: the one growth helper for every dynamic array in btfpipe.
  *
- * vec_grow(&ptr, &cap, need, elem_size) makes room for `need` elements,
- * growing geometrically. It refuses sizes past VEC_MAX_BYTES so a corrupt
+ * vec_grow(&ptr, &cap, need) makes room for `need` elements of *ptr's
+ * type, growing geometrically. It refuses sizes past VEC_MAX_BYTES so a corrupt
  * count in an input file cannot make us allocate without bound.
  * Pointers into the array are invalidated by a successful grow.
  */

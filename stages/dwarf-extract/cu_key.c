@@ -1,6 +1,6 @@
 /* cu_key.c: a CU's relink-stable content key, read from its raw DIE bytes.
  *
- * The extracted-CU cache (cache.c) reuses a CU's blob when the CU *means*
+ * The extracted-CU cache (cached.c) reuses a CU's blob when the CU *means*
  * what it meant before. Its bytes in a linked file do not say that: after a
  * relink every .debug_str offset, address and section offset moves. So the
  * key is an xxh3-128 over a normalized copy of the CU (spec:
@@ -13,7 +13,7 @@
  *    DW_OP_addr location kept as the opcode alone.
  * Everything left out is something dwarf-extract either never reads (line
  * tables, ranges' bounds) or reads again on a hit (function and variable
- * addresses: the patch list of cache.c).
+ * addresses: the patch list of cached.c).
  *
  * A CU whose records may depend on another unit's DIEs (DW_FORM_ref_addr,
  * a type signature, DWARF 2/3's location-list constants) gets KEY_WHOLE: the
