@@ -29,7 +29,8 @@ enum graph_kind {
 
 enum graph_fwd_kind { G_FWD_STRUCT, G_FWD_UNION, G_FWD_ENUM };
 
-/* Flags: the bits of CU-RECORDS.md, by the names the graph uses... */
+/* Flags: the bits of CU-RECORDS.md, by the names the graph uses (the merge's
+ * build.c asserts that they are CUS_F_*'s)... */
 #define G_F_DECL (1u << 0)
 #define G_F_EXTERNAL (1u << 1)
 #define G_F_ARTIFICIAL (1u << 2)

@@ -16,6 +16,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A node's flags are its representative record's (CUS_F_*, format/cus.h),
+ * copied as they are; readers of the .graph test them as G_F_* (graph.h).
+ * The two sets name the same bits, and the graph's own sit above them. */
+_Static_assert(G_F_DECL == CUS_F_DECL && G_F_EXTERNAL == CUS_F_EXTERNAL &&
+		       G_F_ARTIFICIAL == CUS_F_ARTIFICIAL && G_F_ANNOT == CUS_F_ANNOT &&
+		       G_F_VARARGS == CUS_F_VARARGS && G_F_HAS_PC == CUS_F_HAS_PC &&
+		       G_F_SIGNED == CUS_F_SIGNED && G_F_TOPLEVEL == CUS_F_TOPLEVEL,
+	       "graph flags are the record flags");
+_Static_assert(!((G_F_UNNAMED_PARAM | G_F_REORDERED) & CUS_F_ALL), "the graph's own flags are free bits");
+
 struct builder {
 	struct merge *m;
 	struct graph *g;
