@@ -120,7 +120,7 @@ install: all
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -d $(DESTDIR)$(PREFIX)/share/btfpipe
 	install -m 755 tools/btfpipe-diff $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 tests/tools/btfcmp.py $(DESTDIR)$(PREFIX)/share/btfpipe/
+	install -m 644 tools/btfcmp.py $(DESTDIR)$(PREFIX)/share/btfpipe/
 
 check-kernel: deps all
 	@./tests/kernel/run.sh

@@ -2,8 +2,10 @@
 #
 # Each tests/tNNNN-*.sh sources this file and reports each check with ok,
 # not_ok or skip. Counts go to "$T_RESULTS" (one word a line), which run.sh
-# adds up; a test script that dies before finishing is counted as a failure by
-# run.sh, so an early exit can never pass silently.
+# adds up. A script ends with test_done (also where it stops early on
+# purpose, after a skip or a not_ok that leaves nothing to check): run.sh
+# counts a script that exits without reaching test_done, or exits non-zero,
+# as a failure, so an early exit can never pass silently.
 
 set -u
 T_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -27,6 +29,8 @@ export BTFPIPE_JOBS_EXACT=1
 ok()     { echo "ok: $1"; echo pass >>"$T_RESULTS"; }
 not_ok() { echo "FAIL: $1"; [ $# -gt 1 ] && printf '%s\n' "$2" | sed -n '1,40p' | sed 's/^/    /'; echo fail >>"$T_RESULTS"; }
 skip()   { echo "skip: $1 ($2)"; echo skip >>"$T_RESULTS"; }
+# test_done: the script reached its end (run.sh's $T_DONE); exits 0.
+test_done() { [ -n "${T_DONE:-}" ] && echo "$T_NAME" >"$T_DONE"; exit 0; }
 
 # check DESC CMD...: the command must exit 0.
 check() {
@@ -102,6 +106,61 @@ expected_rows() {
 		# shellcheck disable=SC2053
 		[[ $1 == $glob ]] && printf '%s\t%s\n' "$ere" "$why"
 	done <<<"$EXPECTED"
+}
+
+# btfcmp_lines FILE: the difference lines of btfcmp's output FILE
+# ("only-in-A ...", "count ..."), without their indent.
+btfcmp_lines() { sed -n 's/^  \(only-in-.*\|count .*\)$/\1/p' "$1"; }
+
+# unexplained LABEL FILE: the difference lines of btfcmp's output FILE that
+# no row of $EXPECTED for LABEL matches, one a line.
+unexplained() {
+	local line ere why hit rows
+	rows=$(expected_rows "$1")
+	btfcmp_lines "$2" | while IFS= read -r line; do
+		hit=0
+		while IFS=$'\t' read -r ere why; do
+			[ -n "$ere" ] && [[ $line =~ $ere ]] && hit=1 && break
+		done <<<"$rows"
+		[ "$hit" = 1 ] || printf '%s\n' "$line"
+	done
+}
+
+# check_differences LABEL FILE DESC LEGEND: the checks of a comparison with
+# an oracle (btfcmp's output FILE): every difference line is one that
+# $EXPECTED lists for LABEL ("LABEL: DESC"; LEGEND says which side is A and
+# which B), and every row listed for LABEL is seen.
+check_differences() {
+	local label=$1 file=$2 desc=$3 legend=$4 left ere why
+	left=$(unexplained "$label" "$file")
+	if [ -z "$left" ]; then
+		ok "$label: $desc ($(btfcmp_lines "$file" | grep -c .) difference lines, all listed)"
+	else
+		not_ok "$label: $desc" "unexplained ($legend):"$'\n'"$left"
+	fi
+	while IFS=$'\t' read -r ere why; do
+		[ -n "$ere" ] || continue
+		if btfcmp_lines "$file" | grep -Eq -- "$ere"; then
+			ok "$label: expected difference seen: $why"
+		else
+			not_ok "$label: expected difference seen: $why" "no difference line matches /$ere/"
+		fi
+	done < <(expected_rows "$label")
+}
+
+# build_sample CC OPT DWARF DIR LABEL WHAT: the sample fixture built into DIR
+# for the checks of variant LABEL; else false after saying why ("LABEL:
+# WHAT" skipped when CC is missing, a failure when it does not build).
+build_sample() {
+	local out
+	if ! have "$1"; then
+		skip "$5: $6" "compiler $1 not found"
+		return 1
+	fi
+	if ! out=$(build_fixture "$1" "$2" "$3" "$4" sample 2>&1); then
+		not_ok "$5: build sample" "$out"
+		return 1
+	fi
 }
 
 # have TOOL: true when TOOL is on PATH.

@@ -59,10 +59,16 @@ for v in $variants; do
 		mkdir -p "$T_OUT_ROOT_V"
 		emitted="$T_OUT_ROOT_V/$(basename "$t" .sh).emitted"
 		rm -f "$emitted"
-		if ! BTFPIPE_EMIT_LOG=$emitted T_OUT_ROOT="$T_OUT_ROOT_V" bash "$t"; then
-			# A script reports through ok/not_ok/skip and exits 0; anything
-			# else means it stopped early, a failure of its own.
+		done_file="$T_OUT_ROOT_V/$(basename "$t" .sh).done"
+		rm -f "$done_file"
+		# A script reports through ok/not_ok/skip and ends with test_done
+		# (lib.sh), which writes done_file and exits 0; anything else means
+		# it stopped early, a failure of its own.
+		if ! BTFPIPE_EMIT_LOG=$emitted T_DONE=$done_file T_OUT_ROOT="$T_OUT_ROOT_V" bash "$t"; then
 			echo "FAIL: $(basename "$t") exited non-zero"
+			echo fail >>"$T_RESULTS"
+		elif [ ! -s "$done_file" ]; then
+			echo "FAIL: $(basename "$t") exited before its end (test_done)"
 			echo fail >>"$T_RESULTS"
 		fi
 		check_emitted "$(basename "$t" .sh)" "$emitted"

@@ -83,4 +83,4 @@ check_exit "btf-emit -j 1025: exit 2" 2 "$T_BIN/btf-emit" -j 1025 -o "$T_OUT/x.b
 "$T_BIN/btf-emit" --help >"$T_OUT/help-emit.out" 2>&1
 check_grep "btf-emit --help lists -j" '^  -j, --jobs N' "$T_OUT/help-emit.out"
 
-exit 0
+test_done

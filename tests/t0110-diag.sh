@@ -5,3 +5,4 @@
 . "$(dirname "$0")/lib.sh"
 
 check_tool diag-check 9 'ok ' FAIL 'diag: $n checks of bug reports and exit codes hold'
+test_done

@@ -7,3 +7,4 @@
 
 check_tool strsort-check 60 'same ' DIFFERENT \
 	'strsort and strsort_threads == qsort on $n inputs (shared prefixes past the depth limit, equal names, empty strings, high bytes)'
+test_done

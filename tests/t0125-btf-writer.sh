@@ -9,3 +9,4 @@
 . "$(dirname "$0")/lib.sh"
 
 check_tool bw-check 24 'same ' DIFFERENT 'btf_writer == libbpf btf__add_*() on $n seeded runs (return values and raw bytes)'
+test_done

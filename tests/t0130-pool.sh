@@ -8,3 +8,4 @@
 
 check_tool pool-check 30 'ok ' FAIL 'pool_ordered: $n schedules hold (failures, full windows, 2-4 threads)' \
 	' (142: hung, ended by the alarm)'
+test_done

@@ -181,4 +181,4 @@ for cc in "$GCC" "$CLANG"; do
 		done
 	done
 done
-exit 0
+test_done

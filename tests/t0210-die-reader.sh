@@ -169,3 +169,4 @@ if build "$T_OUT/gcc-dwarf3" sample gcc -O2 -gdwarf-3; then
 else
 	not_ok "gcc -gdwarf-3: build" "$(cat "$T_OUT/gcc-dwarf3/sample.log")"
 fi
+test_done

@@ -103,4 +103,4 @@ for cfg in "$GCC -O0 5" "$CLANG -O0 5" "$GCC -O2 4"; do
 		not_ok "$label: dump matches $name.dump" "$d"
 	fi
 done
-exit 0
+test_done

@@ -70,7 +70,7 @@ if have "$CLANG"; then ccs="$ccs $CLANG"; else
 # shellcheck disable=SC2086
 if ! out=$("$T_TOP/tests/gen/many-cus.sh" "$T_OUT/many" "$MANY_N" $ccs 2>&1); then
 	not_ok "generate and build the $MANY_N-unit program" "$out"
-	exit 0
+	test_done
 fi
 ok "generate and build the $MANY_N-unit program ($ccs)"
 
@@ -182,4 +182,4 @@ if [ -e "$many" ] && objcopy --compress-debug-sections=zlib-gabi "$many" "$T_OUT
 else
 	not_ok "default threads: compress the generated program" "$(cat "$T_OUT/objcopy.err" 2>/dev/null)"
 fi
-exit 0
+test_done

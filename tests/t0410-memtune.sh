@@ -79,3 +79,4 @@ if [ "$want_on" = 1 ]; then
 	[ "$n" = 1 ] && ok "a warning from the options: printed once across the restart" ||
 		not_ok "a warning from the options: printed once across the restart" "$(cat "$T_OUT/w.err")"
 fi
+test_done

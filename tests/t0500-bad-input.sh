@@ -63,7 +63,7 @@ run_rc() {
 # --- inputs ----------------------------------------------------------------
 build_fixture "$GCC" -O0 5 "$IN" sample >"$T_OUT/build.log" 2>&1 || {
 	not_ok "build the sample fixture" "$(cat "$T_OUT/build.log")"
-	exit 0
+	test_done
 }
 GOOD_ELF="$IN/sample"
 mkdir -p "$T_OUT/good"
@@ -74,7 +74,7 @@ if [ "$(ls -A "$T_OUT/good")" = sample.cus ]; then ok "good run leaves only its 
 	not_ok "good run leaves only its output" "$(ls -A "$T_OUT/good")"; fi
 if [ ! -s "$GOOD_CUS" ]; then
 	not_ok "good .cus exists" "nothing to compare with: stopping"
-	exit 0
+	test_done
 fi
 
 echo "this is not an ELF file" >"$IN/text"
@@ -314,7 +314,7 @@ PY
 py_rc=$?
 if [ "$py_rc" -ne 0 ] || [ ! -s "$T_OUT/manifest" ]; then
 	not_ok "make the damaged .cus files" "$(cat "$T_OUT/manifest.err")"
-	exit 0
+	test_done
 fi
 
 while IFS=$'\t' read -r file want ere what; do
@@ -344,4 +344,4 @@ run_rc 3 "--dump of a missing file" "$EXTRACT" --dump "$CUS/no-such.cus"
 check_one_line "--dump of a missing file" "$T_OUT/run.err" "$CUS/no-such.cus"
 # The good file still dumps: the failures above are about the damage.
 run_rc 0 "--dump of the undamaged file" "$EXTRACT" --dump "$GOOD_CUS"
-exit 0
+test_done

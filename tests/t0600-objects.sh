@@ -166,4 +166,4 @@ for cc in "$GCC" "$CLANG"; do
 	fi
 	extract_and_compare "$ccn libsample.so" "$so" 0 "$LIB_REQ"
 done
-exit 0
+test_done

@@ -4,7 +4,7 @@
 #
 # For gcc and clang-19, -O0 and -O2, DWARF 4 and 5, the sample fixture is
 # encoded twice: by our three stages and by pahole 1.24
-# (pahole -J --btf_gen_floats --btf_encode_detached). tests/tools/btfcmp.py
+# (pahole -J --btf_gen_floats --btf_encode_detached). tools/btfcmp.py
 # then compares the two by content (bpftool parses both; no code of ours reads
 # pahole's output): named types, anonymous roots, VARs and DATASECs, with
 # --flatten-arrays because pahole flattens int m[3][4][5] into one [60] ARRAY
@@ -33,7 +33,7 @@
 # made for it. The counts and differences are printed as "info:" lines.
 . "$(dirname "$0")/lib.sh"
 
-BTFCMP="$T_TOP/tests/tools/btfcmp.py"
+BTFCMP="$T_TOP/tools/btfcmp.py"
 BTFCHECK="$T_TOP/bin/tools/btfcheck"
 
 # EXPECTED: one row per expected difference line, "GLOB<TAB>ERE<TAB>WHY".
@@ -47,11 +47,6 @@ gcc-*-dwarf5${TAB}^only-in-B struct counters size=16 \\{hits: void @0; head: voi
 *-dwarf5${TAB}^only-in-B struct counters size=16 \\{hits: func [A-Za-z_0-9]+ .* @0; head: func [A-Za-z_0-9]+ .* @64\\}\$${TAB}pahole wrong: the unresolved atomic type leaves a stale id that lands on an unrelated FUNC (kernel: Invalid member)
 gcc-*-dwarf5${TAB}^count STRUCT A=17 B=18\$${TAB}pahole wrong: its two broken copies of struct counters (void members in one CU, FUNC members in another) differ, so its dedup keeps both"
 
-# diff_lines FILE: btfcmp's difference lines, without their indent.
-diff_lines() {
-	sed -n 's/^  \(only-in-.*\|count .*\)$/\1/p' "$1"
-}
-
 # Our chain: ELF -> .cus -> .graph -> .btf, in DIR. Prints errors on failure.
 our_chain() {
 	local dir=$1 elf=$2
@@ -61,55 +56,30 @@ our_chain() {
 }
 
 # compare_types LABEL DIR: btfcmp DIR/ours.btf against DIR/pahole.btf (types,
-# VARs, DATASECs; arrays flattened) and check every difference line against
-# the rows of EXPECTED for LABEL, each row against the lines. Returns 1 when
-# btfcmp itself failed.
+# VARs, DATASECs; arrays flattened): every difference line must be a row of
+# EXPECTED for LABEL, and every row seen (lib.sh). Returns 1 when btfcmp
+# itself failed.
 compare_types() {
-	local label=$1 dir=$2 rc line ere why explained unexplained ndiff nexp
+	local label=$1 dir=$2
 	"$BTFCMP" --flatten-arrays --width 0 "$dir/ours.btf" "$dir/pahole.btf" >"$dir/types.cmp" 2>&1
-	rc=$?
-	if [ "$rc" -eq 2 ]; then
+	if [ $? -eq 2 ]; then
 		not_ok "$label: btfcmp compares our BTF with pahole's" "$(cat "$dir/types.cmp")"
 		return 1
 	fi
-	expected_rows "$label" >"$dir/expected"
-	diff_lines "$dir/types.cmp" >"$dir/diffs"
-	unexplained=""
-	while IFS= read -r line; do
-		explained=0
-		while IFS=$TAB read -r ere why; do
-			[[ $line =~ $ere ]] && explained=1 && break
-		done <"$dir/expected"
-		[ "$explained" = 1 ] || unexplained+="$line"$'\n'
-	done <"$dir/diffs"
-	ndiff=$(wc -l <"$dir/diffs")
-	nexp=$(wc -l <"$dir/expected")
-	if [ -z "$unexplained" ]; then
-		ok "$label: every difference from pahole is a listed one ($ndiff lines, $nexp rows)"
-	else
-		not_ok "$label: every difference from pahole is a listed one" \
-			"unexplained (ours = A, pahole = B):"$'\n'"${unexplained%$'\n'}"
-	fi
-	while IFS=$TAB read -r ere why; do
-		if grep -Eq -- "$ere" "$dir/diffs"; then
-			ok "$label: expected difference seen: $why"
-		else
-			not_ok "$label: expected difference seen: $why" "no difference line matches /$ere/"
-		fi
-	done <"$dir/expected"
-	return 0
+	check_differences "$label" "$dir/types.cmp" "every difference from pahole is a listed one" \
+		"ours = A, pahole = B"
 }
 
 if ! have pahole || ! have bpftool || ! have python3; then
 	skip "compare with pahole" "pahole, bpftool or python3 missing"
-	exit 0
+	test_done
 fi
 pahole_version=$(pahole --version 2>&1)
 if [ "$pahole_version" != "v1.24" ]; then
 	# The expected differences are those of 1.24; another version needs its
 	# own review, not a silent pass or a wall of failures.
 	skip "compare with pahole" "pahole is $pahole_version, the expected differences are for v1.24"
-	exit 0
+	test_done
 fi
 
 # The _Atomic struct as we must encode it, in every variant (btfcmp --list).
@@ -121,14 +91,7 @@ for cc in "$GCC" "$CLANG"; do
 		for dw in 4 5; do
 			label="$(basename "$cc")$opt-dwarf$dw"
 			dir="$T_OUT/$label"
-			if ! have "$cc"; then
-				skip "$label: compare with pahole" "compiler $cc not found"
-				continue
-			fi
-			if ! out=$(build_fixture "$cc" "$opt" "$dw" "$dir" sample 2>&1); then
-				not_ok "$label: build sample" "$out"
-				continue
-			fi
+			build_sample "$cc" "$opt" "$dw" "$dir" "$label" "compare with pahole" || continue
 			elf="$dir/sample"
 			if ! out=$(our_chain "$dir" "$elf" 2>&1); then
 				not_ok "$label: our chain encodes the sample" "$out"
@@ -264,4 +227,4 @@ done
 if [ "$selftest_done" = 0 ]; then
 	not_ok "btfcmp self-checks" "no DWARF 4 variant got as far as a comparison"
 fi
-exit 0
+test_done

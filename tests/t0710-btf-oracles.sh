@@ -22,7 +22,7 @@ if [ ! -x "$BTFCHECK" ]; then
 	# btfcheck is a test tool built into bin/ only (Makefile), also for the
 	# bin-asan variant: without it nothing here can be asked.
 	not_ok "btfcheck is built" "$BTFCHECK is missing: run make"
-	exit 0
+	test_done
 fi
 
 for cc in "$GCC" "$CLANG"; do
@@ -30,14 +30,7 @@ for cc in "$GCC" "$CLANG"; do
 		for dw in 4 5; do
 			label="$(basename "$cc")$opt-dwarf$dw"
 			dir="$T_OUT/$label"
-			if ! have "$cc"; then
-				skip "$label: BTF oracles" "compiler $cc not found"
-				continue
-			fi
-			if ! out=$(build_fixture "$cc" "$opt" "$dw" "$dir" sample 2>&1); then
-				not_ok "$label: build sample" "$out"
-				continue
-			fi
+			build_sample "$cc" "$opt" "$dw" "$dir" "$label" "BTF oracles" || continue
 			elf="$dir/sample"
 
 			# Two chains, -j1 and -j2 throughout, and a second emit.
@@ -71,4 +64,4 @@ for cc in "$GCC" "$CLANG"; do
 		done
 	done
 done
-exit 0
+test_done

@@ -45,7 +45,7 @@ check_grep "ambiguous fwd: a.c's holder came from a.c and c.c" \
 check "merge: btf-emit writes it" "$T_BIN/btf-emit" --elf "$T_OUT/merge" -o "$T_OUT/merge.btf" "$T_OUT/merge.graph"
 check "merge: libbpf's btf__dedup removes nothing from it" "$T_BIN/tools/btfcheck" --dedup "$T_OUT/merge.btf"
 if have pahole && pahole -J --btf_gen_floats --btf_encode_detached="$T_OUT/merge.pahole.btf" "$T_OUT/merge" >/dev/null 2>&1; then
-	check "merge: the types equal pahole's" python3 "$T_TOP/tests/tools/btfcmp.py" --flatten-arrays \
+	check "merge: the types equal pahole's" python3 "$T_TOP/tools/btfcmp.py" --flatten-arrays \
 		"$T_OUT/merge.btf" "$T_OUT/merge.pahole.btf"
 else
 	skip "merge: the types equal pahole's" "pahole missing or failed"
@@ -93,3 +93,4 @@ head -c $((size - 100)) "$T_OUT/sample.graph" >"$T_OUT/trunc.graph"
 check_exit "truncated graph: exit 1" 1 "$T_BIN/btf-emit" -o "$T_OUT/flip.btf" "$T_OUT/trunc.graph"
 check_grep "truncated graph: says truncated" 'truncated' "$T_OUT/last.err"
 if [ -e "$T_OUT/flip.btf" ]; then not_ok "refused graphs leave no BTF"; else ok "refused graphs leave no BTF"; fi
+test_done

@@ -19,7 +19,7 @@
 IN="$T_OUT/in"
 build_fixture "$GCC" -O0 5 "$IN" sample >"$T_OUT/build.log" 2>&1 || {
 	not_ok "build the sample fixture" "$(cat "$T_OUT/build.log")"
-	exit 0
+	test_done
 }
 check "extract the sample" "$T_BIN/dwarf-extract" -o "$T_OUT/good.cus" "$IN/sample"
 check "the sample merges" "$T_BIN/dedup-merge" -o "$T_OUT/good.graph" "$T_OUT/good.cus"
@@ -88,4 +88,4 @@ for kind in func var typedef; do
 	done
 	check_same "$kind: the same message at -j1 and -j2" "$T_OUT/$kind-j1.msg" "$T_OUT/$kind-j2.msg"
 done
-exit 0
+test_done

@@ -34,7 +34,7 @@ PY
 if ! (cd "$d" && gcc -O0 -g -c big.c small.c other.c &&
 	ld -r -o all.o big.o small.o other.o) >"$d/build.err" 2>&1; then
 	not_ok "build the three CUs" "$(cat "$d/build.err")"
-	exit 0
+	test_done
 fi
 
 check "extract" "$T_BIN/dwarf-extract" -o "$d/all.cus" "$d/all.o"
@@ -59,3 +59,4 @@ for what in 'struct "S"' 'typedef "T"'; do
 			"$n nodes: $(grep -E "^#[0-9]+ $what " "$d/all.gdump" | head -5)"
 	fi
 done
+test_done

@@ -83,3 +83,4 @@ check_exit "usage: no input is exit 2" 2 "$P" -o "$T_OUT/x.btf"
 check_exit "usage: --from without --keep is exit 2" 2 "$P" --from graph -o "$T_OUT/x.btf" "$elf"
 check_exit "usage: unknown option is exit 2" 2 "$P" --bogus -o "$T_OUT/x.btf" "$elf"
 check "--help" "$P" --help
+test_done

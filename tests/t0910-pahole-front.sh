@@ -112,3 +112,4 @@ fi
 "$P" --help >"$T_OUT/help" 2>&1
 if head -1 "$T_OUT/help" | grep -q '^Usage: '; then ok "--help starts with a Usage: line"
 else not_ok "--help starts with a Usage: line" "$(head -3 "$T_OUT/help")"; fi
+test_done

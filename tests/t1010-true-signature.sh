@@ -38,3 +38,4 @@ for cc in gcc "$CLANG"; do
 	[ "$vlen" = 1 ] && ok "$cc: the unused parameter is gone (vlen 1)" || not_ok "$cc: the unused parameter is gone" "vlen=$vlen"
 	check "$cc: the kernel accepts it" sh -c "'$T_BIN/tools/btfcheck' --load '$d/ts.btf'; [ \$? -eq 0 ] || [ \$? -eq 77 ]"
 done
+test_done

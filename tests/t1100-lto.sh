@@ -31,7 +31,7 @@
 export LC_ALL=C # sort and comm must agree on the order
 
 FIX=tests/fixtures/lto
-BTFCMP="$T_TOP/tests/tools/btfcmp.py"
+BTFCMP="$T_TOP/tools/btfcmp.py"
 BTFCHECK="$T_BIN/tools/btfcheck"
 : "${LLD:=ld.lld-19}"
 MANY_N=200
@@ -57,7 +57,7 @@ EXPECTED=""
 
 if ! have bpftool || ! have python3; then
 	skip "LTO" "bpftool or python3 missing: nothing can read the BTF"
-	exit 0
+	test_done
 fi
 
 # build DIR NAME CC FLAGS...: the fixture into DIR/NAME, paths relative to the
@@ -84,9 +84,6 @@ chain() {
 
 # func_names FILE.funcs: the FUNC names, sorted.
 func_names() { awk '{ print $1 }' "$1" | sort -u; }
-
-# diff_lines FILE: btfcmp's difference lines, without their indent.
-diff_lines() { sed -n 's/^  \(only-in-.*\|count .*\)$/\1/p' "$1"; }
 
 # ---- the non-LTO builds, one per compiler ------------------------------------
 declare -A nolto # compiler -> ELF path, or empty when it could not be built
@@ -176,26 +173,8 @@ while IFS='|' read -r label cc flags; do
 	if [ "$rc" -eq 2 ]; then
 		not_ok "$label: btfcmp compares the LTO BTF with the non-LTO one" "$(cat "$dir/types.cmp")"
 	else
-		expected_rows "$label" >"$dir/expected"
-		diff_lines "$dir/types.cmp" >"$dir/diffs"
-		unexplained=""
-		while IFS= read -r line; do
-			explained=0
-			while IFS=$TAB read -r ere why; do
-				[[ $line =~ $ere ]] && explained=1 && break
-			done <"$dir/expected"
-			[ "$explained" = 1 ] || unexplained+="$line"$'\n'
-		done <"$dir/diffs"
-		if [ -z "$unexplained" ]; then
-			ok "$label: the BTF's types equal the non-LTO build's ($(wc -l <"$dir/diffs") listed differences)"
-		else
-			not_ok "$label: the BTF's types equal the non-LTO build's" \
-				"unexplained (non-LTO = A, LTO = B):"$'\n'"${unexplained%$'\n'}"
-		fi
-		while IFS=$TAB read -r ere why; do
-			if grep -Eq -- "$ere" "$dir/diffs"; then ok "$label: expected difference seen: $why"
-			else not_ok "$label: expected difference seen: $why" "no difference line matches /$ere/"; fi
-		done <"$dir/expected"
+		check_differences "$label" "$dir/types.cmp" "the BTF's types equal the non-LTO build's" \
+			"non-LTO = A, LTO = B"
 	fi
 
 	# (c) the FUNC sets.
@@ -280,14 +259,14 @@ done <<<"$LTO_BUILDS"
 # ---- (f) a large LTO program: -j1 and -j2 give the same bytes ----------------
 if ! have "$GCC"; then
 	skip "many-cus LTO" "compiler $GCC not found"
-	exit 0
+	test_done
 fi
 m="$T_OUT/many"
 if ! out=$(bash "$T_TOP/tests/gen/many-cus.sh" "$m" "$MANY_N" - 2>&1) ||
 	! out=$(cd "$m/src" && "$GCC" -O2 -g -flto -fdebug-prefix-map="$m/src"=/many \
 		-o "$m/many-lto" u[0-9]*.c main.c 2>&1); then
 	not_ok "many-cus LTO: generate and build $MANY_N units with $GCC -flto" "$out"
-	exit 0
+	test_done
 fi
 ok "many-cus LTO: $MANY_N units built with $(basename "$GCC") -flto"
 # ms: the wall clock in milliseconds.
@@ -301,7 +280,7 @@ rc2=$?
 t2=$(ms)
 if [ "$rc1" -ne 0 ] || [ "$rc2" -ne 0 ]; then
 	not_ok "many-cus LTO: dwarf-extract -j1 and -j2 run" "exit $rc1 / $rc2: $(cat "$m/j1.err" "$m/j2.err")"
-	exit 0
+	test_done
 fi
 check_same "many-cus LTO: dwarf-extract -j1 and -j2 write byte-identical .cus" "$m/j1.cus" "$m/j2.cus"
 echo "info: many-cus LTO ($T_VARIANT): dwarf-extract -j1 $((t1 - t0)) ms, -j2 $((t2 - t1)) ms" \
@@ -329,4 +308,4 @@ if out=$("$T_BIN/dedup-merge" -o "$m/many.graph" "$m/j1.cus" 2>&1 &&
 else
 	not_ok "many-cus LTO: dedup-merge and btf-emit encode it" "$out"
 fi
-exit 0
+test_done

@@ -38,14 +38,14 @@ export LC_ALL=C
 FILES=${LTO_FILES:-40}
 STRUCTS=${LTO_STRUCTS:-60}
 SEED=${LTO_SEED:-1}
-BTFCMP="$T_TOP/tests/tools/btfcmp.py"
+BTFCMP="$T_TOP/tools/btfcmp.py"
 BTFCHECK="$T_BIN/tools/btfcheck"
 : "${LLD:=lld-19}"
 G="$T_SHARED/lto-$FILES-$STRUCTS-$SEED"
 
 if ! have bpftool || ! have python3; then
 	skip "LTO at scale" "bpftool or python3 missing: nothing can read the BTF"
-	exit 0
+	test_done
 fi
 
 # The builds: label|its non-LTO build ('-' for a non-LTO one itself).
@@ -66,7 +66,7 @@ done
 if ! out=$(CLANG=$CLANG GCC=$GCC LLD=$LLD bash "$T_TOP/tests/gen/build-lto.sh" "$G" "$FILES" "$STRUCTS" "$SEED" \
 	"${want[@]}" 2>&1); then
 	not_ok "generate and build the program ($FILES files, $STRUCTS structs, seed $SEED)" "$out"
-	exit 0
+	test_done
 fi
 ok "generated and built ${#want[@]} ways: $FILES files, $STRUCTS structs, seed $SEED"
 
@@ -217,4 +217,4 @@ while IFS='|' read -r label base; do
 		fi
 	fi
 done <<<"$BUILDS"
-exit 0
+test_done

@@ -24,12 +24,12 @@
 
 SAMPLE=tests/fixtures/sample
 HARD=tests/fixtures/hard
-BTFCMP="$T_TOP/tests/tools/btfcmp.py"
+BTFCMP="$T_TOP/tools/btfcmp.py"
 BTFCHECK="$T_BIN/tools/btfcheck"
 
 if ! have bpftool || ! have python3; then
 	skip "hard DWARF" "bpftool or python3 missing: nothing can read the BTF"
-	exit 0
+	test_done
 fi
 
 # cc_sample DIR CC FLAGS...: the sample fixture into DIR/sample (paths
@@ -479,4 +479,4 @@ else
 		fi
 	fi
 fi
-exit 0
+test_done

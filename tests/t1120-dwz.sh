@@ -8,11 +8,11 @@
 
 if ! have dwz; then
 	skip "dwz" "dwz not installed (make deps installs it)"
-	exit 0
+	test_done
 fi
 P="$T_TOP/pipeline.sh"
 export BTFPIPE_BIN="$T_BIN"
-BTFCMP="$T_TOP/tests/tools/btfcmp.py"
+BTFCMP="$T_TOP/tools/btfcmp.py"
 d="$T_OUT"
 (cd "$T_TOP" && gcc -O2 -g -fdebug-prefix-map="$T_TOP"=/btfpipe -o "$d/a" tests/fixtures/sample/*.c &&
 	gcc -O1 -g -fdebug-prefix-map="$T_TOP"=/btfpipe -o "$d/b" tests/fixtures/sample/*.c) ||
@@ -59,3 +59,4 @@ if have pahole; then
 	[ "$ours" -gt "$theirs" ] && ok "pahole 1.24 loses structs of dwz output ($theirs), we keep them ($ours)" ||
 		not_ok "we keep more structs than pahole 1.24 on dwz output" "ours $ours, pahole $theirs"
 fi
+test_done

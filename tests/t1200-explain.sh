@@ -37,3 +37,4 @@ check_grep "ambiguous: the same reason as the skip report" '^func fs_static: amb
 "$T_BIN/btf-emit" --elf "$d/prog" --explain no_such_function "$d/p.graph" >"$d/none.txt" 2>&1
 check_grep "unknown name: says so" 'no function or variable of that name' "$d/none.txt"
 check_grep "unknown name: no symbol either" 'symbol table: no symbol of that name' "$d/none.txt"
+test_done

@@ -30,3 +30,4 @@ done
 # The diff tool, installed, on the installed pipeline's output.
 env -u BTFPIPE_BIN "$p/bin/pipeline.sh" -o "$T_OUT/s2.btf" "$T_OUT/sample"
 check "the installed btfpipe-diff: equal BTF is exit 0" env -u BTFPIPE_BIN "$p/bin/btfpipe-diff" "$T_OUT/s.btf" "$T_OUT/s2.btf"
+test_done

@@ -150,3 +150,4 @@ check_grep "a missing file: named" 'no-such\.cus: error: No such file' "$T_OUT/l
 head -c 100 "$T_OUT/old.cus" >"$T_OUT/cut.cus"
 check_exit "a truncated .cus exits 2" 2 "$D" "$T_OUT/cut.cus" "$T_OUT/old.cus"
 check_exit "one file only is a usage error, exit 2" 2 "$D" "$T_OUT/old.cus"
+test_done

@@ -56,3 +56,4 @@ if have script; then
 else
 	skip "progress on a terminal" "script (util-linux) not installed"
 fi
+test_done

@@ -20,13 +20,13 @@ crashes="$T_TOP/tests/fuzz/crashes"
 
 if ! have "$CLANG"; then
 	skip "fuzz targets" "$CLANG is not installed (Debian package clang-19)"
-	exit 0
+	test_done
 fi
 printf '#include <stdint.h>\n#include <stddef.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n' \
 	>"$T_OUT/probe.c"
 if ! "$CLANG" -fsanitize=fuzzer,address,undefined -o "$T_OUT/probe" "$T_OUT/probe.c" >"$T_OUT/probe.log" 2>&1; then
 	skip "fuzz targets" "$CLANG cannot link -fsanitize=fuzzer: libFuzzer's runtime is missing (Debian package libclang-rt-19-dev)"
-	exit 0
+	test_done
 fi
 
 CLANG="$CLANG" FUZZ_BIN="$FUZZ_BIN" FUZZ_WORK="$T_OUT/work" FUZZ_CRASHES="$T_OUT/new-crashes" T_BIN="$T_BIN" \
@@ -76,3 +76,4 @@ for f in "$crashes"/*; do
 	fi
 done
 echo "   replayed $nreplay saved crash input(s) from tests/fuzz/crashes/"
+test_done

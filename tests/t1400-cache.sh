@@ -246,3 +246,4 @@ check_exit "a size that is not one: usage" 2 "$X" --cache "$c" --cache-max-size 
 check_exit "--cache-stats alone prints the totals" 0 "$X" --cache "$T_OUT/cache-damage" --cache-stats
 check_grep "--cache-stats alone: all runs' hits" 'all runs: [0-9]+ hits' "$T_OUT/last.out"
 check_grep "--cache-stats alone: the size" 'holds [0-9]+ entries' "$T_OUT/last.out"
+test_done

@@ -166,3 +166,4 @@ done
 "$X" --cache "$T_OUT/pcache" --cache-stats >"$T_OUT/ptot.txt"
 n=$(find "$T_OUT/pcache/out-v1" -type f | grep -cE '/[0-9a-f]{32}$')
 [ "$n" -eq 3 ] && ok "pipeline.sh: one output entry per stage ($n)" || not_ok "pipeline.sh: one output entry per stage ($n)"
+test_done

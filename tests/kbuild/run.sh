@@ -43,7 +43,7 @@ export T_RESULTS
 T_NAME=kbuild-run
 . "$(dirname "$0")/../lib.sh"
 export LC_ALL=C
-BTFCMP="$T_TOP/tests/tools/btfcmp.py"
+BTFCMP="$T_TOP/tools/btfcmp.py"
 BTFCHECK="$T_BIN/tools/btfcheck"
 K="$T_TOP/tests/out/kbuild"
 mkdir -p "$K"
@@ -98,7 +98,7 @@ source_tree() {
 # compare_types LABEL OURS THEIRS WHO [BASE_OURS BASE_THEIRS]: btfcmp's type
 # differences, each one a row of EXPECTED for LABEL; quiet when equal.
 compare_types() {
-	local label=$1 a=$2 b=$3 who=$4 line ere why unexplained="" n bases=()
+	local label=$1 a=$2 b=$3 who=$4 unexplained n bases=()
 	[ $# -ge 6 ] && bases=(--base-a "$5" --base-b "$6")
 	"$BTFCMP" --flatten-arrays --ignore-kind-counts ARRAY,FUNC,FUNC_PROTO --width 0 "${bases[@]}" "$a" "$b" \
 		>"$O/cmp.out" 2>&1
@@ -106,15 +106,10 @@ compare_types() {
 		printf '%s: btfcmp could not compare %s with %s:\n%s\n' "$label" "$a" "$b" "$(tail -5 "$O/cmp.out")"
 		return 1
 	fi
-	expected_rows "$label" >"$O/expected"
-	while IFS= read -r line; do
-		local hit=0
-		while IFS=$TAB read -r ere why; do [[ $line =~ $ere ]] && hit=1 && break; done <"$O/expected"
-		[ "$hit" = 1 ] || unexplained+="$line"$'\n'
-	done < <(sed -n 's/^  \(only-in-.*\|count .*\)$/\1/p' "$O/cmp.out")
-	n=$(sed -n 's/^  \(only-in-.*\|count .*\)$/\1/p' "$O/cmp.out" | grep -c .)
+	unexplained=$(unexplained "$label" "$O/cmp.out")
+	n=$(btfcmp_lines "$O/cmp.out" | grep -c .)
 	if [ -n "$unexplained" ]; then
-		printf '%s: types against %s:\n%s' "$label" "$who" "$unexplained"
+		printf '%s: types against %s:\n%s\n' "$label" "$who" "$unexplained"
 		return 1
 	fi
 	[ "$n" -eq 0 ] || echo "info: $label: $n listed differences from $who"

@@ -9,7 +9,7 @@
 # alone gives (--libdw-only);
 # the pipeline's BTF loads into the kernel, libbpf's dedup removes nothing from
 # it, and it describes the same types and functions as serial
-# `pahole -J --btf_gen_floats` (tests/tools/btfcmp.py, arrays flattened since
+# `pahole -J --btf_gen_floats` (tools/btfcmp.py, arrays flattened since
 # pahole flattens multi-dimensional arrays and we nest them).
 # Prints wall time, CPU time and peak RSS next to pahole's, from the same run.
 # BTFPIPE_VMLINUX=PATH uses another vmlinux.
@@ -92,8 +92,8 @@ check_same "emit: the same BTF every run" "$O/v.btf" "$O/v-again.btf"
 echo "skip report, functions by reason:"
 sed -n 's/^func [^:]*: \(.*\) (CU .*/\1/p' "$O/skips" | sort | uniq -c | sort -rn | sed 's/^/    /'
 if [ -s "$O/pahole.btf" ]; then
-	python3 "$T_TOP/tests/tools/btfcmp.py" --flatten-arrays --width 0 "$O/pahole.btf" "$O/v.btf" >"$O/cmp-types" 2>&1
-	python3 "$T_TOP/tests/tools/btfcmp.py" --funcs --flatten-arrays --width 0 "$O/pahole.btf" "$O/v.btf" >"$O/cmp" 2>&1
+	python3 "$T_TOP/tools/btfcmp.py" --flatten-arrays --width 0 "$O/pahole.btf" "$O/v.btf" >"$O/cmp-types" 2>&1
+	python3 "$T_TOP/tools/btfcmp.py" --funcs --flatten-arrays --width 0 "$O/pahole.btf" "$O/v.btf" >"$O/cmp" 2>&1
 	echo "types vs pahole 1.24: $(tail -1 "$O/cmp-types")"
 	echo "types and functions vs pahole 1.24: $(tail -1 "$O/cmp")"
 	# Every difference must have a documented cause (tests/kernel/explain.py).
@@ -154,7 +154,7 @@ else
 	step=$((nmods / 25))
 	sel=$(echo "$mods" | awk -v s="$step" 'NR % s == 1' | head -25)
 	mkdir -p "$O/mod"
-	python3 "$T_TOP/tests/tools/btfcmp.py" --flatten-arrays --list --width 0 "$O/v.btf" >"$O/base.list" 2>&1
+	python3 "$T_TOP/tools/btfcmp.py" --flatten-arrays --list --width 0 "$O/v.btf" >"$O/base.list" 2>&1
 	tot_ours=0 tot_pahole=0 typeok=0 ntried=0 fexpl=0 funex=0
 	: >"$O/mod/times"
 	for ko in $sel; do
@@ -175,9 +175,9 @@ else
 			not_ok "module $m: libbpf parses it over our vmlinux BTF, dedup removes nothing" "$(tail -2 "$O/mod/$m.check")"
 			continue
 		fi
-		python3 "$T_TOP/tests/tools/btfcmp.py" --flatten-arrays --width 0 --base-a "$V" --base-b "$O/v.btf" \
+		python3 "$T_TOP/tools/btfcmp.py" --flatten-arrays --width 0 --base-a "$V" --base-b "$O/v.btf" \
 			"$ko" "$O/mod/$m.btf" >"$O/mod/$m.types" 2>&1
-		python3 "$T_TOP/tests/tools/btfcmp.py" --funcs --flatten-arrays --width 0 --base-a "$V" --base-b "$O/v.btf" \
+		python3 "$T_TOP/tools/btfcmp.py" --funcs --flatten-arrays --width 0 --base-a "$V" --base-b "$O/v.btf" \
 			"$ko" "$O/mod/$m.btf" >"$O/mod/$m.funcs" 2>&1
 		# Equal, but where pahole 1.24 repeats a type the base already has
 		# (libbpf's dedup in one pass: a struct pointing at a fwd the base
