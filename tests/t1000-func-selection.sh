@@ -116,7 +116,7 @@ for b in gcc clang obj kobj; do
 done
 
 # Functions are judged on up to -j threads, name ranges apart (funcs.c,
-# select_funcs()); the picks and the skip report's lines, in their order,
+# funcs__select()); the picks and the skip report's lines, in their order,
 # must be the same at -j1 and -j8 (BTFPIPE_JOBS_EXACT: 8 threads, 32 chunks
 # even here). gcc's 19 candidates under 14 names put a cut inside every
 # name once, so this guards the cuts (a name split across chunks gives a

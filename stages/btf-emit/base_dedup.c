@@ -22,7 +22,12 @@
  * Our types come as standalone BTF; the kept ones, in their order, become
  * split BTF over the base through split_write.c.
  */
-#include "emit.h"
+#include "base_dedup.h"
+#include "base_index.h"
+#include "base_view.h"
+#include "bucket.h"
+#include "split_write.h"
+#include "str_match.h"
 #include "../../common/diag.h"
 #include "../../common/hash.h"
 #include "../../common/vec.h"
@@ -37,12 +42,12 @@
 #define EQ_HOLDER 2
 
 /* Without a base_index, the base's types whose names ours has, in 2^16
- * buckets, made as base_index tables are (bi_table_make()). Within a
+ * buckets, made as base_index tables are (bucket__make()). Within a
  * bucket, ids ascend, so equal hashes are tried in id order. */
 #define INDEX_BITS 16
 
 struct bd {
-	const struct btf *ours;
+	const struct base_view *ours;
 	const struct base_view *base;
 	uint32_t end;			/* our ids are 1 .. end - 1 (0 is void) */
 	uint32_t *final;		/* per our id: base id, UNMATCHED, or 0 (not yet) */
@@ -63,18 +68,12 @@ struct bd {
 	struct str_match sm;		/* the strings ours and the base share (split_write.c too) */
 };
 
-/* A string of ours, "" for an offset outside its strings (bv_str() is the
- * base's: neither libbpf nor base_view.c checks every name offset of a base,
- * found by fuzzing). */
-static const char *str_at(const struct btf *b, uint32_t off)
+/* The name of a type of ours; "" for an offset outside our strings, as
+ * bv_str() answers (base_view.c does not check every name offset: found by
+ * fuzzing a base). */
+static const char *name_of(const struct base_view *ours, const struct btf_type *t)
 {
-	const char *s = btf__name_by_offset(b, off);
-	return s ? s : "";
-}
-
-static const char *name_of(const struct btf *b, const struct btf_type *t)
-{
-	return str_at(b, t->name_off);
+	return bv_str(ours, t->name_off);
 }
 
 static const char *base_name(const struct bd *x, const struct btf_type *t)
@@ -85,7 +84,7 @@ static const char *base_name(const struct bd *x, const struct btf_type *t)
 /* Type id of ours (of_base 0) or of the base: NULL past the last. */
 static const struct btf_type *type_of(const struct bd *x, int of_base, uint32_t id)
 {
-	return of_base ? bv_type(x->base, id) : btf__type_by_id(x->ours, id);
+	return bv_type(of_base ? x->base : x->ours, id);
 }
 
 /* The base id a reference of ours maps to: its final match; UNMATCHED when
@@ -118,8 +117,8 @@ static uint64_t name_key(const struct bd *x, int of_base, uint32_t off)
 	if (!off) /* "" in every BTF (libbpf and base_view.c check): most base types */
 		return x->empty_key;
 	if (!of_base)
-		return str_match_ours_key(&x->sm, off);
-	return x->full ? str_sig_at(x->base->strs, x->base->str_len, off) : str_match_base_key(&x->sm, off);
+		return str_match__ours_key(&x->sm, off);
+	return x->full ? str_match__sig_at(x->base->strs, x->base->str_len, off) : str_match__base_key(&x->sm, off);
 }
 
 /* A reference of a type of b as a base id: a base type's references are
@@ -233,16 +232,16 @@ static int index_types(struct bd *x, uint32_t bits, uint32_t **bucket, struct bi
 		}
 		hs[nh++] = (struct bi_pair){ h, id };
 	}
-	int err = bi_table_make(hs, nh, bits, bucket, ents);
+	int err = bucket__make(hs, nh, bits, bucket, ents);
 	free(hs);
 	*n = (uint32_t)nh;
 	return err;
 }
 
-int base_dedup_index(const struct base_view *base, uint32_t bits, uint32_t **bucket, struct bi_ent **ents,
+int base_dedup__index(const struct base_view *base, uint32_t bits, uint32_t **bucket, struct bi_ent **ents,
 		     uint32_t *n)
 {
-	struct bd x = { .base = base, .full = 1, .empty_key = str_sig_at("", 0, 0) };
+	struct bd x = { .base = base, .full = 1, .empty_key = str_match__sig_at("", 0, 0) };
 	return index_types(&x, bits, bucket, ents, n);
 }
 
@@ -319,7 +318,7 @@ static int equiv_body(struct bd *x, const struct btf_type *ts, const struct btf_
 		if (ts->size != tb->size)
 			return 0;
 		for (uint32_t i = 0; i < n; i++)
-			if (a[i].val != c[i].val || strcmp(str_at(x->ours, a[i].name_off),
+			if (a[i].val != c[i].val || strcmp(bv_str(x->ours, a[i].name_off),
 							   bv_str(x->base, c[i].name_off)))
 				return 0;
 		return 1;
@@ -331,7 +330,7 @@ static int equiv_body(struct bd *x, const struct btf_type *ts, const struct btf_
 			return 0;
 		for (uint32_t i = 0; i < n; i++)
 			if (a[3 * i + 1] != c[3 * i + 1] || a[3 * i + 2] != c[3 * i + 2] ||
-			    strcmp(str_at(x->ours, a[3 * i]), bv_str(x->base, c[3 * i])))
+			    strcmp(bv_str(x->ours, a[3 * i]), bv_str(x->base, c[3 * i])))
 				return 0;
 		return 1;
 	}
@@ -340,7 +339,7 @@ static int equiv_body(struct bd *x, const struct btf_type *ts, const struct btf_
 		if (ts->size != tb->size)
 			return 0;
 		for (uint32_t i = 0; i < n; i++) {
-			if (a[i].offset != c[i].offset || strcmp(str_at(x->ours, a[i].name_off),
+			if (a[i].offset != c[i].offset || strcmp(bv_str(x->ours, a[i].name_off),
 								 bv_str(x->base, c[i].name_off)))
 				return 0;
 		}
@@ -369,7 +368,7 @@ static int equiv_body(struct bd *x, const struct btf_type *ts, const struct btf_
 	case BTF_KIND_FUNC_PROTO: {
 		const struct btf_param *a = btf_params(ts), *c = btf_params(tb);
 		for (uint32_t i = 0; i < n; i++)
-			if (strcmp(str_at(x->ours, a[i].name_off),
+			if (strcmp(bv_str(x->ours, a[i].name_off),
 				   bv_str(x->base, c[i].name_off)))
 				return 0;
 		/* A prototype is a reference: any part that is ours by
@@ -398,7 +397,7 @@ static int equiv(struct bd *x, uint32_t s, uint32_t b)
 		return !b; /* void */
 	if (s >= x->end)
 		return 0;
-	const struct btf_type *ts = btf__type_by_id(x->ours, s), *tb = bv_type(x->base, b);
+	const struct btf_type *ts = bv_type(x->ours, s), *tb = bv_type(x->base, b);
 	if (!ts || !tb)
 		return 0;
 	/* Our struct where the base has only a declaration of it: the types
@@ -471,7 +470,7 @@ static int attempt(struct bd *x, uint32_t s, uint32_t b)
 	int r = equiv(x, s, b);
 	for (size_t i = 0; i < x->nundo; i++) {
 		uint32_t u = x->undo[i];
-		if (r > 0 && !x->final[u] && settles(btf__type_by_id(x->ours, x->undo[i])))
+		if (r > 0 && !x->final[u] && settles(bv_type(x->ours, x->undo[i])))
 			x->final[u] = x->hyp[u];
 		x->hyp[u] = 0;
 	}
@@ -505,7 +504,7 @@ static int resolve(struct bd *x, uint32_t s, int depth)
 {
 	if (!s || s >= x->end || x->final[s])
 		return 0;
-	const struct btf_type *t = btf__type_by_id(x->ours, s);
+	const struct btf_type *t = bv_type(x->ours, s);
 	if (depth > MAX_DEPTH) {
 		x->final[s] = UNMATCHED;
 		return 0;
@@ -516,7 +515,7 @@ static int resolve(struct bd *x, uint32_t s, int depth)
 	uint64_t h = shallow_hash(x, 0, t);
 	uint32_t lo = 0, hi = 0, check = BI_CHECK(h);
 	if (h)
-		bi_range(x->tbucket, x->tbits, h, &lo, &hi);
+		bucket__range(x->tbucket, x->tbits, h, &lo, &hi);
 	for (uint32_t j = lo; j < hi; j++) {
 		uint32_t b = x->tents[j].id;
 		if (x->tents[j].check != check || b >= x->base->n)
@@ -533,14 +532,14 @@ static int resolve(struct bd *x, uint32_t s, int depth)
 	return 0;
 }
 
-int base_dedup(const struct btf *ours, const struct base_view *base, const struct base_index *bi,
-	       uint32_t *removed, struct buf *split, struct diag *d)
+int base_dedup__split(const struct base_view *ours, const struct base_view *base, const struct base_index *bi,
+		      uint32_t *removed, struct buf *split, struct diag *d)
 {
 	/* Our types are standalone BTF (ids from 1, strings of their own):
 	 * adding them to split BTF directly would cost what split_write.c
 	 * avoids. */
-	struct bd x = { .ours = ours, .base = base, .empty_key = str_sig_at("", 0, 0) };
-	x.end = btf__type_cnt(ours);
+	struct bd x = { .ours = ours, .base = base, .empty_key = str_match__sig_at("", 0, 0) };
+	x.end = ours->n;
 	size_t n = x.end - 1;
 	uint32_t *newid = NULL;
 	uint8_t *keep = NULL;
@@ -552,10 +551,8 @@ int base_dedup(const struct btf *ours, const struct base_view *base, const struc
 	keep = calloc(n + 1, 1);
 	if (!x.final || !x.hyp || !newid || !keep)
 		goto out;
-	err = bi ? str_match_build_indexed(&x.sm, ours, base->strs, base->str_len, bi) :
-		   str_match_build(&x.sm, ours, base->strs, base->str_len);
-	if (err == -EPROTO)
-		err = DIAG_BUG(d, "the BTF just written has no readable string section");
+	err = bi ? str_match__build_indexed(&x.sm, ours, base->strs, base->str_len, bi) :
+		   str_match__build(&x.sm, ours, base->strs, base->str_len);
 	if (err)
 		goto out;
 	if (bi) {
@@ -575,14 +572,14 @@ int base_dedup(const struct btf *ours, const struct base_view *base, const struc
 	 * matched by looking their targets up (and a fwd never equals the
 	 * base's definition that way). Then everything else. */
 	for (uint32_t s = 1; s < x.end && !err; s++) {
-		uint32_t k = btf_kind(btf__type_by_id(ours, s));
+		uint32_t k = btf_kind(bv_type(ours, s));
 		if (k == BTF_KIND_STRUCT || k == BTF_KIND_UNION)
 			err = resolve(&x, s, 0);
 	}
 	/* A fwd the comparisons left alone is the base's one definition of
 	 * its name, if there is exactly one (libbpf's resolve_fwds). */
 	for (uint32_t s = 1; s < x.end && !err; s++) {
-		const struct btf_type *t = btf__type_by_id(ours, s);
+		const struct btf_type *t = bv_type(ours, s);
 		if (!btf_is_fwd(t) || x.final[s])
 			continue;
 		if (!x.named && (err = index_named(&x)))
@@ -601,7 +598,7 @@ int base_dedup(const struct btf *ours, const struct base_view *base, const struc
 		newid[s] = keep[s] ? next++ : f;
 	}
 	*removed = (uint32_t)(n - (next - base->n));
-	err = split_write(ours, base, &x.sm, newid, keep, split, d);
+	err = split__write(ours, base, &x.sm, newid, keep, split, d);
 out:
 	if (err && !(d && d->set))
 		diag_fail(d, -err, "matching our types against the base: %s", strerror(-err));
@@ -611,7 +608,7 @@ out:
 	free(x.own_bucket);
 	free(x.own_ents);
 	free(x.named);
-	str_match_free(&x.sm);
+	str_match__free(&x.sm);
 	free(newid);
 	free(keep);
 	return err;

@@ -19,7 +19,11 @@
  * A payload that does not fit the base it is read with (its counts, its
  * bounds) is refused: the index is made again and the entry replaced.
  */
-#include "emit.h"
+#include "base_index.h"
+#include "base_dedup.h"
+#include "base_view.h"
+#include "btf_raw.h"
+#include "str_match.h"
 #include "../../common/mapfile.h"
 #include "../../common/memo.h"
 
@@ -41,7 +45,7 @@ struct bi_head {
 	uint32_t version, ntypes, str_len, flags, tbits, ntents, sbits, nsents;
 };
 
-int base_digest(const char *path, struct key128 *out)
+int base_index__digest(const char *path, struct key128 *out)
 {
 	const void *m;
 	const uint8_t *p;
@@ -51,7 +55,7 @@ int base_digest(const char *path, struct key128 *out)
 		return err;
 	/* The BTF a view would read, else the whole file: what emit leaves to
 	 * libbpf (and libbpf refuses, or finds more in). */
-	if (base_btf_bytes(path, m, size, &p, &n)) {
+	if (btf_raw__of_file(path, m, size, &p, &n)) {
 		p = m;
 		n = size;
 	}
@@ -64,30 +68,6 @@ int base_digest(const char *path, struct key128 *out)
 	XXH128_hash_t h = XXH3_128bits_digest(&st);
 	*out = (struct key128){ h.low64, h.high64 };
 	munmap((void *)m, size);
-	return 0;
-}
-
-int bi_table_make(const struct bi_pair *in, size_t n, uint32_t bits, uint32_t **bucket, struct bi_ent **ents)
-{
-	size_t nb = (size_t)1 << bits;
-	uint32_t *bk = calloc(nb + 2, sizeof(*bk));
-	struct bi_ent *e = malloc((n + 1) * sizeof(*e));
-	if (!bk || !e) {
-		free(bk);
-		free(e);
-		return -ENOMEM;
-	}
-	/* Counts at bk[b + 2]; after the sums bk[b + 1] is where b starts.
-	 * Placing moves bk[b + 1] to b's end, which is b + 1's start: ids
-	 * ascend within a bucket. */
-	for (size_t i = 0; i < n; i++)
-		bk[BI_BUCKET(in[i].h, bits) + 2]++;
-	for (size_t b = 2; b < nb + 2; b++)
-		bk[b] += bk[b - 1];
-	for (size_t i = 0; i < n; i++)
-		e[bk[BI_BUCKET(in[i].h, bits) + 1]++] = (struct bi_ent){ BI_CHECK(in[i].h), in[i].id };
-	*bucket = bk;
-	*ents = e;
 	return 0;
 }
 
@@ -144,9 +124,9 @@ static int bi_make(const struct base_view *base, uint8_t **out, size_t *size)
 			     .tbits = BI_BITS, .sbits = BI_BITS };
 	uint32_t *tb = NULL, *sb = NULL;
 	struct bi_ent *te = NULL, *se = NULL;
-	int err = base_dedup_index(base, h.tbits, &tb, &te, &h.ntents);
+	int err = base_dedup__index(base, h.tbits, &tb, &te, &h.ntents);
 	if (!err)
-		err = str_index_build(base->strs, h.str_len, h.sbits, &sb, &se, &h.nsents);
+		err = str_match__index_build(base->strs, h.str_len, h.sbits, &sb, &se, &h.nsents);
 	if (!err) {
 		h.flags = base->flattens ? BI_FLATTENS : 0;
 		size_t nt = table_bytes(h.tbits, h.ntents), ns = table_bytes(h.sbits, h.nsents);
@@ -178,7 +158,7 @@ static int host_little_endian(void)
 	return *(const uint8_t *)&one;
 }
 
-int base_index_get(struct base_index *bi, const struct base_view *base, struct key128 digest, struct cachedir *c)
+int base_index__get(struct base_index *bi, const struct base_view *base, struct key128 digest, struct cachedir *c)
 {
 	memset(bi, 0, sizeof(*bi));
 	/* The payload is little-endian, read in place (a view is of a base
@@ -207,13 +187,13 @@ int base_index_get(struct base_index *bi, const struct base_view *base, struct k
 		cachedir__count(c, CD_CORRUPT, 1);
 	}
 	cachedir__count(c, CD_MISSES, 1);
-	if ((err = base_index_make(bi, base)))
+	if ((err = base_index__make(bi, base)))
 		return err;
 	cachedir__put(c, key, bi->mem, bi->mem_size, NULL, 0);
 	return 0;
 }
 
-int base_index_make(struct base_index *bi, const struct base_view *base)
+int base_index__make(struct base_index *bi, const struct base_view *base)
 {
 	memset(bi, 0, sizeof(*bi));
 	uint8_t *p = NULL;
@@ -230,7 +210,7 @@ int base_index_make(struct base_index *bi, const struct base_view *base)
 	return 0;
 }
 
-void base_index_free(struct base_index *bi)
+void base_index__free(struct base_index *bi)
 {
 	free(bi->mem);
 	cachedir__unmap(bi->map, bi->map_size);

@@ -13,8 +13,13 @@
  * through bv_type() and bv_str(), which answer "none" and "" out of range.
  * What this cannot read (the other byte order, an ELF with no or several
  * .BTF sections, a compressed one) is left to libbpf, as before.
+ *
+ * The BTF we just wrote is read the same way (base_view__open_raw()), from
+ * the buffer it was written into: matching it against the base needs no
+ * parse of it by libbpf.
  */
-#include "emit.h"
+#include "base_view.h"
+#include "btf_raw.h"
 #include "../../common/mapfile.h"
 #include "../../common/vec.h"
 
@@ -28,110 +33,6 @@
 #include <unistd.h>
 
 const struct btf_type bv_void; /* what id 0 is, as libbpf answers for it */
-
-size_t btf_type_bytes(const struct btf_type *t)
-{
-	size_t n = btf_vlen(t);
-	switch (btf_kind(t)) {
-	case BTF_KIND_INT: case BTF_KIND_VAR: case BTF_KIND_DECL_TAG:
-		return sizeof(*t) + 4;
-	case BTF_KIND_ARRAY:
-		return sizeof(*t) + sizeof(struct btf_array);
-	case BTF_KIND_STRUCT: case BTF_KIND_UNION:
-		return sizeof(*t) + n * sizeof(struct btf_member);
-	case BTF_KIND_ENUM:
-		return sizeof(*t) + n * sizeof(struct btf_enum);
-	case BTF_KIND_ENUM64:
-		return sizeof(*t) + n * 12;
-	case BTF_KIND_FUNC_PROTO:
-		return sizeof(*t) + n * sizeof(struct btf_param);
-	case BTF_KIND_DATASEC:
-		return sizeof(*t) + n * sizeof(struct btf_var_secinfo);
-	}
-	return sizeof(*t);
-}
-
-int elf_btf_section(const char *path, uint64_t *off, uint64_t *size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	elf_version(EV_CURRENT);
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	size_t shstrndx, fsize, found = 0;
-	int err = elf && elf_rawfile(elf, &fsize) && elf_kind(elf) == ELF_K_ELF &&
-		  !elf_getshdrstrndx(elf, &shstrndx) ? 0 : -EINVAL;
-	for (Elf_Scn *scn = NULL; !err && (scn = elf_nextscn(elf, scn));) {
-		GElf_Shdr sh;
-		const char *name;
-		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) || strcmp(name, ".BTF"))
-			continue;
-		if (sh.sh_type == SHT_NOBITS || sh.sh_flags & SHF_COMPRESSED || sh.sh_offset > fsize ||
-		    sh.sh_size > fsize - sh.sh_offset || found++)
-			err = -EINVAL;
-		*off = sh.sh_offset;
-		*size = sh.sh_size;
-	}
-	if (!err && !found)
-		err = -ENOENT;
-	elf_end(elf);
-	close(fd);
-	return err;
-}
-
-int base_btf_bytes(const char *path, const uint8_t *m, size_t size, const uint8_t **p, size_t *n)
-{
-	if (size < SELFMAG || memcmp(m, ELFMAG, SELFMAG)) {
-		*p = m;
-		*n = size;
-		return 0;
-	}
-	uint64_t off, len;
-	int err = elf_btf_section(path, &off, &len);
-	if (err)
-		return err;
-	if (off > size || len > size - off)
-		return -EINVAL; /* the file changed between the two looks */
-	*p = m + off;
-	*n = (size_t)len;
-	return 0;
-}
-
-int btf_header_check(const uint8_t *p, size_t n, struct btf_header *h)
-{
-	if (n < sizeof(*h))
-		return -EINVAL;
-	memcpy(h, p, sizeof(*h));
-	if (h->magic != BTF_MAGIC || h->version != BTF_VERSION || h->hdr_len != sizeof(*h) || h->type_off % 4 ||
-	    (uint64_t)h->type_off + h->type_len > h->str_off || (uint64_t)h->str_off + h->str_len > n - sizeof(*h) ||
-	    (h->str_len && p[sizeof(*h) + h->str_off + h->str_len - 1]))
-		return -EINVAL;
-	return 0;
-}
-
-size_t btf_type_whole(const uint8_t *types, uint32_t len, uint32_t at)
-{
-	const struct btf_type *t = (const void *)(types + at);
-	if (at > len || len - at < sizeof(*t) || btf_kind(t) > BTF_KIND_ENUM64 || btf_type_bytes(t) > len - at)
-		return 0;
-	return btf_type_bytes(t);
-}
-
-int types_flatten(const uint32_t *ids, uint32_t n, const struct btf_type *(*type)(const void *ctx, uint32_t id),
-		  const void *ctx)
-{
-	int arrays = 0;
-	for (uint32_t i = ids ? 0 : 1; i < n; i++) {
-		const struct btf_type *t = type(ctx, ids ? ids[i] : i);
-		if (!t || !btf_is_array(t))
-			continue;
-		arrays++;
-		const struct btf_type *e = type(ctx, btf_array(t)->type);
-		if (e && btf_is_array(e))
-			return 0;
-	}
-	return arrays > 0;
-}
 
 static const struct btf_type *view_type(const void *v, uint32_t id)
 {
@@ -151,7 +52,7 @@ static int walk_types(struct base_view *v, const uint8_t *types, uint32_t len)
 		offs[0] = 0;
 	for (uint32_t at = 0; at < len && !err; at += (uint32_t)sz) {
 		const struct btf_type *t = (const void *)(types + at);
-		if (!(sz = btf_type_whole(types, len, at)))
+		if (!(sz = btf_raw__type_whole(types, len, at)))
 			err = -EINVAL;
 		else if (!(err = vec_grow(&offs, &cap, (size_t)n + 1)) &&
 			 !(btf_is_array(t) && (err = vec_grow(&arrays, &arrcap, narr + 1)))) {
@@ -168,12 +69,25 @@ static int walk_types(struct base_view *v, const uint8_t *types, uint32_t len)
 	v->offs = offs;
 	v->n = n;
 	v->types = types;
-	v->flattens = types_flatten(arrays, (uint32_t)narr, view_type, v);
+	v->flattens = btf_raw__flattens(arrays, (uint32_t)narr, view_type, v);
 	free(arrays);
 	return 0;
 }
 
-int base_view_open(struct base_view *v, const char *path)
+/* The view of raw BTF p (n bytes), which must outlive it. */
+static int view_raw(struct base_view *v, const uint8_t *p, size_t n)
+{
+	struct btf_header h;
+	/* Our byte order only (the other is libbpf's to swap), aligned for
+	 * reading in place, strings that start with "" (as libbpf checks). */
+	if (n > UINT32_MAX || ((uintptr_t)p & 3) || btf_raw__header(p, n, &h) || !h.str_len || p[h.hdr_len + h.str_off])
+		return -EINVAL;
+	v->strs = (const char *)p + h.hdr_len + h.str_off;
+	v->str_len = h.str_len;
+	return walk_types(v, p + h.hdr_len + h.type_off, h.type_len);
+}
+
+int base_view__open(struct base_view *v, const char *path)
 {
 	memset(v, 0, sizeof(*v));
 	const void *m;
@@ -185,25 +99,21 @@ int base_view_open(struct base_view *v, const char *path)
 		return err;
 	v->map = m;
 	v->map_size = size;
-	struct btf_header h;
-	if ((err = base_btf_bytes(path, m, size, &p, &n)))
-		goto fail;
-	/* Our byte order only (the other is libbpf's to swap), aligned for
-	 * reading in place, strings that start with "" (as libbpf checks). */
-	err = -EINVAL;
-	if (n > UINT32_MAX || ((uintptr_t)p & 3) || btf_header_check(p, n, &h) || !h.str_len || p[h.hdr_len + h.str_off])
-		goto fail;
-	v->strs = (const char *)p + h.hdr_len + h.str_off;
-	v->str_len = h.str_len;
-	if ((err = walk_types(v, p + h.hdr_len + h.type_off, h.type_len)))
-		goto fail;
-	return 0;
-fail:
-	base_view_close(v);
+	if ((err = btf_raw__of_file(path, m, size, &p, &n)) || (err = view_raw(v, p, n)))
+		base_view__close(v);
 	return err;
 }
 
-void base_view_close(struct base_view *v)
+int base_view__open_raw(struct base_view *v, const uint8_t *p, size_t n)
+{
+	memset(v, 0, sizeof(*v));
+	int err = view_raw(v, p, n);
+	if (err)
+		base_view__close(v);
+	return err;
+}
+
+void base_view__close(struct base_view *v)
 {
 	if (v->map)
 		munmap((void *)v->map, v->map_size);

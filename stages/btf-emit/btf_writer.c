@@ -1,7 +1,7 @@
 /* btf_writer.c: where types are appended to the BTF we write, in place of
  * libbpf's btf__add_*().
  *
- * Each bw_*() makes the same checks as its libbpf namesake (Debian 12's
+ * Each bw__add_*() makes the same checks as its libbpf namesake (Debian 12's
  * libbpf 1.1; past 2 GiB of strings libbpf says -ENOMEM where strtab.c
  * goes on to 4 GiB) and appends the same bytes, and the strings are laid out as
  * libbpf lays them out: "" at 0, then each string once, where it was first
@@ -13,13 +13,13 @@
  * not kept.)
  *
  * Host byte order, non-split: a caller that needs a split BTF or libbpf's
- * object makes it from bw_raw()'s bytes.
+ * object makes it from bw__raw()'s bytes.
  *
- * A piece (bw_new_piece()) is one part of a BTF written on its own thread:
+ * A piece (bw__new_piece()) is one part of a BTF written on its own thread:
  * its strings are its own, and it notes where it stored names and ids that
  * encode.c rewrites when it joins the pieces (see there).
  */
-#include "emit.h"
+#include "btf_writer.h"
 #include "../../common/buf.h"
 #include "../../common/strtab.h"
 
@@ -36,7 +36,7 @@ struct bw {
 	struct strtab *strs;
 	uint32_t nr_types;
 	size_t last;		/* where the last type added starts in types */
-	/* A piece (bw_new_piece()): the ids it gives start after base, or
+	/* A piece (bw__new_piece()): the ids it gives start after base, or
 	 * are BW_LOCAL | n when its place is not known yet, and it records
 	 * where it stored each name offset and each such id (u32 positions
 	 * in types), for encode.c to rewrite when the pieces are joined. */
@@ -46,7 +46,7 @@ struct bw {
 	struct buf str_at, str_hash; /* each of its strings: offset (u32), hash (u64) */
 };
 
-struct bw *bw_new(void)
+struct bw *bw__new(void)
 {
 	struct bw *w = calloc(1, sizeof(*w));
 	if (w && !(w->strs = strtab__new())) {
@@ -56,9 +56,9 @@ struct bw *bw_new(void)
 	return w;
 }
 
-struct bw *bw_new_piece(uint32_t base, int local)
+struct bw *bw__new_piece(uint32_t base, int local)
 {
-	struct bw *w = bw_new();
+	struct bw *w = bw__new();
 	if (w) {
 		w->base = local ? 0 : base;
 		w->local = local;
@@ -67,7 +67,7 @@ struct bw *bw_new_piece(uint32_t base, int local)
 	return w;
 }
 
-void bw_free(struct bw *w)
+void bw__free(struct bw *w)
 {
 	if (!w)
 		return;
@@ -80,12 +80,12 @@ void bw_free(struct bw *w)
 	free(w);
 }
 
-uint32_t bw_type_cnt(const struct bw *w)
+uint32_t bw__type_cnt(const struct bw *w)
 {
 	return w->base + w->nr_types + 1;
 }
 
-void bw_piece_view(const struct bw *w, struct bw_piece *v)
+void bw__piece_view(const struct bw *w, struct bw_piece *v)
 {
 	*v = (struct bw_piece){
 		.types = w->types.data, .types_len = w->types.len, .nr_types = w->nr_types,
@@ -212,7 +212,7 @@ static int member(struct bw *w, const void *m, size_t n, int kflag, int64_t name
 	return 0;
 }
 
-int bw_int(struct bw *w, const char *name, size_t byte_sz, int encoding)
+int bw__add_int(struct bw *w, const char *name, size_t byte_sz, int encoding)
 {
 	if (empty(name) || !byte_sz || (byte_sz & (byte_sz - 1)) || byte_sz > 16 ||
 	    (encoding & ~(BTF_INT_SIGNED | BTF_INT_CHAR | BTF_INT_BOOL)))
@@ -225,7 +225,7 @@ int bw_int(struct bw *w, const char *name, size_t byte_sz, int encoding)
 	return id;
 }
 
-int bw_float(struct bw *w, const char *name, size_t byte_sz)
+int bw__add_float(struct bw *w, const char *name, size_t byte_sz)
 {
 	if (empty(name) || (byte_sz != 2 && byte_sz != 4 && byte_sz != 8 && byte_sz != 12 && byte_sz != 16))
 		return -EINVAL;
@@ -240,48 +240,48 @@ static int ref_kind(struct bw *w, unsigned kind, const char *name, int ref, int 
 	return begin(w, name, info_of(kind, kflag, vlen), (uint32_t)ref, 1, 0);
 }
 
-int bw_ptr(struct bw *w, int ref)
+int bw__add_ptr(struct bw *w, int ref)
 {
 	return ref_kind(w, BTF_KIND_PTR, NULL, ref, 0, 0);
 }
 
-int bw_const(struct bw *w, int ref)
+int bw__add_const(struct bw *w, int ref)
 {
 	return ref_kind(w, BTF_KIND_CONST, NULL, ref, 0, 0);
 }
 
-int bw_volatile(struct bw *w, int ref)
+int bw__add_volatile(struct bw *w, int ref)
 {
 	return ref_kind(w, BTF_KIND_VOLATILE, NULL, ref, 0, 0);
 }
 
-int bw_restrict(struct bw *w, int ref)
+int bw__add_restrict(struct bw *w, int ref)
 {
 	return ref_kind(w, BTF_KIND_RESTRICT, NULL, ref, 0, 0);
 }
 
-int bw_typedef(struct bw *w, const char *name, int ref)
+int bw__add_typedef(struct bw *w, const char *name, int ref)
 {
 	return empty(name) ? -EINVAL : ref_kind(w, BTF_KIND_TYPEDEF, name, ref, 0, 0);
 }
 
-int bw_type_tag(struct bw *w, const char *value, int ref)
+int bw__add_type_tag(struct bw *w, const char *value, int ref)
 {
 	return empty(value) ? -EINVAL : ref_kind(w, BTF_KIND_TYPE_TAG, value, ref, 0, 0);
 }
 
-int bw_fwd(struct bw *w, const char *name, int fwd_kind)
+int bw__add_fwd(struct bw *w, const char *name, int fwd_kind)
 {
 	if (empty(name))
 		return -EINVAL;
 	if (fwd_kind == BTF_FWD_ENUM) /* as libbpf: an enum of 4 bytes with no values */
-		return bw_enum(w, name, 4);
+		return bw__add_enum(w, name, 4);
 	if (fwd_kind != BTF_FWD_STRUCT && fwd_kind != BTF_FWD_UNION)
 		return -EINVAL;
 	return ref_kind(w, BTF_KIND_FWD, name, 0, fwd_kind == BTF_FWD_UNION, 0);
 }
 
-int bw_array(struct bw *w, int index_type, int elem_type, uint32_t nelems)
+int bw__add_array(struct bw *w, int index_type, int elem_type, uint32_t nelems)
 {
 	if (bad_id(index_type) || bad_id(elem_type))
 		return -EINVAL;
@@ -297,17 +297,17 @@ int bw_array(struct bw *w, int index_type, int elem_type, uint32_t nelems)
 	return id;
 }
 
-int bw_struct(struct bw *w, const char *name, uint32_t byte_sz)
+int bw__add_struct(struct bw *w, const char *name, uint32_t byte_sz)
 {
 	return begin(w, name, info_of(BTF_KIND_STRUCT, 0, 0), byte_sz, 0, 0);
 }
 
-int bw_union(struct bw *w, const char *name, uint32_t byte_sz)
+int bw__add_union(struct bw *w, const char *name, uint32_t byte_sz)
 {
 	return begin(w, name, info_of(BTF_KIND_UNION, 0, 0), byte_sz, 0, 0);
 }
 
-int bw_field(struct bw *w, const char *name, int type, uint32_t bit_offset, uint32_t bit_size)
+int bw__add_field(struct bw *w, const char *name, int type, uint32_t bit_offset, uint32_t bit_size)
 {
 	if (!last_is(w, BTF_KIND_STRUCT) && !last_is(w, BTF_KIND_UNION))
 		return -EINVAL;
@@ -333,12 +333,12 @@ static int enum_common(struct bw *w, unsigned kind, const char *name, uint32_t b
 	return begin(w, name, info_of(kind, is_signed, 0), byte_sz, 0, 0);
 }
 
-int bw_enum(struct bw *w, const char *name, uint32_t byte_sz)
+int bw__add_enum(struct bw *w, const char *name, uint32_t byte_sz)
 {
 	return enum_common(w, BTF_KIND_ENUM, name, byte_sz, 0);
 }
 
-int bw_enum_value(struct bw *w, const char *name, int64_t value)
+int bw__add_enum_value(struct bw *w, const char *name, int64_t value)
 {
 	if (!last_is(w, BTF_KIND_ENUM) || empty(name))
 		return -EINVAL;
@@ -351,12 +351,12 @@ int bw_enum_value(struct bw *w, const char *name, int64_t value)
 	return member(w, &e, sizeof(e), value < 0, off, -1); /* a negative value makes it signed */
 }
 
-int bw_enum64(struct bw *w, const char *name, uint32_t byte_sz, int is_signed)
+int bw__add_enum64(struct bw *w, const char *name, uint32_t byte_sz, int is_signed)
 {
 	return enum_common(w, BTF_KIND_ENUM64, name, byte_sz, is_signed);
 }
 
-int bw_enum64_value(struct bw *w, const char *name, uint64_t value)
+int bw__add_enum64_value(struct bw *w, const char *name, uint64_t value)
 {
 	if (!last_is(w, BTF_KIND_ENUM64) || empty(name))
 		return -EINVAL;
@@ -368,12 +368,12 @@ int bw_enum64_value(struct bw *w, const char *name, uint64_t value)
 	return member(w, &e, sizeof(e), 0, off, -1);
 }
 
-int bw_func_proto(struct bw *w, int ret)
+int bw__add_func_proto(struct bw *w, int ret)
 {
 	return ref_kind(w, BTF_KIND_FUNC_PROTO, NULL, ret, 0, 0);
 }
 
-int bw_func_param(struct bw *w, const char *name, int type)
+int bw__add_func_param(struct bw *w, const char *name, int type)
 {
 	if (bad_id(type) || !last_is(w, BTF_KIND_FUNC_PROTO))
 		return -EINVAL;
@@ -384,7 +384,7 @@ int bw_func_param(struct bw *w, const char *name, int type)
 	return member(w, &p, sizeof(p), 0, off, offsetof(struct btf_param, type));
 }
 
-int bw_func(struct bw *w, const char *name, int linkage, int proto)
+int bw__add_func(struct bw *w, const char *name, int linkage, int proto)
 {
 	if (empty(name) ||
 	    (linkage != BTF_FUNC_STATIC && linkage != BTF_FUNC_GLOBAL && linkage != BTF_FUNC_EXTERN))
@@ -392,7 +392,7 @@ int bw_func(struct bw *w, const char *name, int linkage, int proto)
 	return ref_kind(w, BTF_KIND_FUNC, name, proto, 0, (uint32_t)linkage);
 }
 
-int bw_var(struct bw *w, const char *name, int linkage, int type)
+int bw__add_var(struct bw *w, const char *name, int linkage, int type)
 {
 	if (empty(name) || bad_id(type) ||
 	    (linkage != BTF_VAR_STATIC && linkage != BTF_VAR_GLOBAL_ALLOCATED &&
@@ -406,12 +406,12 @@ int bw_var(struct bw *w, const char *name, int linkage, int type)
 	return id;
 }
 
-int bw_datasec(struct bw *w, const char *name, uint32_t byte_sz)
+int bw__add_datasec(struct bw *w, const char *name, uint32_t byte_sz)
 {
 	return empty(name) ? -EINVAL : begin(w, name, info_of(BTF_KIND_DATASEC, 0, 0), byte_sz, 0, 0);
 }
 
-int bw_datasec_var_info(struct bw *w, int var, uint32_t offset, uint32_t byte_sz)
+int bw__add_datasec_var_info(struct bw *w, int var, uint32_t offset, uint32_t byte_sz)
 {
 	if (!last_is(w, BTF_KIND_DATASEC) || bad_id(var))
 		return -EINVAL;
@@ -419,7 +419,7 @@ int bw_datasec_var_info(struct bw *w, int var, uint32_t offset, uint32_t byte_sz
 	return member(w, &v, sizeof(v), 0, 0, offsetof(struct btf_var_secinfo, type));
 }
 
-int bw_decl_tag(struct bw *w, const char *value, int ref, int component_idx)
+int bw__add_decl_tag(struct bw *w, const char *value, int ref, int component_idx)
 {
 	if (empty(value) || component_idx < -1 || bad_id(ref))
 		return -EINVAL;
@@ -432,7 +432,7 @@ int bw_decl_tag(struct bw *w, const char *value, int ref, int component_idx)
 	return id;
 }
 
-int bw_raw(const struct bw *w, struct buf *out)
+int bw__raw(const struct bw *w, struct buf *out)
 {
 	size_t slen = strtab__size(w->strs);
 	if (w->types.len > UINT32_MAX - sizeof(struct btf_header) ||

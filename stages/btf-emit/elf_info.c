@@ -1,7 +1,7 @@
 /* elf_info.c: what btf-emit needs from the target ELF: section names and
  * addresses (for DATASECs) and function/object symbols (to decide which
  * functions and variables exist in the binary). */
-#include "emit.h"
+#include "elf_info.h"
 #include "../../common/diag.h"
 #include "../../common/strsort.h"
 #include "../../common/vec.h"

@@ -8,7 +8,7 @@
  * and renamed over the target only when complete (common/outfile.c), so the
  * target is never half-written, even when it is the input itself.
  */
-#include "emit.h"
+#include "elf_write.h"
 #include "../../common/diag.h"
 #include "../../common/outfile.h"
 
@@ -25,7 +25,7 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 	return a > 1 ? (v + a - 1) / a * a : v;
 }
 
-int elf_write_btf(const char *in_path, const char *out_path, const void *btf, size_t btf_size,
+int elf_write__btf(const char *in_path, const char *out_path, const void *btf, size_t btf_size,
 		  struct diag *d)
 {
 	int fd = open(in_path, O_RDONLY | O_CLOEXEC);

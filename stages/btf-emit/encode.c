@@ -1,7 +1,7 @@
 /* encode.c: the graph's BTF written, on one thread or in pieces on several.
  *
  * The BTF is, in this order: the nodes' types and the extra types with the
- * index type (types.c, ids planned by types_plan()), the nodes' decl tags,
+ * index type (types.c, ids planned by types__plan()), the nodes' decl tags,
  * the FUNCs with theirs (funcs.c), then the VARs and DATASECs (vars.c).
  *
  * On one thread one writer (btf_writer.c) adds them all. On more, that list
@@ -16,8 +16,14 @@
  * name offset, all on the pool. The bytes are the one writer's at any
  * thread count: same ids, same strings at the same offsets (t0860).
  */
+#include "encode.h"
+#include "btf_writer.h"
 #include "emit.h"
+#include "funcs.h"
+#include "types.h"
+#include "vars.h"
 #include "str_join.h"
+#include "../../format/graph.h"
 #include "../../common/buf.h"
 #include "../../common/diag.h"
 #include "../../common/pool.h"
@@ -74,22 +80,22 @@ static int planned(const struct piece *p)
 static int write_to(struct encode *e, struct piece *p)
 {
 	const struct encode_in *in = e->in;
-	p->base = p->kind == P_NODES ? types_base(in->g, in->map, p->a, p->b)
-		: p->kind == P_EXTRAS ? types_extras_base(in->map) : 0;
-	struct bw *w = e->one ? e->one : (p->w = bw_new_piece(p->base, !planned(p)));
+	p->base = p->kind == P_NODES ? types__base(in->g, in->map, p->a, p->b)
+		: p->kind == P_EXTRAS ? types__extras_base(in->map) : 0;
+	struct bw *w = e->one ? e->one : (p->w = bw__new_piece(p->base, !planned(p)));
 	if (!w)
 		return -ENOMEM;
 	switch (p->kind) {
 	case P_NODES:
-		return types_encode(w, in->g, in->map, in->o, p->a, p->b, &p->d);
+		return types__encode(w, in->g, in->map, in->o, p->a, p->b, &p->d);
 	case P_EXTRAS:
-		return types_encode_extras(w, in->g, in->map, &p->d);
+		return types__encode_extras(w, in->g, in->map, &p->d);
 	case P_TAGS:
-		return types_encode_tags(w, in->g, in->map, p->a, p->b, &p->d);
+		return types__encode_tags(w, in->g, in->map, p->a, p->b, &p->d);
 	case P_FUNCS:
-		return funcs_encode(w, in->g, in->ei, in->picks, p->a, p->b, in->map, in->o, &p->d);
+		return funcs__encode(w, in->g, in->ei, in->picks, p->a, p->b, in->map, in->o, &p->d);
 	case P_VARS:
-		return emit_vars(w, in->g, in->ei, in->map, in->o, in->skips, &p->d);
+		return vars__encode(w, in->g, in->ei, in->map, in->o, in->skips, &p->d);
 	}
 	return -EINVAL;
 }
@@ -160,11 +166,11 @@ static int join_piece(void *ctx, unsigned worker, size_t k)
 	struct encode *e = ctx;
 	const struct piece *p = &e->p[k];
 	struct bw_piece v;
-	bw_piece_view(p->w, &v);
+	bw__piece_view(p->w, &v);
 	uint8_t *t = e->types + p->types_at;
 	if (v.types_len) /* an empty piece's buffer is NULL */
 		memcpy(t, v.types, v.types_len);
-	size_t need = str_join_map_len(e->sj, k);
+	size_t need = str_join__map_len(e->sj, k);
 	if (need > e->maps[worker].cap) {
 		free(e->maps[worker].v);
 		e->maps[worker].cap = 0;
@@ -173,7 +179,7 @@ static int join_piece(void *ctx, unsigned worker, size_t k)
 		e->maps[worker].cap = need;
 	}
 	uint32_t *map = e->maps[worker].v;
-	str_join_map(e->sj, k, map);
+	str_join__map(e->sj, k, map);
 	for (size_t i = 0; i < v.n_name; i++) {
 		uint32_t off;
 		memcpy(&off, t + v.name_at[i], 4);
@@ -201,7 +207,7 @@ static int join(struct encode *e, unsigned threads, struct buf *out, uint32_t *n
 	for (size_t k = 0; k < e->np && !err; k++) {
 		struct piece *p = &e->p[k];
 		struct bw_piece v;
-		bw_piece_view(p->w, &v);
+		bw__piece_view(p->w, &v);
 		if (v.err) {
 			err = v.err;
 			break;
@@ -218,7 +224,7 @@ static int join(struct encode *e, unsigned threads, struct buf *out, uint32_t *n
 		err = -ENOMEM; /* one writer's answer past INT_MAX - 1 types */
 	size_t strs_len = 0;
 	if (!err)
-		err = str_join_plan(si, e->np, threads, &e->sj, &strs_len);
+		err = str_join__plan(si, e->np, threads, &e->sj, &strs_len);
 	free(si);
 	if (!err && (types_len > UINT32_MAX - sizeof(struct btf_header) ||
 		     strs_len > UINT32_MAX - sizeof(struct btf_header) - types_len))
@@ -236,7 +242,7 @@ static int join(struct encode *e, unsigned threads, struct buf *out, uint32_t *n
 	memcpy(out->data, &h, sizeof(h));
 	e->types = out->data + sizeof(h);
 	out->len = sizeof(h) + types_len + strs_len;
-	if ((err = str_join_write(e->sj, (char *)e->types + types_len)))
+	if ((err = str_join__write(e->sj, (char *)e->types + types_len)))
 		return err;
 	*nr_types = (uint32_t)(next_id - 1);
 	if (!(e->maps = calloc(threads, sizeof(*e->maps))))
@@ -248,7 +254,7 @@ static int join(struct encode *e, unsigned threads, struct buf *out, uint32_t *n
 	return err;
 }
 
-int encode_btf(const struct encode_in *in, unsigned *threads_used, struct buf *out,
+int encode__btf(const struct encode_in *in, unsigned *threads_used, struct buf *out,
 	       uint32_t *nr_types, struct diag *d)
 {
 	const struct emit_opts *o = in->o;
@@ -260,24 +266,24 @@ int encode_btf(const struct encode_in *in, unsigned *threads_used, struct buf *o
 	*threads_used = threads;
 	struct encode e = { .in = in };
 	int err = plan_pieces(&e, NODES_PER_PIECE, FUNCS_PER_PIECE);
-	if (!err && threads <= 1 && !(e.one = bw_new()))
+	if (!err && threads <= 1 && !(e.one = bw__new()))
 		err = -ENOMEM;
 	if (!err)
 		err = pool_ordered(threads, e.np, e.np, write_piece, NULL, &e);
 	if (err) {
 		err = piece_failed(&e, err, d);
 	} else if (e.one) {
-		*nr_types = bw_type_cnt(e.one) - 1;
-		err = bw_raw(e.one, out);
+		*nr_types = bw__type_cnt(e.one) - 1;
+		err = bw__raw(e.one, out);
 	} else {
 		err = join(&e, threads, out, nr_types);
 		if (err == -EPROTO)
 			err = DIAG_BUG(d, "BTF pieces' ids are not where planned");
 	}
 	for (size_t k = 0; k < e.np; k++)
-		bw_free(e.p[k].w);
-	bw_free(e.one);
-	str_join_free(e.sj);
+		bw__free(e.p[k].w);
+	bw__free(e.one);
+	str_join__free(e.sj);
 	free(e.p);
 	return err;
 }

@@ -2,8 +2,13 @@
  * is not, in the BTF. It prints the evidence the rules of funcs.c and
  * vars.c look at (every DWARF description of NAME with its CU and prototype,
  * the symbol table's entries for it) and the decision, made by the same
- * code that decides for the real output (select_funcs), not a copy of it. */
+ * code that decides for the real output (funcs__select()), not a copy of it. */
+#include "explain.h"
+#include "elf_info.h"
 #include "emit.h"
+#include "funcs.h"
+#include "skip_log.h"
+#include "../../format/graph.h"
 #include "../../common/diag.h"
 
 #include <gelf.h>
@@ -77,7 +82,7 @@ static void put_locs(FILE *o, const struct graph *g, const struct graph_func *f)
 	fputc('\n', o);
 }
 
-int explain(FILE *o, const struct graph *g, const struct elf_info *ei, const struct emit_opts *opts,
+int explain__name(FILE *o, const struct graph *g, const struct elf_info *ei, const struct emit_opts *opts,
 	    const uint8_t *dropped, const char *name)
 {
 	size_t nf = 0, nv = 0;
@@ -133,14 +138,14 @@ int explain(FILE *o, const struct graph *g, const struct elf_info *ei, const str
 		fputs(" symbol table: none given (--elf)\n", o);
 	}
 	if (nf) {
-		/* The real decision: select_funcs over this name's candidates only. */
+		/* The real decision: funcs__select() over this name's candidates only. */
 		struct skip_log log = { 0 };
 		char *text = NULL;
 		size_t len = 0;
 		log.f = open_memstream(&text, &len);
 		uint32_t *picks = NULL;
 		size_t npicks = 0;
-		int err = select_funcs(g, ei, dropped, opts, &log, &picks, &npicks);
+		int err = funcs__select(g, ei, dropped, opts, &log, &picks, &npicks);
 		if (log.f)
 			fclose(log.f);
 		const char *verdict = NULL;

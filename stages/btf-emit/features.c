@@ -6,7 +6,7 @@
  * strict. A feature this build cannot provide (its libbpf is too old) is
  * accepted, reported once, and left off.
  */
-#include "emit.h"
+#include "features.h"
 #include "../../common/diag.h"
 
 #include <errno.h>
@@ -34,7 +34,7 @@ static const struct feature {
 	[FEAT_LAYOUT] = { "layout", 0, "needs the BTF kind layout of libbpf 1.8; this build has an older libbpf" },
 };
 
-uint32_t features_default(void)
+uint32_t features__default(void)
 {
 	uint32_t m = 0;
 	for (int i = 0; i < FEAT_COUNT; i++)
@@ -43,19 +43,19 @@ uint32_t features_default(void)
 	return m;
 }
 
-int features_parse(const char *spec, int strict, uint32_t *out, struct diag *d)
+int features__parse(const char *spec, int strict, uint32_t *out, struct diag *d)
 {
 	uint32_t m = 0;
 	const char *p = spec;
 	if (*p == '+') {
-		m = features_default();
+		m = features__default();
 		p++;
 	}
 	while (*p) {
 		size_t n = strcspn(p, ",");
 		int found = 0;
 		if (n == 7 && !strncmp(p, "default", 7)) {
-			m |= features_default();
+			m |= features__default();
 			found = 1;
 		}
 		for (int i = 0; i < FEAT_COUNT && !found; i++) {
@@ -77,7 +77,7 @@ int features_parse(const char *spec, int strict, uint32_t *out, struct diag *d)
 	return 0;
 }
 
-void features_print_supported(FILE *o)
+void features__print_supported(FILE *o)
 {
 	int first = 1;
 	for (int i = 0; i < FEAT_COUNT; i++) {

@@ -38,7 +38,13 @@
  * Not done (pahole master has it): true_signature's renaming of an aggregate
  * parameter of which one field survives to param__field.
  */
+#include "funcs.h"
+#include "btf_writer.h"
+#include "elf_info.h"
 #include "emit.h"
+#include "skip_log.h"
+#include "types.h"
+#include "../../format/graph.h"
 #include "../../common/diag.h"
 #include "../../common/pool.h"
 #include "../../common/strsort.h"
@@ -299,7 +305,7 @@ static const char *judge(const struct graph *g, const struct elf_info *ei, const
 	*pick = n;
 	if (!*name)
 		return "no name";
-	if (!btf_name_ok(name))
+	if (!types__name_ok(name))
 		return "a name BTF does not allow (C++ template or operator)";
 	if (ei && ei->nsyms) {
 		symbol_group(ei, name, &grp, hint);
@@ -410,7 +416,7 @@ static int judge_chunk(void *ctx, unsigned worker, size_t k)
 	return 0;
 }
 
-int select_funcs(const struct graph *g, const struct elf_info *ei, const uint8_t *dropped,
+int funcs__select(const struct graph *g, const struct elf_info *ei, const uint8_t *dropped,
 		 const struct emit_opts *o, struct skip_log *skips, uint32_t **picks_out, size_t *npicks)
 {
 	size_t n = g->nfuncs;
@@ -481,7 +487,7 @@ int select_funcs(const struct graph *g, const struct elf_info *ei, const uint8_t
 
 /* true_signature: the clone's symbol name at the function's address (or the
  * name itself for DW_CC_nocall), with the prototype of only the parameters
- * that are still passed (a register location at entry) that types_plan()
+ * that are still passed (a register location at entry) that types__plan()
  * planned. Returns the FUNC's id. */
 static int add_true_signature(struct bw *btf, const struct graph_func *f, const struct elf_info *ei,
 			      uint32_t proto, const char **name)
@@ -494,16 +500,16 @@ static int add_true_signature(struct bw *btf, const struct graph_func *f, const 
 			*name = ei->syms[i].name;
 			break;
 		}
-	return bw_func(btf, *name, BTF_FUNC_STATIC, (int)proto);
+	return bw__add_func(btf, *name, BTF_FUNC_STATIC, (int)proto);
 }
 
 static int add_tag(struct bw *btf, const char *value, int id, int comp, const char *name, struct diag *d)
 {
-	int r = bw_decl_tag(btf, value, id, comp);
+	int r = bw__add_decl_tag(btf, value, id, comp);
 	return r < 0 ? diag_fail(d, -r, "function %s: decl tag %s refused: %s", name, value, strerror(-r)) : 0;
 }
 
-int funcs_encode(struct bw *btf, const struct graph *g, const struct elf_info *ei, const uint32_t *picks,
+int funcs__encode(struct bw *btf, const struct graph *g, const struct elf_info *ei, const uint32_t *picks,
 		 size_t a, size_t b, const struct type_map *map, const struct emit_opts *o, struct diag *d)
 {
 	int err = 0, tags = HAS_FEAT(o, FEAT_DECL_TAG);
@@ -511,7 +517,7 @@ int funcs_encode(struct bw *btf, const struct graph *g, const struct elf_info *e
 		const struct graph_func *f = &g->funcs[PICK_INDEX(picks[i])];
 		const char *name = graph_str(g, f->name);
 		int id = (picks[i] & PICK_TRUE_SIG) ? add_true_signature(btf, f, ei, map->pick_proto[i], &name)
-						    : bw_func(btf, name, BTF_FUNC_STATIC, (int)map->ids[f->proto]);
+						    : bw__add_func(btf, name, BTF_FUNC_STATIC, (int)map->ids[f->proto]);
 		if (id < 0)
 			return diag_fail(d, -id, "function %s: BTF cannot hold it: %s", name, strerror(-id));
 		/* Decl tags: the parameters' (component = index), then the

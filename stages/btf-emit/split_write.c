@@ -1,22 +1,25 @@
 /* split_write.c: the raw bytes of split BTF over a base, for the types that
- * base_dedup() kept.
+ * base_dedup__split() kept.
  *
  * Why not libbpf's btf__add_type() into btf__new_empty_split(): every string
  * it adds is first looked up in the base, and the first lookup turns the
  * whole base into an editable copy with a hash of its ~100,000 strings
  * (20-25 ms per module, most of a small module's time). Here the base's
- * strings come from str_match.c, which base_dedup() made.
+ * strings come from str_match.c, which base_dedup__split() made.
  *
  * The bytes are what libbpf would write: the types in order, each reference
  * renumbered, each string the base's offset when the base has it, else
  * appended to our own section in order of first use (name, then members,
- * values or parameters). split_check() reads the result as libbpf's parse
+ * values or parameters). split__check() reads the result as libbpf's parse
  * would (every reference and name inside what it can reach) before it is
  * returned, so a mistake here is refused, not written; libbpf itself is not
  * asked, as it would have to parse the whole base first (3.5 ms of a small
  * module). The tests parse every split BTF with libbpf and bpftool.
  */
-#include "emit.h"
+#include "split_write.h"
+#include "base_view.h"
+#include "btf_raw.h"
+#include "str_match.h"
 #include "../../common/buf.h"
 #include "../../common/diag.h"
 #include "../../common/strtab.h"
@@ -30,7 +33,7 @@
 #include <unistd.h>
 
 struct sw {
-	const struct btf *ours;
+	const struct base_view *ours;
 	const uint32_t *newid;	/* per id of ours: its id in the split BTF */
 	uint32_t nids;
 	const struct str_match *sm;
@@ -40,12 +43,12 @@ struct sw {
 
 static void put_str(struct sw *w, uint32_t *off)
 {
-	const char *s = btf__name_by_offset(w->ours, *off);
-	if (!s || !*s) {
+	const char *s = bv_str(w->ours, *off);
+	if (!*s) {
 		*off = 0;
 		return;
 	}
-	int64_t b = str_match_base_off(w->sm, str_match_ours(w->sm, *off));
+	int64_t b = str_match__base_off(w->sm, str_match__ours(w->sm, *off));
 	if (b >= 0) {
 		*off = (uint32_t)b;
 		return;
@@ -69,7 +72,7 @@ static uint32_t re(const struct sw *w, uint32_t id)
 /* Copy our type t, renumbered, its strings rewritten, to the end of types. */
 static void put_type(struct sw *w, struct buf *types, const struct btf_type *src)
 {
-	size_t at = types->len, sz = btf_type_bytes(src);
+	size_t at = types->len, sz = btf_raw__type_size(src);
 	buf_put(types, src, sz);
 	if (types->err)
 		return;
@@ -120,15 +123,15 @@ static int name_ok(uint32_t off, uint32_t blen, uint32_t own_len)
 	return off < blen || off - blen < own_len;
 }
 
-int split_check(const uint8_t *raw, size_t n, const struct base_view *base)
+int split__check(const uint8_t *raw, size_t n, const struct base_view *base)
 {
 	struct btf_header h;
-	if (btf_header_check(raw, n, &h))
+	if (btf_raw__header(raw, n, &h))
 		return -EPROTO;
 	const uint8_t *types = raw + sizeof(h) + h.type_off;
 	uint32_t count = 0;
 	for (uint32_t at = 0; at < h.type_len; count++) {
-		size_t sz = btf_type_whole(types, h.type_len, at);
+		size_t sz = btf_raw__type_whole(types, h.type_len, at);
 		if (!sz)
 			return -EPROTO;
 		at += (uint32_t)sz;
@@ -172,12 +175,12 @@ int split_check(const uint8_t *raw, size_t n, const struct base_view *base)
 		}
 		if (!ok)
 			return -EPROTO;
-		at += (uint32_t)btf_type_bytes(t);
+		at += (uint32_t)btf_raw__type_size(t);
 	}
 	return 0;
 }
 
-void split_bswap(uint8_t *raw)
+void split__bswap(uint8_t *raw)
 {
 	struct btf_header *h = (struct btf_header *)raw;
 	uint8_t *types = raw + h->hdr_len + h->type_off;
@@ -198,18 +201,18 @@ void split_bswap(uint8_t *raw)
 	h->str_len = __builtin_bswap32(h->str_len);
 }
 
-int split_write(const struct btf *ours, const struct base_view *base, const struct str_match *sm,
+int split__write(const struct base_view *ours, const struct base_view *base, const struct str_match *sm,
 		const uint32_t *newid, const uint8_t *keep, struct buf *raw, struct diag *d)
 {
-	struct sw w = { .ours = ours, .newid = newid, .nids = btf__type_cnt(ours), .sm = sm };
+	struct sw w = { .ours = ours, .newid = newid, .nids = ours->n, .sm = sm };
 	struct buf types = { 0 };
 	size_t start = raw->len;
 	int err = 0;
 	if (!(w.own = strtab__new()))
 		err = -ENOMEM;
-	for (uint32_t id = 1; !err && id < btf__type_cnt(ours); id++) {
+	for (uint32_t id = 1; !err && id < ours->n; id++) {
 		if (keep[id])
-			put_type(&w, &types, btf__type_by_id(ours, id));
+			put_type(&w, &types, bv_type(ours, id));
 		err = types.err ? types.err : w.err;
 	}
 	if (!err) {
@@ -225,7 +228,7 @@ int split_write(const struct btf *ours, const struct base_view *base, const stru
 		err = raw->err;
 	}
 	if (!err)
-		err = VERIFY(d, !split_check(raw->data + start, raw->len - start, base),
+		err = VERIFY(d, !split__check(raw->data + start, raw->len - start, base),
 			     "the split BTF we made does not read back");
 	strtab__free(w.own);
 	buf_free(&types);

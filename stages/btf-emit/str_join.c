@@ -157,7 +157,7 @@ static int run(struct str_join *j, size_t n, pool_work_fn fn)
 	return pool_ordered(j->threads, n, n, fn, NULL, j);
 }
 
-int str_join_plan(const struct sj_in *in, size_t n, unsigned threads, struct str_join **out,
+int str_join__plan(const struct sj_in *in, size_t n, unsigned threads, struct str_join **out,
 		  size_t *joined_len)
 {
 	struct str_join *j = calloc(1, sizeof(*j));
@@ -191,19 +191,19 @@ int str_join_plan(const struct sj_in *in, size_t n, unsigned threads, struct str
 	return 0;
 }
 
-int str_join_write(struct str_join *j, char *dst)
+int str_join__write(struct str_join *j, char *dst)
 {
 	j->dst = dst;
 	dst[0] = 0;
 	return run(j, j->np, step_write);
 }
 
-size_t str_join_map_len(const struct str_join *j, size_t piece)
+size_t str_join__map_len(const struct str_join *j, size_t piece)
 {
 	return j->p[piece].len ? j->p[piece].len : 1;
 }
 
-void str_join_map(const struct str_join *j, size_t piece, uint32_t *map)
+void str_join__map(const struct str_join *j, size_t piece, uint32_t *map)
 {
 	const struct local *l = &j->p[piece];
 	map[0] = 0;
@@ -211,7 +211,7 @@ void str_join_map(const struct str_join *j, size_t piece, uint32_t *map)
 		map[l->off[i]] = l->ent[i]->off;
 }
 
-void str_join_free(struct str_join *j)
+void str_join__free(struct str_join *j)
 {
 	if (!j)
 		return;

@@ -21,18 +21,18 @@ struct str_join;
 
 /* Plan the join of in[0 .. n) on up to `threads` threads: *joined_len is
  * the joined table's size. The tables must stay in place until
- * str_join_free(). *out is set even on failure, for str_join_free().
+ * str_join__free(). *out is set even on failure, for str_join__free().
  * Returns 0, -ENOMEM, or -E2BIG past 4 GiB. */
-int str_join_plan(const struct sj_in *in, size_t n, unsigned threads, struct str_join **out,
+int str_join__plan(const struct sj_in *in, size_t n, unsigned threads, struct str_join **out,
 		  size_t *joined_len);
 /* Write the joined table to dst (joined_len bytes). */
-int str_join_write(struct str_join *j, char *dst);
-/* After str_join_write(): map[own offset of a string] = its joined offset,
- * for a map of str_join_map_len() entries (0 for 0; the other offsets than
+int str_join__write(struct str_join *j, char *dst);
+/* After str_join__write(): map[own offset of a string] = its joined offset,
+ * for a map of str_join__map_len() entries (0 for 0; the other offsets than
  * a string's start are left as they are, so one map serves piece after
  * piece without being cleared). */
-size_t str_join_map_len(const struct str_join *j, size_t piece);
-void str_join_map(const struct str_join *j, size_t piece, uint32_t *map);
-void str_join_free(struct str_join *j); /* NULL is a no-op */
+size_t str_join__map_len(const struct str_join *j, size_t piece);
+void str_join__map(const struct str_join *j, size_t piece, uint32_t *map);
+void str_join__free(struct str_join *j); /* NULL is a no-op */
 
 #endif

@@ -19,7 +19,9 @@
  * Equal strings have equal ids whatever their offsets: a base that repeats a
  * string, or names something by the tail of another string, included.
  */
-#include "emit.h"
+#include "str_match.h"
+#include "base_index.h"
+#include "base_view.h"
 #include "../../common/hash.h"
 #include "../../common/vec.h"
 
@@ -27,24 +29,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The string section of raw BTF b: 0, -ENOMEM (libbpf could not lay b out)
- * or -EINVAL (unreadable, or the other byte order). */
-static int btf_str_section(const struct btf *b, const char **data, uint32_t *len)
-{
-	uint32_t size;
-	const uint8_t *raw = btf__raw_data(b, &size);
-	if (!raw)
-		return -ENOMEM;
-	if (size < sizeof(struct btf_header))
-		return -EINVAL;
-	const struct btf_header *h = (const void *)raw;
-	if (h->magic != BTF_MAGIC || (uint64_t)h->hdr_len + h->str_off + h->str_len > size)
-		return -EINVAL;
-	*data = (const char *)raw + h->hdr_len + h->str_off;
-	*len = h->str_len;
-	return 0;
-}
 
 static uint64_t load_upto8(const char *s, size_t n)
 {
@@ -236,22 +220,22 @@ static int index_hits(struct str_match *sm, const struct hit *hit, size_t nhit)
 }
 
 /* Both string sections, and ours indexed. */
-static int build_ours(struct str_match *sm, const struct btf *ours, const char *bdata, uint32_t blen)
+static int build_ours(struct str_match *sm, const struct base_view *ours, const char *bdata, uint32_t blen)
 {
 	memset(sm, 0, sizeof(*sm));
 	sm->bdata = bdata;
 	sm->blen = blen;
+	sm->odata = ours->strs;
+	sm->olen = ours->str_len;
 	int err;
-	if ((err = btf_str_section(ours, &sm->odata, &sm->olen)))
-		return err == -EINVAL ? -EPROTO : err; /* ours: libbpf wrote it, so a bug */
 	if ((err = index_ours(sm)))
-		str_match_free(sm);
+		str_match__free(sm);
 	else
 		sm->empty_id = id_of_string(sm, "", 0);
 	return err;
 }
 
-int str_match_build(struct str_match *sm, const struct btf *ours, const char *bdata, uint32_t blen)
+int str_match__build(struct str_match *sm, const struct base_view *ours, const char *bdata, uint32_t blen)
 {
 	int err = build_ours(sm, ours, bdata, blen);
 	if (err)
@@ -260,14 +244,14 @@ int str_match_build(struct str_match *sm, const struct btf *ours, const char *bd
 	size_t nhit = 0;
 	if ((err = scan_base(sm, &hits, &nhit)) || (err = index_hits(sm, hits, nhit))) {
 		free(hits);
-		str_match_free(sm);
+		str_match__free(sm);
 		return err;
 	}
 	free(hits);
 	return 0;
 }
 
-int str_match_build_indexed(struct str_match *sm, const struct btf *ours, const char *bdata, uint32_t blen,
+int str_match__build_indexed(struct str_match *sm, const struct base_view *ours, const char *bdata, uint32_t blen,
 			    const struct base_index *bi)
 {
 	int err = build_ours(sm, ours, bdata, blen);
@@ -289,7 +273,7 @@ static uint32_t base1_indexed(const struct str_match *sm, uint32_t id)
 	const struct sm_slot *e = &sm->slots[id - 1];
 	const char *s = sm->odata + e->off1 - 1;
 	uint32_t lo, hi, check = BI_CHECK(e->sig);
-	bi_range(bi->sbucket, bi->sbits, e->sig, &lo, &hi);
+	bucket__range(bi->sbucket, bi->sbits, e->sig, &lo, &hi);
 	for (uint32_t k = lo; k < hi; k++) {
 		uint32_t boff = bi->sents[k].id;
 		/* (The base's section ends in a NUL: libbpf checked.) */
@@ -299,7 +283,7 @@ static uint32_t base1_indexed(const struct str_match *sm, uint32_t id)
 	return 0;
 }
 
-uint64_t str_sig_at(const char *data, uint32_t len, uint32_t off)
+uint64_t str_match__sig_at(const char *data, uint32_t len, uint32_t off)
 {
 	if (off >= len)
 		return sig_of("", 0);
@@ -307,7 +291,7 @@ uint64_t str_sig_at(const char *data, uint32_t len, uint32_t off)
 	return sig_of(s, strnlen(s, len - off));
 }
 
-int str_index_build(const char *data, uint32_t len, uint32_t bits, uint32_t **bucket, struct bi_ent **ents,
+int str_match__index_build(const char *data, uint32_t len, uint32_t bits, uint32_t **bucket, struct bi_ent **ents,
 		    uint32_t *n)
 {
 	struct bi_pair *all = NULL;
@@ -326,25 +310,25 @@ int str_index_build(const char *data, uint32_t len, uint32_t bits, uint32_t **bu
 	}
 	/* Offsets ascend within a bucket: a lookup meets a string's first
 	 * offset first. */
-	int err = bi_table_make(all, cnt, bits, bucket, ents);
+	int err = bucket__make(all, cnt, bits, bucket, ents);
 	free(all);
 	*n = (uint32_t)cnt;
 	return err;
 }
 
-uint64_t str_match_ours_key(const struct str_match *sm, uint32_t off)
+uint64_t str_match__ours_key(const struct str_match *sm, uint32_t off)
 {
-	uint32_t id = str_match_ours(sm, off);
+	uint32_t id = str_match__ours(sm, off);
 	return id ? sm->slots[id - 1].sig : 0;
 }
 
-uint64_t str_match_base_key(const struct str_match *sm, uint32_t boff)
+uint64_t str_match__base_key(const struct str_match *sm, uint32_t boff)
 {
-	uint32_t id = str_match_base(sm, boff);
+	uint32_t id = str_match__base(sm, boff);
 	return id ? sm->slots[id - 1].sig : 0;
 }
 
-uint32_t str_match_ours(const struct str_match *sm, uint32_t off)
+uint32_t str_match__ours(const struct str_match *sm, uint32_t off)
 {
 	if (off >= sm->olen)
 		return sm->empty_id; /* what btf-emit reads there: "" */
@@ -354,7 +338,7 @@ uint32_t str_match_ours(const struct str_match *sm, uint32_t off)
 	return id_of_string(sm, s, strnlen(s, sm->olen - off));
 }
 
-uint32_t str_match_base(const struct str_match *sm, uint32_t boff)
+uint32_t str_match__base(const struct str_match *sm, uint32_t boff)
 {
 	if (boff >= sm->blen)
 		return sm->empty_id;
@@ -372,7 +356,7 @@ uint32_t str_match_base(const struct str_match *sm, uint32_t boff)
 	return id_of_string(sm, s, strnlen(s, sm->blen - boff));
 }
 
-int64_t str_match_base_off(const struct str_match *sm, uint32_t id)
+int64_t str_match__base_off(const struct str_match *sm, uint32_t id)
 {
 	if (!id)
 		return -1;
@@ -380,7 +364,7 @@ int64_t str_match_base_off(const struct str_match *sm, uint32_t id)
 	return b1 ? (int64_t)b1 - 1 : -1;
 }
 
-void str_match_free(struct str_match *sm)
+void str_match__free(struct str_match *sm)
 {
 	free(sm->slots);
 	free(sm->sfilt);

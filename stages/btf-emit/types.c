@@ -24,7 +24,12 @@
  *  - The array index type is the graph's "int", else an INT named
  *    __ARRAY_SIZE_TYPE__, as pahole does.
  */
+#include "types.h"
+#include "btf_writer.h"
 #include "emit.h"
+#include "funcs.h"
+#include "skip_log.h"
+#include "../../format/graph.h"
 #include "../../common/diag.h"
 #include "../../common/hash.h"
 #include "../../common/vec.h"
@@ -49,7 +54,7 @@ static int is_transparent(const struct graph_node *n)
 
 /* BTF names of structs, unions, enums, typedefs and functions are C
  * identifiers (the kernel checks); C++ templates and operators are not. */
-int btf_name_ok(const char *s)
+int types__name_ok(const char *s)
 {
 	if (!*s)
 		return 1; /* anonymous */
@@ -75,7 +80,7 @@ static const char *beyond_btf(const struct graph *g, const struct graph_node *n)
 {
 	if (n->kind == G_UNSUPPORTED)
 		return "DWARF with no BTF form";
-	if (needs_ident(n->kind) && !btf_name_ok(graph_str(g, n->name)))
+	if (needs_ident(n->kind) && !types__name_ok(graph_str(g, n->name)))
 		return "a name BTF does not allow (C++ template or operator)";
 	if ((n->kind == G_STRUCT || n->kind == G_UNION || n->kind == G_ENUM || n->kind == G_FUNC_PROTO) &&
 	    n->item_count + ((n->flags & G_F_VARARGS) != 0) > 0xffff)
@@ -330,19 +335,19 @@ static int add_base(struct bw *btf, const struct graph *g, const struct graph_no
 	/* One a kept type needs: pahole's placeholder, a 4-byte INT of that
 	 * name (README, "BTF mapping"), so its users can still be written. */
 	if (!base_fits_btf(n, o))
-		return bw_int(btf, "__SANITIZED_FAKE_INT__", 4,
+		return bw__add_int(btf, "__SANITIZED_FAKE_INT__", 4,
 			      n->encoding == DW_ATE_signed || n->encoding == DW_ATE_signed_char ? BTF_INT_SIGNED : 0);
 	switch (n->encoding) {
 	case DW_ATE_float:
 		if (HAS_FEAT(o, FEAT_FLOAT))
-			return bw_float(btf, name, n->size);
+			return bw__add_float(btf, name, n->size);
 		break;
 	case DW_ATE_boolean:
-		return bw_int(btf, name, n->size, BTF_INT_BOOL);
+		return bw__add_int(btf, name, n->size, BTF_INT_BOOL);
 	case DW_ATE_signed: case DW_ATE_signed_char:
-		return bw_int(btf, name, n->size, BTF_INT_SIGNED);
+		return bw__add_int(btf, name, n->size, BTF_INT_SIGNED);
 	}
-	return bw_int(btf, name, n->size, 0);
+	return bw__add_int(btf, name, n->size, 0);
 }
 
 static int add_node(struct bw *btf, const struct graph *g, size_t i, const struct type_map *map,
@@ -357,21 +362,21 @@ static int add_node(struct bw *btf, const struct graph *g, size_t i, const struc
 	case G_BASE:
 		return add_base(btf, g, n, o);
 	case G_PTR:
-		return bw_ptr(btf, (int)inner_target(g, n, map, NULL, 0));
+		return bw__add_ptr(btf, (int)inner_target(g, n, map, NULL, 0));
 	case G_CONST:
-		return bw_const(btf, (int)t);
+		return bw__add_const(btf, (int)t);
 	case G_VOLATILE:
-		return bw_volatile(btf, (int)t);
+		return bw__add_volatile(btf, (int)t);
 	case G_RESTRICT:
-		return bw_restrict(btf, (int)t);
+		return bw__add_restrict(btf, (int)t);
 	case G_TYPEDEF:
-		return bw_typedef(btf, name, (int)t);
+		return bw__add_typedef(btf, name, (int)t);
 	case G_STRUCT:
 	case G_UNION:
-		id = n->kind == G_STRUCT ? bw_struct(btf, name_of(g, n->name), (uint32_t)n->size)
-					 : bw_union(btf, name_of(g, n->name), (uint32_t)n->size);
+		id = n->kind == G_STRUCT ? bw__add_struct(btf, name_of(g, n->name), (uint32_t)n->size)
+					 : bw__add_union(btf, name_of(g, n->name), (uint32_t)n->size);
 		for (uint32_t k = 0; k < n->item_count && id > 0; k++) {
-			int err = bw_field(btf, name_of(g, it[k].name),
+			int err = bw__add_field(btf, name_of(g, it[k].name),
 					   it[k].type ? (int)map->ids[it[k].type] : 0,
 					   (uint32_t)it[k].value, it[k].bit_size);
 			if (err)
@@ -380,21 +385,21 @@ static int add_node(struct bw *btf, const struct graph *g, size_t i, const struc
 		return id;
 	case G_ENUM:
 		if (n->size > 4 && HAS_FEAT(o, FEAT_ENUM64)) {
-			id = bw_enum64(btf, name_of(g, n->name), (uint32_t)n->size,
+			id = bw__add_enum64(btf, name_of(g, n->name), (uint32_t)n->size,
 				       (n->flags & G_F_SIGNED) != 0);
 			for (uint32_t k = 0; k < n->item_count && id > 0; k++) {
-				int err = bw_enum64_value(btf, graph_str(g, it[k].name), it[k].value);
+				int err = bw__add_enum64_value(btf, graph_str(g, it[k].name), it[k].value);
 				if (err)
 					return err;
 			}
 			return id;
 		}
-		id = bw_enum(btf, name_of(g, n->name), (uint32_t)n->size);
+		id = bw__add_enum(btf, name_of(g, n->name), (uint32_t)n->size);
 		for (uint32_t k = 0; k < n->item_count && id > 0; k++) {
 			/* Without enum64 a wide enum's values are cut to 32 bits, as pahole. */
 			int64_t v = (n->flags & G_F_SIGNED) ? (int64_t)(int32_t)it[k].value
 								  : (int64_t)(uint32_t)it[k].value;
-			int err = bw_enum_value(btf, graph_str(g, it[k].name), v);
+			int err = bw__add_enum_value(btf, graph_str(g, it[k].name), v);
 			if (err)
 				return err;
 		}
@@ -403,24 +408,24 @@ static int add_node(struct bw *btf, const struct graph *g, size_t i, const struc
 		/* dims outermost first: this node is the outermost ARRAY */
 		uint32_t nelems = n->item_count ? dim_count(&it[0]) : 0;
 		flat_nelems(g, n, map, &nelems);
-		return bw_array(btf, (int)index_type, (int)inner_target(g, n, map, NULL, 0), nelems);
+		return bw__add_array(btf, (int)index_type, (int)inner_target(g, n, map, NULL, 0), nelems);
 	}
 	case G_FUNC_PROTO:
-		id = bw_func_proto(btf, (int)t);
+		id = bw__add_func_proto(btf, (int)t);
 		for (uint32_t k = 0; k < n->item_count && id > 0; k++) {
-			int err = bw_func_param(btf, name_of(g, it[k].name),
+			int err = bw__add_func_param(btf, name_of(g, it[k].name),
 						it[k].type ? (int)map->ids[it[k].type] : 0);
 			if (err)
 				return err;
 		}
 		if (id > 0 && (n->flags & G_F_VARARGS)) {
-			int err = bw_func_param(btf, NULL, 0);
+			int err = bw__add_func_param(btf, NULL, 0);
 			if (err)
 				return err;
 		}
 		return id;
 	case G_FWD:
-		return bw_fwd(btf, name, n->fwd_kind == G_FWD_UNION ? BTF_FWD_UNION
+		return bw__add_fwd(btf, name, n->fwd_kind == G_FWD_UNION ? BTF_FWD_UNION
 				      : n->fwd_kind == G_FWD_ENUM ? BTF_FWD_ENUM : BTF_FWD_STRUCT);
 	}
 	return -EINVAL;
@@ -441,7 +446,7 @@ void type_map__free(struct type_map *map)
 	memset(map, 0, sizeof(*map));
 }
 
-int types_encode_tags(struct bw *btf, const struct graph *g, const struct type_map *map,
+int types__encode_tags(struct bw *btf, const struct graph *g, const struct type_map *map,
 		      size_t a, size_t b, struct diag *d)
 {
 	for (size_t i = a; i < b && map->decl_tags; i++) {
@@ -456,7 +461,7 @@ int types_encode_tags(struct bw *btf, const struct graph *g, const struct type_m
 				const struct graph_annot *a = &g->annots[first + k];
 				if (!is_tag(g, a, "btf_decl_tag"))
 					continue;
-				int r = bw_decl_tag(btf, graph_str(g, a->value), (int)map->ids[i], comp);
+				int r = bw__add_decl_tag(btf, graph_str(g, a->value), (int)map->ids[i], comp);
 				if (r < 0)
 					return diag_fail(d, -r, "decl tag %s on %s: %s", graph_str(g, a->value),
 							 graph_str(g, n->name), strerror(-r));
@@ -466,7 +471,7 @@ int types_encode_tags(struct bw *btf, const struct graph *g, const struct type_m
 	return 0;
 }
 
-int types_prepare(const struct graph *g, struct type_map *map)
+int types__prepare(const struct graph *g, struct type_map *map)
 {
 	map->ids = calloc(g->nnodes + 1, sizeof(*map->ids));
 	map->dropped = calloc(g->nnodes + 1, 1);
@@ -697,7 +702,7 @@ static int plan_true_sigs(const struct graph *g, const uint32_t *picks, size_t n
 	return err;
 }
 
-int types_plan(const struct graph *g, const struct emit_opts *o, const uint32_t *picks, size_t npicks,
+int types__plan(const struct graph *g, const struct emit_opts *o, const uint32_t *picks, size_t npicks,
 	       struct type_map *map, struct skip_log *skips, struct diag *d)
 {
 	int err = check_cycles(g, d);
@@ -742,7 +747,7 @@ int types_plan(const struct graph *g, const struct emit_opts *o, const uint32_t 
 	return 0;
 }
 
-uint32_t types_base(const struct graph *g, const struct type_map *map, size_t a, size_t b)
+uint32_t types__base(const struct graph *g, const struct type_map *map, size_t a, size_t b)
 {
 	for (size_t i = a; i < b; i++)
 		if (type_count(&g->nodes[i], map->dropped[i]))
@@ -750,7 +755,7 @@ uint32_t types_base(const struct graph *g, const struct type_map *map, size_t a,
 	return 0;
 }
 
-int types_encode(struct bw *btf, const struct graph *g, const struct type_map *map,
+int types__encode(struct bw *btf, const struct graph *g, const struct type_map *map,
 		 const struct emit_opts *o, size_t a, size_t b, struct diag *d)
 {
 	for (size_t i = a; i < b; i++) {
@@ -769,13 +774,13 @@ int types_encode(struct bw *btf, const struct graph *g, const struct type_map *m
 	return 0;
 }
 
-uint32_t types_extras_base(const struct type_map *map)
+uint32_t types__extras_base(const struct type_map *map)
 {
 	return map->first_extra < map->extras->n ? map->extras->v[map->first_extra].id - 1
 						 : map->after_extras - 1;
 }
 
-int types_encode_extras(struct bw *btf, const struct graph *g, const struct type_map *map,
+int types__encode_extras(struct bw *btf, const struct graph *g, const struct type_map *map,
 			struct diag *d)
 {
 	/* The extra types, in planned order. */
@@ -784,16 +789,16 @@ int types_encode_extras(struct bw *btf, const struct graph *g, const struct type
 		int id;
 		if (x->kind == EX_PROTO) {
 			const struct tsig *t = &map->extras->tsigs[x->detail];
-			id = bw_func_proto(btf, (int)t->ret);
+			id = bw__add_func_proto(btf, (int)t->ret);
 			for (uint32_t i = 0; i < t->n && id > 0; i++) {
 				const struct tsig_param *p = &map->extras->tparams[t->first + i];
-				int r = bw_func_param(btf, graph_str(g, p->name), (int)p->type);
+				int r = bw__add_func_param(btf, graph_str(g, p->name), (int)p->type);
 				if (r < 0)
 					id = r;
 			}
 		} else {
-			id = x->kind == EX_ARRAY ? bw_array(btf, (int)map->index_type, (int)x->target, x->detail)
-						 : bw_type_tag(btf, graph_str(g, x->detail), (int)x->target);
+			id = x->kind == EX_ARRAY ? bw__add_array(btf, (int)map->index_type, (int)x->target, x->detail)
+						 : bw__add_type_tag(btf, graph_str(g, x->detail), (int)x->target);
 		}
 		const char *what = x->kind == EX_ARRAY ? "array" : x->kind == EX_PROTO ? "prototype" : "type tag";
 		if (id < 0)
@@ -806,7 +811,7 @@ int types_encode_extras(struct bw *btf, const struct graph *g, const struct type
 	/* Then the index type, where it was planned (before any decl tag). */
 	if (!map->need_index)
 		return 0;
-	int id = bw_int(btf, "__ARRAY_SIZE_TYPE__", 4, 0);
+	int id = bw__add_int(btf, "__ARRAY_SIZE_TYPE__", 4, 0);
 	if (id < 0)
 		return diag_fail(d, -id, "cannot add the array index type: %s", strerror(-id));
 	return VERIFY(d, (uint32_t)id == map->index_type, "array index type got id %d, planned %u", id,

@@ -13,7 +13,13 @@
  * written: the first variable at an offset stays, the later overlapping
  * ones are left out with the reason in the skip report.
  */
+#include "vars.h"
+#include "btf_writer.h"
+#include "elf_info.h"
 #include "emit.h"
+#include "skip_log.h"
+#include "types.h"
+#include "../../format/graph.h"
 #include "../../common/diag.h"
 
 #include <bpf/btf.h>
@@ -76,7 +82,7 @@ static int valid_name(const char *s)
 	return 1;
 }
 
-int emit_vars(struct bw *btf, const struct graph *g, const struct elf_info *ei,
+int vars__encode(struct bw *btf, const struct graph *g, const struct elf_info *ei,
 	      const struct type_map *map, const struct emit_opts *o, struct skip_log *skips,
 	      struct diag *d)
 {
@@ -156,7 +162,7 @@ int emit_vars(struct bw *btf, const struct graph *g, const struct elf_info *ei,
 		err = -ENOMEM;
 	for (size_t i = 0; i < n && !err; i++) {
 		const struct graph_var *v = &g->vars[e[i].var];
-		ids[i] = bw_var(btf, e[i].name,
+		ids[i] = bw__add_var(btf, e[i].name,
 				(v->flags & G_F_EXTERNAL) ? BTF_VAR_GLOBAL_ALLOCATED : BTF_VAR_STATIC,
 				(int)map->ids[v->type]);
 		if (ids[i] < 0)
@@ -165,7 +171,7 @@ int emit_vars(struct bw *btf, const struct graph *g, const struct elf_info *ei,
 		for (uint32_t a = 0; a < v->annot_count && !err && HAS_FEAT(o, FEAT_DECL_TAG); a++) {
 			const struct graph_annot *an = &g->annots[v->annot_first + a];
 			if (!strcmp(graph_str(g, an->name), "btf_decl_tag") &&
-			    bw_decl_tag(btf, graph_str(g, an->value), ids[i], -1) < 0)
+			    bw__add_decl_tag(btf, graph_str(g, an->value), ids[i], -1) < 0)
 				err = diag_fail(d, EINVAL, "variable %s: decl tag refused", e[i].name);
 		}
 	}
@@ -174,11 +180,11 @@ int emit_vars(struct bw *btf, const struct graph *g, const struct elf_info *ei,
 		while (end < n && e[end].sec == e[i].sec)
 			end++;
 		uint64_t size = e[end - 1].off + e[end - 1].size;
-		int ds = bw_datasec(btf, ei->secs[e[i].sec].name, (uint32_t)size);
+		int ds = bw__add_datasec(btf, ei->secs[e[i].sec].name, (uint32_t)size);
 		if (ds < 0)
 			err = diag_fail(d, -ds, "DATASEC %s refused: %s", ei->secs[e[i].sec].name, strerror(-ds));
 		for (size_t k = i; k < end && !err; k++) {
-			int r = bw_datasec_var_info(btf, ids[k], (uint32_t)e[k].off, (uint32_t)e[k].size);
+			int r = bw__add_datasec_var_info(btf, ids[k], (uint32_t)e[k].off, (uint32_t)e[k].size);
 			if (r < 0)
 				err = diag_fail(d, -r, "DATASEC entry %s refused: %s", e[k].name, strerror(-r));
 		}

@@ -572,12 +572,13 @@ int build_graph(struct merge *m)
 {
 	struct builder b = { .m = m, .g = &m->g };
 	int err = build_header(&b);
-	if (!err)
-		err = build_nodes(&b);
-	if (!err)
-		err = cands_build(m);	/* also makes the graph's strings */
-	if (!err)
-		err = build_provenance(&b);
+	return err ? err : build_nodes(&b);
+}
+
+int build_finish(struct merge *m)
+{
+	struct builder b = { .m = m, .g = &m->g };
+	int err = build_provenance(&b);
 	free(m->node_of_class);
 	m->node_of_class = NULL;
 	return err;

@@ -856,7 +856,6 @@ int classes_refine(struct merge *m)
 			goto out;
 		}
 	}
-	err = fwds_absorb(m);
 out:
 	sig_free(&st);
 	free(f.seen);
@@ -867,10 +866,14 @@ out:
 	free(f.cap_diff);
 	free(f.rep);
 	free(dirty);
-	if (!err)
-		err = finish_fwds(m);
-	/* The stop edges were for the refinement only; kept through the build
-	 * they would make the merge's peak RSS. */
+	return err;
+}
+
+int classes_settle(struct merge *m)
+{
+	int err = finish_fwds(m);
+	/* The stop edges were for the refinement and fwds.c only; kept
+	 * through the build they would make the merge's peak RSS. */
 	free_stop_edges(m);
 	return err;
 }

@@ -354,9 +354,10 @@ static int merge_run(struct merge *m)
 	free(r.imp);
 	if (!err && !(err = classes_resolve_xrefs(m)))
 		stats_phase(m->st, "resolve");
-	if (!err && !(err = classes_refine(m)))
+	if (!err && !(err = classes_refine(m)) && !(err = fwds_absorb(m)) && !(err = classes_settle(m)))
 		stats_phase(m->st, "refine");
-	if (!err && !(err = build_graph(m)))
+	/* cands_build() also makes the graph's strings. */
+	if (!err && !(err = build_graph(m)) && !(err = cands_build(m)) && !(err = build_finish(m)))
 		stats_phase(m->st, "build");
 	uint64_t types = 0;
 	for (uint64_t g = 1; !err && g <= m->nnodes; g++)

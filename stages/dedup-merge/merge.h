@@ -342,7 +342,9 @@ int classes_insert_cu(struct merge *m, size_t cu);	/* step 2, in CU order */
  * thread while classes_insert_cu() runs on another. */
 int64_t classes_weak_find(const struct weak_table *t, const uint8_t *key, uint32_t len, uint64_t h);
 int classes_resolve_xrefs(struct merge *m);		/* step 3 */
-int classes_refine(struct merge *m);			/* step 4; frees the stop edges */
+int classes_refine(struct merge *m);			/* step 4 */
+/* After step 4b: what each fwd stands for, fixed; the stop edges freed. */
+int classes_settle(struct merge *m);
 /* For fwds.c, during step 4: what a stop edge to gid t counts as; gid g's
  * stop edges (up to cap into out; returns how many it has); a weak class's
  * kind, name and whether it is a fwd (0 when not a named struct, union or
@@ -365,7 +367,9 @@ const struct export *classes_export(const struct merge *m, uint32_t input, uint6
 int classes_xref_gid(const struct merge *m, size_t ci, uint64_t off, uint32_t *gid, struct diag *d);
 void classes_free(struct merge *m);	/* may be called again */
 
-int build_graph(struct merge *m);			/* step 5 */
+int build_graph(struct merge *m);			/* step 5: the nodes */
+/* Step 5, after cands_build(): the provenance; node_of_class freed. */
+int build_finish(struct merge *m);
 /* The node of a candidate's type reference (a gid, or STOP_XREF | extern
  * index in CU ci). Reads only: safe on any thread once the nodes exist.
  * Returns 0, or -EBADMSG with the detail in d. */

@@ -37,7 +37,9 @@
 #include "fuzz_tmp.h" /* tmp_write, lowest_free_fd, devnull */
 #include "../../common/buf.h"
 #include "../../common/diag.h"
-#include "../../stages/btf-emit/emit.h"
+#include "../../stages/btf-emit/base_dedup.h"
+#include "../../stages/btf-emit/base_index.h"
+#include "../../stages/btf-emit/base_view.h"
 
 /* libbpf's warnings would flood the fuzzer's output (btf-emit silences them too). */
 static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -46,8 +48,8 @@ static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 	return 0;
 }
 
-/* Our split BTF, which split_check() passed, must be what libbpf parses
- * over the base too: else split_check() lets through what libbpf (and the
+/* Our split BTF, which split__check() passed, must be what libbpf parses
+ * over the base too: else split__check() lets through what libbpf (and the
  * kernel) would refuse. libbpf 1.1 does not export btf__new_split(), so the
  * bytes go through a memory file. */
 static void check_split(const void *data, size_t len, struct btf *base)
@@ -61,7 +63,7 @@ static void check_split(const void *data, size_t len, struct btf *base)
 	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
 	struct btf *split = btf__parse_raw_split(p, base);
 	if (!split) {
-		fprintf(stderr, "fuzz: libbpf refuses the split BTF split_check() passed\n");
+		fprintf(stderr, "fuzz: libbpf refuses the split BTF split__check() passed\n");
 		abort();
 	}
 	btf__free(split);
@@ -69,8 +71,8 @@ static void check_split(const void *data, size_t len, struct btf *base)
 }
 
 /* btf-emit's own path over a base: the base read in place (base_view.c,
- * from the file at path), ours a standalone parse of the base's own bytes
- * as libbpf has them (every type is the base's, by the same id, but VARs and
+ * from the file at path), ours the base's own bytes as libbpf lays them
+ * out (btf__raw_data()), read in place as btf-emit reads what it wrote (every type is the base's, by the same id, but VARs and
  * DATASECs, which are never matched and so are written); match ours against
  * the base, write split BTF; once without the base's index and once with.
  * Nothing is added to ours: libbpf's editing of a BTF parsed from hostile
@@ -79,27 +81,27 @@ static void check_split(const void *data, size_t len, struct btf *base)
 static void ours_over(const char *path, struct btf *base)
 {
 	struct base_view v;
-	if (base_view_open(&v, path))
+	if (base_view__open(&v, path))
 		return;
 	uint32_t size;
 	const void *raw = btf__raw_data(base, &size);
 	struct base_index bi;
-	int have_bi = !base_index_make(&bi, &v);
+	int have_bi = !base_index__make(&bi, &v);
 	for (int with = 0; raw && with <= have_bi; with++) {
-		struct btf *ours = btf__new(raw, size);
-		if (!ours)
+		struct base_view ours;
+		if (base_view__open_raw(&ours, raw, size))
 			break;
 		uint32_t removed;
 		struct diag d = { 0 };
 		struct buf split = { 0 };
-		if (!base_dedup(ours, &v, with ? &bi : NULL, &removed, &split, &d))
+		if (!base_dedup__split(&ours, &v, with ? &bi : NULL, &removed, &split, &d))
 			check_split(split.data, split.len, base);
 		buf_free(&split);
-		btf__free(ours);
+		base_view__close(&ours);
 	}
 	if (have_bi)
-		base_index_free(&bi);
-	base_view_close(&v);
+		base_index__free(&bi);
+	base_view__close(&v);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

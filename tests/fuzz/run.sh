@@ -76,7 +76,8 @@ sources_of() {
 	fi
 	if [ "$t" = fuzz_btf_base ]; then
 		echo stages/btf-emit/base_dedup.c stages/btf-emit/base_index.c stages/btf-emit/base_view.c \
-			stages/btf-emit/str_match.c stages/btf-emit/split_write.c
+			stages/btf-emit/str_match.c stages/btf-emit/split_write.c stages/btf-emit/bucket.c \
+			stages/btf-emit/btf_raw.c
 	fi
 }
 

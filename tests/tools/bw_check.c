@@ -8,7 +8,7 @@
  * Prints "same seed S: N calls, M types, B bytes" per seed; on the first
  * difference, "DIFFERENT seed S call N: ..." and exits 1.
  */
-#include "../../stages/btf-emit/emit.h"
+#include "../../stages/btf-emit/btf_writer.h"
 #include "../../common/buf.h"
 
 #include <bpf/btf.h>
@@ -62,7 +62,7 @@ int main(void)
 	for (uint64_t seed = 1; seed <= 24 && !bad; seed++) {
 		rng = seed;
 		struct btf *lb = btf__new_empty();
-		struct bw *w = bw_new();
+		struct bw *w = bw__new();
 		if (!lb || !w) {
 			fprintf(stderr, "out of memory\n");
 			return 2;
@@ -78,77 +78,77 @@ int main(void)
 			switch (op) {
 			case 0: {
 				int enc = (int)pick(6) == 5 ? 8 : (int)pick(6);
-				a = btf__add_int(lb, n, s, enc), b = bw_int(w, n, s, enc);
+				a = btf__add_int(lb, n, s, enc), b = bw__add_int(w, n, s, enc);
 				break;
 			}
-			case 1: a = btf__add_float(lb, n, s), b = bw_float(w, n, s); break;
-			case 2: a = btf__add_ptr(lb, r1), b = bw_ptr(w, r1); break;
-			case 3: a = btf__add_const(lb, r1), b = bw_const(w, r1); break;
-			case 4: a = btf__add_volatile(lb, r1), b = bw_volatile(w, r1); break;
-			case 5: a = btf__add_restrict(lb, r1), b = bw_restrict(w, r1); break;
-			case 6: a = btf__add_typedef(lb, n, r1), b = bw_typedef(w, n, r1); break;
-			case 7: a = btf__add_type_tag(lb, n, r1), b = bw_type_tag(w, n, r1); break;
+			case 1: a = btf__add_float(lb, n, s), b = bw__add_float(w, n, s); break;
+			case 2: a = btf__add_ptr(lb, r1), b = bw__add_ptr(w, r1); break;
+			case 3: a = btf__add_const(lb, r1), b = bw__add_const(w, r1); break;
+			case 4: a = btf__add_volatile(lb, r1), b = bw__add_volatile(w, r1); break;
+			case 5: a = btf__add_restrict(lb, r1), b = bw__add_restrict(w, r1); break;
+			case 6: a = btf__add_typedef(lb, n, r1), b = bw__add_typedef(w, n, r1); break;
+			case 7: a = btf__add_type_tag(lb, n, r1), b = bw__add_type_tag(w, n, r1); break;
 			case 8: {
 				int k = (int)pick(4); /* 3 is no kind */
-				a = btf__add_fwd(lb, n, k), b = bw_fwd(w, n, k);
+				a = btf__add_fwd(lb, n, k), b = bw__add_fwd(w, n, k);
 				break;
 			}
 			case 9: {
 				uint32_t ne = pick(3) ? pick(100) : UINT32_MAX;
-				a = btf__add_array(lb, r1, r2, ne), b = bw_array(w, r1, r2, ne);
+				a = btf__add_array(lb, r1, r2, ne), b = bw__add_array(w, r1, r2, ne);
 				break;
 			}
-			case 10: a = btf__add_struct(lb, n, s * 8), b = bw_struct(w, n, s * 8); break;
-			case 11: a = btf__add_union(lb, n, s), b = bw_union(w, n, s); break;
+			case 10: a = btf__add_struct(lb, n, s * 8), b = bw__add_struct(w, n, s * 8); break;
+			case 11: a = btf__add_union(lb, n, s), b = bw__add_union(w, n, s); break;
 			case 12: case 13: case 14: {
 				/* fields, bitfields among them, some out of range */
 				uint32_t off = pick(4) ? pick(512) : (pick(2) ? 0x1000000 : 8 * pick(64));
 				uint32_t bits = pick(3) ? 0 : (pick(5) ? 1 + pick(31) : 256);
-				a = btf__add_field(lb, n, r1, off, bits), b = bw_field(w, n, r1, off, bits);
+				a = btf__add_field(lb, n, r1, off, bits), b = bw__add_field(w, n, r1, off, bits);
 				break;
 			}
-			case 15: a = btf__add_enum(lb, n, s), b = bw_enum(w, n, s); break;
+			case 15: a = btf__add_enum(lb, n, s), b = bw__add_enum(w, n, s); break;
 			case 16: case 17: {
 				static const int64_t vals[] = { 0, 1, -1, INT_MIN, (int64_t)INT_MIN - 1, UINT_MAX,
 								(int64_t)UINT_MAX + 1, 42, -7 };
 				int64_t v = vals[pick(sizeof(vals) / sizeof(vals[0]))];
-				a = btf__add_enum_value(lb, n, v), b = bw_enum_value(w, n, v);
+				a = btf__add_enum_value(lb, n, v), b = bw__add_enum_value(w, n, v);
 				break;
 			}
 			case 18: {
 				int sg = (int)pick(2);
-				a = btf__add_enum64(lb, n, s, sg), b = bw_enum64(w, n, s, sg);
+				a = btf__add_enum64(lb, n, s, sg), b = bw__add_enum64(w, n, s, sg);
 				break;
 			}
 			case 19: {
 				uint64_t v = ((uint64_t)next() << 32) | next();
-				a = btf__add_enum64_value(lb, n, v), b = bw_enum64_value(w, n, v);
+				a = btf__add_enum64_value(lb, n, v), b = bw__add_enum64_value(w, n, v);
 				break;
 			}
-			case 20: a = btf__add_func_proto(lb, r1), b = bw_func_proto(w, r1); break;
-			case 21: a = btf__add_func_param(lb, n, r1), b = bw_func_param(w, n, r1); break;
+			case 20: a = btf__add_func_proto(lb, r1), b = bw__add_func_proto(w, r1); break;
+			case 21: a = btf__add_func_param(lb, n, r1), b = bw__add_func_param(w, n, r1); break;
 			case 22: {
 				int l = (int)pick(4);
-				a = btf__add_func(lb, n, l, r1), b = bw_func(w, n, l, r1);
+				a = btf__add_func(lb, n, l, r1), b = bw__add_func(w, n, l, r1);
 				break;
 			}
 			case 23: {
 				int l = (int)pick(4);
-				a = btf__add_var(lb, n, l, r1), b = bw_var(w, n, l, r1);
+				a = btf__add_var(lb, n, l, r1), b = bw__add_var(w, n, l, r1);
 				break;
 			}
 			case 24:
 				if (pick(2)) {
-					a = btf__add_datasec(lb, n, s * 100), b = bw_datasec(w, n, s * 100);
+					a = btf__add_datasec(lb, n, s * 100), b = bw__add_datasec(w, n, s * 100);
 				} else {
 					uint32_t off = pick(1000);
 					a = btf__add_datasec_var_info(lb, r1, off, s);
-					b = bw_datasec_var_info(w, r1, off, s);
+					b = bw__add_datasec_var_info(w, r1, off, s);
 				}
 				break;
 			default: {
 				int comp = (int)pick(5) - 2;
-				a = btf__add_decl_tag(lb, n, r1, comp), b = bw_decl_tag(w, n, r1, comp);
+				a = btf__add_decl_tag(lb, n, r1, comp), b = bw__add_decl_tag(w, n, r1, comp);
 				break;
 			}
 			}
@@ -161,7 +161,7 @@ int main(void)
 		uint32_t lsize = 0;
 		const void *lraw = btf__raw_data(lb, &lsize);
 		struct buf ours = { 0 };
-		int err = bw_raw(w, &ours);
+		int err = bw__raw(w, &ours);
 		if (!bad && (err || !lraw || lsize != ours.len || memcmp(lraw, ours.data, lsize))) {
 			printf("DIFFERENT seed %" PRIu64 ": raw BTF %u bytes from libbpf, %zu ours (err %d)\n", seed,
 			       lsize, ours.len, err);
@@ -171,7 +171,7 @@ int main(void)
 			printf("same seed %" PRIu64 ": %u calls, %u types, %u bytes\n", seed, calls,
 			       btf__type_cnt(lb) - 1, lsize);
 		buf_free(&ours);
-		bw_free(w);
+		bw__free(w);
 		btf__free(lb);
 	}
 	return bad;

@@ -1,0 +1,117 @@
+/* btf_raw.c: raw BTF read where it lies, without libbpf: a header checked,
+ * a type's size, the one .BTF section of an ELF, whether an encoder
+ * flattened arrays. The leaf helpers of base_view.c, split_write.c and the
+ * driver; nothing here allocates.
+ */
+#include "btf_raw.h"
+
+#include <bpf/btf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <string.h>
+#include <unistd.h>
+
+size_t btf_raw__type_size(const struct btf_type *t)
+{
+	size_t n = btf_vlen(t);
+	switch (btf_kind(t)) {
+	case BTF_KIND_INT: case BTF_KIND_VAR: case BTF_KIND_DECL_TAG:
+		return sizeof(*t) + 4;
+	case BTF_KIND_ARRAY:
+		return sizeof(*t) + sizeof(struct btf_array);
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION:
+		return sizeof(*t) + n * sizeof(struct btf_member);
+	case BTF_KIND_ENUM:
+		return sizeof(*t) + n * sizeof(struct btf_enum);
+	case BTF_KIND_ENUM64:
+		return sizeof(*t) + n * 12;
+	case BTF_KIND_FUNC_PROTO:
+		return sizeof(*t) + n * sizeof(struct btf_param);
+	case BTF_KIND_DATASEC:
+		return sizeof(*t) + n * sizeof(struct btf_var_secinfo);
+	}
+	return sizeof(*t);
+}
+
+int btf_raw__elf_section(const char *path, uint64_t *off, uint64_t *size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	size_t shstrndx, fsize, found = 0;
+	int err = elf && elf_rawfile(elf, &fsize) && elf_kind(elf) == ELF_K_ELF &&
+		  !elf_getshdrstrndx(elf, &shstrndx) ? 0 : -EINVAL;
+	for (Elf_Scn *scn = NULL; !err && (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		const char *name;
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) || strcmp(name, ".BTF"))
+			continue;
+		if (sh.sh_type == SHT_NOBITS || sh.sh_flags & SHF_COMPRESSED || sh.sh_offset > fsize ||
+		    sh.sh_size > fsize - sh.sh_offset || found++)
+			err = -EINVAL;
+		*off = sh.sh_offset;
+		*size = sh.sh_size;
+	}
+	if (!err && !found)
+		err = -ENOENT;
+	elf_end(elf);
+	close(fd);
+	return err;
+}
+
+int btf_raw__of_file(const char *path, const uint8_t *m, size_t size, const uint8_t **p, size_t *n)
+{
+	if (size < SELFMAG || memcmp(m, ELFMAG, SELFMAG)) {
+		*p = m;
+		*n = size;
+		return 0;
+	}
+	uint64_t off, len;
+	int err = btf_raw__elf_section(path, &off, &len);
+	if (err)
+		return err;
+	if (off > size || len > size - off)
+		return -EINVAL; /* the file changed between the two looks */
+	*p = m + off;
+	*n = (size_t)len;
+	return 0;
+}
+
+int btf_raw__header(const uint8_t *p, size_t n, struct btf_header *h)
+{
+	if (n < sizeof(*h))
+		return -EINVAL;
+	memcpy(h, p, sizeof(*h));
+	if (h->magic != BTF_MAGIC || h->version != BTF_VERSION || h->hdr_len != sizeof(*h) || h->type_off % 4 ||
+	    (uint64_t)h->type_off + h->type_len > h->str_off || (uint64_t)h->str_off + h->str_len > n - sizeof(*h) ||
+	    (h->str_len && p[sizeof(*h) + h->str_off + h->str_len - 1]))
+		return -EINVAL;
+	return 0;
+}
+
+size_t btf_raw__type_whole(const uint8_t *types, uint32_t len, uint32_t at)
+{
+	const struct btf_type *t = (const void *)(types + at);
+	if (at > len || len - at < sizeof(*t) || btf_kind(t) > BTF_KIND_ENUM64 || btf_raw__type_size(t) > len - at)
+		return 0;
+	return btf_raw__type_size(t);
+}
+
+int btf_raw__flattens(const uint32_t *ids, uint32_t n, const struct btf_type *(*type)(const void *ctx, uint32_t id),
+		  const void *ctx)
+{
+	int arrays = 0;
+	for (uint32_t i = ids ? 0 : 1; i < n; i++) {
+		const struct btf_type *t = type(ctx, ids ? ids[i] : i);
+		if (!t || !btf_is_array(t))
+			continue;
+		arrays++;
+		const struct btf_type *e = type(ctx, btf_array(t)->type);
+		if (e && btf_is_array(e))
+			return 0;
+	}
+	return arrays > 0;
+}

@@ -1,0 +1,35 @@
+/* btf_raw.h: reading raw BTF bytes where they lie: headers, type sizes, an ELF's .BTF (btf_raw.c). */
+#ifndef BTFPIPE_EMIT_BTF_RAW_H
+#define BTFPIPE_EMIT_BTF_RAW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct btf_header;
+struct btf_type;
+
+/* The raw BTF bytes [*p, *p + *n) of file path, mapped at m (size bytes):
+ * all of it, or an ELF's one .BTF section. 0, or -errno (btf_raw__elf_section()). */
+int btf_raw__of_file(const char *path, const uint8_t *m, size_t size, const uint8_t **p, size_t *n);
+/* The header of raw BTF p (n bytes) into *h, when libbpf would read it in
+ * our byte order: the header every encoder writes, the type section
+ * 4-aligned and before the strings, both inside p, the strings (if any)
+ * ending in a NUL. 0 or -EINVAL. */
+int btf_raw__header(const uint8_t *p, size_t n, struct btf_header *h);
+/* The bytes a BTF type takes, header included (known kinds). */
+size_t btf_raw__type_size(const struct btf_type *t);
+/* The bytes of the type at offset at of a type section of len bytes, when
+ * it is of a known kind and lies whole inside; 0 when not. */
+size_t btf_raw__type_whole(const uint8_t *types, uint32_t len, uint32_t at);
+/* Was the BTF written by an encoder that flattens multi-dimensional arrays
+ * (pahole does)? Then it has arrays but none whose element is an array, and
+ * a module's types only match its types when written the same way. Asked
+ * of types ids[0..n), or of all of 1 .. n - 1 when ids is NULL, read through
+ * type(ctx, id) (NULL past the last). */
+int btf_raw__flattens(const uint32_t *ids, uint32_t n,
+		      const struct btf_type *(*type)(const void *ctx, uint32_t id), const void *ctx);
+/* The one .BTF section of ELF path: 0, -ENOENT (none), -EINVAL (several,
+ * compressed, outside the file, not an ELF) or -errno. */
+int btf_raw__elf_section(const char *path, uint64_t *off, uint64_t *size);
+
+#endif

@@ -1,0 +1,14 @@
+/* elf_write.h: a copy of an ELF with .BTF added or replaced (elf_write.c). */
+#ifndef BTFPIPE_EMIT_ELF_WRITE_H
+#define BTFPIPE_EMIT_ELF_WRITE_H
+
+#include <stddef.h>
+
+struct diag;
+
+/* A copy of in_path with .BTF holding btf (the caller's, only read),
+ * written atomically to out_path. 0, or a negative errno with the detail in d. */
+int elf_write__btf(const char *in_path, const char *out_path, const void *btf, size_t btf_size,
+		  struct diag *d);
+
+#endif

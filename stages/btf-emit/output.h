@@ -1,0 +1,16 @@
+/* output.h: the BTF written where the options say (output.c). */
+#ifndef BTFPIPE_EMIT_OUTPUT_H
+#define BTFPIPE_EMIT_OUTPUT_H
+
+#include <stdint.h>
+
+struct diag;
+struct emit_opts;
+
+/* raw (size bytes, the caller's) to -o, as a copy of --elf to --elf-out, or
+ * both, each atomically, and a line for each in $BTFPIPE_EMIT_LOG. *where:
+ * the file a failure is about. 0, or a negative errno with the detail in d. */
+int output__write(const struct emit_opts *o, const void *raw, uint32_t size, struct diag *d,
+		  const char **where);
+
+#endif

@@ -1,0 +1,425 @@
+/* run.c: btf-emit's driver and its passes (run.h says what each one
+ * guarantees). Every pass takes the run's state and nothing else; the
+ * driver, emit__run(), is the list of passes in their order.
+ */
+#include "run.h"
+#include "base_dedup.h"
+#include "base_index.h"
+#include "base_view.h"
+#include "btf_raw.h"
+#include "elf_info.h"
+#include "emit.h"
+#include "encode.h"
+#include "explain.h"
+#include "funcs.h"
+#include "libbpf_base.h"
+#include "output.h"
+#include "skip_log.h"
+#include "split_write.h"
+#include "types.h"
+#include "../../common/buf.h"
+#include "../../common/diag.h"
+#include "../../common/memtune.h"
+#include "../../common/pool.h"
+#include "../../common/stats.h"
+#include "../../format/graph.h"
+
+#include <bpf/btf.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define TOOL "btf-emit"
+
+/* The state of one run. What a pass fills is said beside it; everything
+ * here is freed by run_free(). */
+struct emit_run {
+	const struct emit_opts *o;
+	const struct emit_memo *memo;		/* or NULL */
+	const struct emit_base_cache *bc;
+	struct diag *d;
+	const char **where;
+	struct stats st;
+	/* read */
+	struct graph g;
+	struct elf_info ei;
+	const struct elf_info *eip;		/* &ei with --elf, else NULL */
+	int big;				/* the target is big-endian */
+	/* base */
+	struct base_view view;			/* the base in place, when have_view */
+	int have_view;
+	struct btf *base;			/* libbpf's base, when needed */
+	struct base_index bi;
+	const struct base_index *bip;		/* &bi when the cache had or took it */
+	/* select */
+	struct type_map map;
+	struct skip_log skips;
+	uint32_t *picks;
+	size_t npicks;
+	/* plan */
+	int lossy;				/* types were left out that others refer to */
+	int own_dedup;				/* our matching against the base (base_dedup.c) */
+	/* encode */
+	struct buf ours;			/* our BTF, standalone */
+	uint32_t nr_types;
+	struct btf *btf;			/* libbpf's object of it, when libbpf needs one */
+	/* split */
+	struct buf split;			/* split BTF by base_dedup.c */
+	/* write: the bytes written (into ours, split or btf) */
+	const void *raw;
+	uint32_t size;
+	uint64_t kinds[20], nkinds;
+};
+
+/* Does written node i refer to a left-out one (which made a pointer to it
+ * void *, so that two such pointers are now alike)? A left-out node that
+ * nothing refers to (a DW_TAG_dwarf_procedure) changes nothing. */
+static int refers_to_dropped(const struct graph *g, const struct type_map *map, size_t i)
+{
+	const struct graph_node *n = &g->nodes[i];
+	if (map->dropped[i])
+		return 0;
+	if (n->type && map->dropped[n->type] == 1)
+		return 1;
+	for (uint32_t k = 0; k < n->item_count; k++) {
+		uint32_t t = g->items[n->item_first + k].type;
+		if (t && map->dropped[t] == 1)
+			return 1;
+	}
+	return 0;
+}
+
+static enum btf_endianness host_endianness(void)
+{
+	const uint16_t one = 1;
+	return *(const uint8_t *)&one ? BTF_LITTLE_ENDIAN : BTF_BIG_ENDIAN;
+}
+
+/* The types of the BTF written (without its base's) per kind, into n[]
+ * (n[0]: unknown kinds): of libbpf's object btf, or else of raw, split BTF
+ * in the host's byte order that split__check() passed. Returns the total. */
+static uint64_t kinds_of(const struct btf *btf, const void *raw, uint64_t n[20])
+{
+	uint64_t total = 0;
+	memset(n, 0, 20 * sizeof(*n));
+	if (btf) {
+		uint32_t first = 1, end = btf__type_cnt(btf);
+		const struct btf *base = btf__base_btf(btf);
+		if (base)
+			first = btf__type_cnt(base);
+		for (uint32_t id = first; id < end; id++, total++) {
+			unsigned k = btf_kind(btf__type_by_id(btf, id));
+			n[k < 20 ? k : 0]++;
+		}
+	} else {
+		const struct btf_header *h = raw;
+		const uint8_t *types = (const uint8_t *)raw + h->hdr_len + h->type_off;
+		for (uint32_t at = 0; at < h->type_len; total++) {
+			const struct btf_type *t = (const void *)(types + at);
+			n[btf_kind(t)]++;
+			at += (uint32_t)btf_raw__type_size(t);
+		}
+	}
+	return total;
+}
+
+static void count_kinds(struct stats *st, uint64_t total, const uint64_t n[20])
+{
+	static const char *const names[] = {
+		"UNKN", "INT", "PTR", "ARRAY", "STRUCT", "UNION", "ENUM", "FWD", "TYPEDEF", "VOLATILE",
+		"CONST", "RESTRICT", "FUNC", "FUNC_PROTO", "VAR", "DATASEC", "FLOAT", "DECL_TAG",
+		"TYPE_TAG", "ENUM64",
+	};
+	stats_count(st, "btf_types", total);
+	for (int k = 1; k < 20; k++)
+		if (n[k])
+			stats_count(st, names[k], n[k]);
+}
+
+/* Threads to decode the graph on: one per 4 MB of it (a module's graph is
+ * a few hundred KB, the cloud vmlinux's 12.6 MB), less the one that reads
+ * the --elf file meanwhile. (At -j2 with --elf the two reads already keep
+ * both busy; a third thread made the vmlinux's emit 11% slower.) */
+static unsigned graph_read_threads(const struct emit_opts *o)
+{
+	unsigned jobs = o->cli.jobs > 1 && o->elf ? o->cli.jobs - 1 : o->cli.jobs;
+	struct stat st;
+	if (o->cli.jobs_exact || stat(o->input, &st))
+		return o->cli.jobs_exact ? jobs : 1;
+	return pool_threads_for(jobs, (unsigned long long)st.st_size, 4u << 20);
+}
+
+/* The ELF's symbols and sections, read on a thread of their own. */
+struct elf_read {
+	const char *path;
+	struct elf_info ei;
+	struct diag d;
+	int err;
+};
+
+static void *elf_read_main(void *arg)
+{
+	struct elf_read *r = arg;
+	r->err = elf_info__read(&r->ei, r->path, &r->d);
+	return NULL;
+}
+
+/* The graph, and the --elf file's symbols when there is one. The two are
+ * independent and on a vmlinux take about 0.05 s each, so from -j2 on the
+ * ELF is read on a second thread meanwhile. The results and the error
+ * reported (the graph's first, as one after the other) are the same at
+ * any -j. On failure *ei may hold a partial read: elf_info__free() it. */
+static int read_inputs(const struct emit_opts *o, struct graph *g, struct elf_info *ei, struct diag *d,
+		       const char **where)
+{
+	struct elf_read er = { .path = o->elf };
+	pthread_t tid;
+	int threaded = o->elf && o->cli.jobs > 1 && pthread_create(&tid, NULL, elf_read_main, &er) == 0;
+	*where = o->input;
+	int err = graph__read_flags(g, o->input, GRAPH_READ_FIRST_PROV, graph_read_threads(o), d);
+	if (threaded)
+		pthread_join(tid, NULL);
+	else if (!err && o->elf)
+		er.err = elf_info__read(&er.ei, o->elf, &er.d);
+	*ei = er.ei;
+	if (err)
+		return err;
+	if (er.err) {
+		*where = o->elf;
+		*d = er.d;
+		graph__free(g);
+		return er.err;
+	}
+	return 0;
+}
+
+static int read_pass(struct emit_run *r)
+{
+	int err = read_inputs(r->o, &r->g, &r->ei, r->d, r->where);
+	if (err)
+		return err;
+	r->eip = r->o->elf ? &r->ei : NULL;
+	r->big = r->g.ninputs && r->g.inputs[0].ei_data == 2; /* BTF for a big-endian target */
+	*r->where = r->o->cli.output ? r->o->cli.output : r->o->elf_out;
+	return 0;
+}
+
+/* libbpf's parse of the base, naming the base if it fails. */
+static int need_libbpf_base(struct emit_run *r)
+{
+	*r->where = r->o->base;
+	int err = libbpf_base__read(r->o->base, &r->base, r->d);
+	if (!err)
+		*r->where = r->o->cli.output ? r->o->cli.output : r->o->elf_out;
+	return err;
+}
+
+static int base_pass(struct emit_run *r)
+{
+	const struct emit_opts *o = r->o;
+	int err;
+	if (o->base) {
+		/* Our own matching reads the base in place (base_view.c: a base
+		 * in our byte order); libbpf parses it only for its own dedup,
+		 * or when the view cannot read it (and says what is wrong). */
+		r->have_view = !o->libbpf_dedup && !base_view__open(&r->view, o->base);
+		if (!r->have_view && (err = need_libbpf_base(r)))
+			return err;
+		/* Without it (no cache), base_dedup__split() makes what this
+		 * module needs of the base for itself. */
+		if (r->have_view && r->bc->cache && !base_index__get(&r->bi, &r->view, r->bc->digest, r->bc->cache))
+			r->bip = &r->bi;
+	}
+	/* A module's types only match the base's when written as the base's
+	 * were: flat when its encoder flattened multi-dimensional arrays. */
+	r->map.flat_arrays = o->arrays == ARRAYS_FLAT ||
+			     (o->arrays == ARRAYS_AUTO && o->base &&
+			      (r->bip ? r->bip->flattens : r->have_view ? r->view.flattens
+									: libbpf_base__flattens(r->base)));
+	return 0;
+}
+
+static int explain_pass(struct emit_run *r)
+{
+	int err = types__prepare(&r->g, &r->map);
+	return err ? err : explain__name(stdout, &r->g, r->eip, r->o, r->map.dropped, r->o->explain);
+}
+
+static int select_pass(struct emit_run *r)
+{
+	int err;
+	if (r->o->skip_report && (err = skip_log__open(&r->skips)))
+		return err;
+	if ((err = types__prepare(&r->g, &r->map)))
+		return err;
+	return funcs__select(&r->g, r->eip, r->map.dropped, r->o, &r->skips, &r->picks, &r->npicks);
+}
+
+static int plan_pass(struct emit_run *r)
+{
+	/* Split BTF: what the base already has is replaced by the base's own
+	 * types. base_dedup__split() finds them (the graph has no duplicates
+	 * of its own), from our types written standalone. When types were
+	 * left out (C++), a pointer to a left-out type became void *, and
+	 * such pointers are now alike: then, and with --libbpf-dedup, the
+	 * types go into split BTF and libbpf's btf__dedup() runs. */
+	int err;
+	for (size_t i = 1; i <= r->g.nnodes && !r->lossy; i++)
+		r->lossy = refers_to_dropped(&r->g, &r->map, i);
+	r->own_dedup = r->have_view && !r->lossy;
+	if (r->o->base && !r->own_dedup && !r->base && (err = need_libbpf_base(r)))
+		return err;
+	return types__plan(&r->g, r->o, r->picks, r->npicks, &r->map, &r->skips, r->d);
+}
+
+static int encode_pass(struct emit_run *r)
+{
+	struct encode_in ein = { &r->g, r->eip, r->o, r->picks, r->npicks, &r->map, &r->skips };
+	unsigned threads = 1;
+	int err = encode__btf(&ein, &threads, &r->ours, &r->nr_types, r->d);
+	if (err)
+		return err;
+	if (r->o->cli.stats)
+		stats_count(&r->st, "encode_threads", threads);
+	if (r->own_dedup || !(r->base || r->lossy || r->big))
+		return 0;
+	/* libbpf's object, for what is still done with libbpf: its dedup, the
+	 * other byte order. Split, its types are ours appended to an empty
+	 * split BTF, with the ids and the strings libbpf would have given
+	 * them added one by one. */
+	struct btf *standalone = btf__new(r->ours.data, (uint32_t)r->ours.len);
+	if (!standalone) {
+		int e = errno ? errno : EINVAL;
+		return DIAG_BUG(r->d, "libbpf cannot read the BTF just written: %s", strerror(e));
+	}
+	if (!r->base) {
+		r->btf = standalone;
+		return 0;
+	}
+	/* (libbpf 1.1's btf__add_btf() of no types fails: -ENOMEM.) */
+	r->btf = btf__new_empty_split(r->base);
+	int e = !r->btf ? -ENOMEM : r->nr_types ? btf__add_btf(r->btf, standalone) : 0;
+	btf__free(standalone);
+	if (e < 0)
+		return diag_fail(r->d, -e, "cannot make split BTF over base %s: %s", r->o->base, strerror(-e));
+	return 0;
+}
+
+static int split_pass(struct emit_run *r)
+{
+	int err;
+	if (r->own_dedup) {
+		/* Our BTF is matched where it lies: no parse of it by libbpf. */
+		struct base_view ours;
+		if ((err = VERIFY(r->d, !base_view__open_raw(&ours, r->ours.data, r->ours.len),
+				  "the BTF just written does not read back")))
+			return err;
+		uint32_t removed;
+		err = base_dedup__split(&ours, &r->view, r->bip, &removed, &r->split, r->d);
+		base_view__close(&ours);
+		if (err)
+			return err;
+		if (r->o->cli.stats)
+			stats_count(&r->st, "matched_in_base", removed);
+	} else if (r->btf && (r->lossy || r->base)) {
+		/* Every split BTF that base_dedup__split() did not make is
+		 * libbpf's to deduplicate: with --libbpf-dedup, and over a base
+		 * the view cannot read (another byte order), which would
+		 * otherwise repeat the base. */
+		int started;
+		err = libbpf_base__dedup(r->btf, &started);
+		if (!started)
+			return diag_fail(r->d, EAGAIN, "cannot start a thread for libbpf's dedup");
+		if (err)
+			return diag_fail(r->d, -err, "deduplicating%s%s failed: %s", r->o->base ? " against base " : "",
+					 r->o->base ? r->o->base : "", strerror(-err));
+	}
+	if (r->big && !r->own_dedup && btf__set_endianness(r->btf, BTF_BIG_ENDIAN))
+		return -EINVAL;
+	/* Counted before the bytes may be swapped for a big-endian target. */
+	if (r->o->cli.stats)
+		r->nkinds = kinds_of(r->own_dedup ? NULL : r->btf, r->own_dedup ? r->split.data : r->ours.data,
+				     r->kinds);
+	if (r->big && r->own_dedup && host_endianness() != BTF_BIG_ENDIAN)
+		split__bswap(r->split.data);
+	r->size = (uint32_t)(r->own_dedup ? r->split.len : r->ours.len);
+	r->raw = r->own_dedup ? r->split.data : r->btf ? btf__raw_data(r->btf, &r->size) : r->ours.data;
+	return r->raw ? 0 : -ENOMEM;
+}
+
+static int write_pass(struct emit_run *r)
+{
+	int err;
+	if (r->o->skip_report && (err = skip_log__write(&r->skips, r->o->skip_report, r->d)))
+		return err;
+	if ((err = output__write(r->o, r->raw, r->size, r->d, r->where)))
+		return err;
+	if (r->memo)
+		cachedir__put(r->memo->cache, r->memo->key, r->raw, r->size, NULL, 0);
+	return 0;
+}
+
+static void run_free(struct emit_run *r)
+{
+	skip_log__free(&r->skips);
+	free(r->picks);
+	btf__free(r->btf);
+	btf__free(r->base);
+	base_index__free(&r->bi);
+	base_view__close(&r->view);
+	buf_free(&r->split);
+	buf_free(&r->ours);
+	type_map__free(&r->map);
+	elf_info__free(&r->ei);
+	graph__free(&r->g);
+}
+
+int emit__run(const struct emit_opts *o, const struct emit_memo *memo, const struct emit_base_cache *bc,
+	      struct diag *d, const char **where)
+{
+	struct emit_run r = { .o = o, .memo = memo, .bc = bc, .d = d, .where = where };
+	stats_init(&r.st, TOOL);
+	stats_count(&r.st, "memtune", (uint64_t)memtune__active());
+	int err = read_pass(&r);
+	if (err) {
+		elf_info__free(&r.ei); /* read_inputs() freed the graph */
+		return err;
+	}
+	stats_phase(&r.st, "read");
+	if ((err = base_pass(&r)))
+		goto out;
+	if (o->explain) {
+		err = explain_pass(&r);
+		goto out;
+	}
+	if ((err = select_pass(&r)))
+		goto out;
+	stats_phase(&r.st, "select");
+	if ((err = plan_pass(&r)))
+		goto out;
+	stats_phase(&r.st, "plan");
+	if ((err = encode_pass(&r)))
+		goto out;
+	stats_phase(&r.st, "encode");
+	if ((err = split_pass(&r)))
+		goto out;
+	/* Its own phase: on a small module, matching against the base is most
+	 * of the emit, and would otherwise count as writing. */
+	if (o->base)
+		stats_phase(&r.st, "base");
+	if ((err = write_pass(&r)))
+		goto out;
+	stats_phase(&r.st, "write");
+	if (o->cli.stats) {
+		stats_count(&r.st, "graph_nodes", r.g.nnodes);
+		count_kinds(&r.st, r.nkinds, r.kinds);
+		stats_count(&r.st, "left_out", r.skips.count);
+		stats_print(&r.st, stderr, o->cli.stats == 2);
+	}
+out:
+	run_free(&r);
+	return err;
+}
