@@ -47,6 +47,17 @@ static inline uint64_t hash_step(uint64_t h, uint64_t v)
 #endif
 }
 
+/* The rule every reused hash table follows when it is emptied for the next
+ * unit: a table grown for the largest unit would cost its whole size to
+ * clear after every small one (megabytes per CU on a vmlinux), so one that
+ * holds fewer than an eighth of its slots is freed (and grows again on
+ * demand) rather than cleared; clearing stays proportional to what the
+ * unit used. */
+static inline int table_drop_on_reset(size_t used, size_t cap)
+{
+	return cap && used * 8 < cap;
+}
+
 /* 128-bit content keys and checksums: never collide-forced, they are identities. */
 struct key128 {
 	uint64_t lo, hi;

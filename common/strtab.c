@@ -43,9 +43,8 @@ void strtab__reset(struct strtab *t)
 {
 	buf_reset(&t->bytes);
 	buf_u8(&t->bytes, 0);
-	/* A set grown for a big table and mostly empty now is dropped rather
-	 * than cleared, so a reset costs what was used, not the largest size. */
-	if (t->slots && t->count * 8 < t->nslots) {
+	/* By the rule of hash.h: a reset costs what was used, not the largest size. */
+	if (t->slots && table_drop_on_reset(t->count, t->nslots)) {
 		free(t->slots);
 		t->slots = NULL;
 		t->nslots = 0;

@@ -7,6 +7,7 @@
 #include "merge.h"
 #include "../../common/diag.h"
 #include "../../common/hash.h"
+#include "../../common/offmap.h"
 #include "../../common/pool.h"
 #include "../../common/vec.h"
 
@@ -14,98 +15,56 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- offset sets --------------------------------------------------------- */
-
-static size_t off_slot(const uint64_t *keys, size_t cap, uint64_t off)
-{
-	size_t i = hash_mix(1, off) & (cap - 1);
-	while (keys[i] && keys[i] != off)
-		i = (i + 1) & (cap - 1);
-	return i;
-}
+/* ---- offset sets, and per input, offset -> export (common/offmap.h) ---- */
 
 int offset_set__add(struct offset_set *s, uint64_t off)
 {
-	if ((s->count + 1) * 2 > s->cap) {
-		size_t ncap = s->cap ? s->cap * 2 : 256;
-		uint64_t *nk = calloc(ncap, sizeof(*nk));
-		if (!nk)
-			return -ENOMEM;
-		for (size_t i = 0; i < s->cap; i++)
-			if (s->keys[i])
-				nk[off_slot(nk, ncap, s->keys[i])] = s->keys[i];
-		free(s->keys);
-		s->keys = nk;
-		s->cap = ncap;
-	}
-	size_t i = off_slot(s->keys, s->cap, off);
-	if (!s->keys[i]) {
-		s->keys[i] = off;
-		s->count++;
-	}
-	return 0;
+	size_t slot;
+	int err = offmap__reserve(&s->map);
+	if (!err && !offmap__find(&s->map, off, &slot))
+		offmap__put(&s->map, slot, off);
+	return err;
 }
 
 int offset_set__has(const struct offset_set *s, uint64_t off)
 {
-	return s->cap && s->keys[off_slot(s->keys, s->cap, off)] == off;
+	size_t slot;
+	return offmap__find(&s->map, off, &slot);
 }
 
 void offset_set__free(struct offset_set *s)
 {
-	free(s->keys);
-	memset(s, 0, sizeof(*s));
+	offmap__free(&s->map);
 }
 
-/* ---- exports: per input, offset -> export ------------------------------- */
-
 struct export_map {
-	struct offset_set set;	/* offsets, for the slot */
-	struct export *vals;	/* parallel to set.keys */
+	struct offmap map;	/* offset -> struct export */
 };
 
 struct export_map *classes_new_exports(size_t ninputs)
 {
-	return calloc(ninputs ? ninputs : 1, sizeof(struct export_map));
+	struct export_map *em = calloc(ninputs ? ninputs : 1, sizeof(struct export_map));
+	for (size_t i = 0; em && i < (ninputs ? ninputs : 1); i++)
+		em[i].map.val_size = sizeof(struct export);
+	return em;
 }
 
 static int export_add(struct export_map *em, const struct export *e)
 {
-	if ((em->set.count + 1) * 2 > em->set.cap) {
-		size_t ocap = em->set.cap;
-		uint64_t *okeys = em->set.keys;
-		struct export *ovals = em->vals;
-		size_t ncap = ocap ? ocap * 2 : 256;
-		em->set.keys = calloc(ncap, sizeof(uint64_t));
-		em->vals = calloc(ncap, sizeof(*em->vals));
-		if (!em->set.keys || !em->vals)
-			return -ENOMEM;
-		em->set.cap = ncap;
-		for (size_t i = 0; i < ocap; i++)
-			if (okeys[i]) {
-				size_t j = off_slot(em->set.keys, ncap, okeys[i]);
-				em->set.keys[j] = okeys[i];
-				em->vals[j] = ovals[i];
-			}
-		free(okeys);
-		free(ovals);
+	size_t slot;
+	int err = offmap__reserve(&em->map);
+	if (!err && !offmap__find(&em->map, e->off, &slot)) {
+		offmap__put(&em->map, slot, e->off);
+		*(struct export *)offmap__val(&em->map, slot) = *e;
 	}
-	size_t j = off_slot(em->set.keys, em->set.cap, e->off);
-	if (!em->set.keys[j]) {
-		em->set.keys[j] = e->off;
-		em->vals[j] = *e;
-		em->set.count++;
-	}
-	return 0;
+	return err;
 }
 
 const struct export *classes_export(const struct merge *m, uint32_t input, uint64_t off)
 {
 	const struct export_map *em = &m->exports[input];
-	if (!em->set.cap)
-		return NULL;
-	size_t j = off_slot(em->set.keys, em->set.cap, off);
-	return em->set.keys[j] == off ? &em->vals[j] : NULL;
+	size_t slot;
+	return offmap__find(&em->map, off, &slot) ? offmap__val(&em->map, slot) : NULL;
 }
 
 /* ---- the weak table: key bytes -> weak class ----------------------------- *
@@ -883,10 +842,8 @@ void classes_free(struct merge *m)
 	if (m->wt)
 		weak_table_free(m->wt);
 	if (m->exports) {
-		for (size_t i = 0; i < m->o->ninputs; i++) {
-			offset_set__free(&m->exports[i].set);
-			free(m->exports[i].vals);
-		}
+		for (size_t i = 0; i < m->o->ninputs; i++)
+			offmap__free(&m->exports[i].map);
 		free(m->exports);
 	}
 	free(m->weak);

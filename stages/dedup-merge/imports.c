@@ -265,7 +265,7 @@ int xtargets_collect(const struct cus_file *f, const struct offset_set *wanted, 
 		     struct xtargets *xt, struct diag *d)
 {
 	memset(xt, 0, sizeof(*xt));
-	if (!wanted->count)
+	if (!wanted->map.count)
 		return 0;
 	buf_u8(&xt->strs, 0); /* name_at 0: no name */
 	struct cus_cu cu = { 0 };

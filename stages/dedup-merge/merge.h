@@ -52,6 +52,7 @@
 #include "../../common/arena.h"
 #include "../../common/buf.h"
 #include "../../common/cachedir.h"
+#include "../../common/offmap.h"
 #include "../../common/cli.h"
 #include "../../common/stats.h"
 #include "../../format/cus.h"
@@ -174,8 +175,7 @@ void cu_scan__free(struct cu_scan *s);
 
 /* The set of global DIE offsets that some CU of an input refers to. */
 struct offset_set {
-	uint64_t *keys;
-	size_t cap, count;
+	struct offmap map;	/* a set: val_size 0 */
 };
 int offset_set__add(struct offset_set *s, uint64_t off);
 int offset_set__has(const struct offset_set *s, uint64_t off);

@@ -785,7 +785,7 @@ int scan_cu(const struct cus_file *f, size_t cu_index, uint32_t input, const str
 			err = collect_func(&x, k, &cap_f, &cap_p);
 		else if (r->kind == CUS_VAR)
 			err = collect_var(&x, k, &cap_v);
-		if (!err && wanted && wanted->count && offset_set__has(wanted, x.cu.cu_offset + r->die))
+		if (!err && wanted && wanted->map.count && offset_set__has(wanted, x.cu.cu_offset + r->die))
 			err = collect_export(&x, k, &cap_e);
 	}
 	if (!err && out->keys.err)

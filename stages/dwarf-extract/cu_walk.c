@@ -32,6 +32,8 @@ int cu_walk__init(struct cu_walk *w, const struct input *in, Dwarf *dw, struct d
 		if (in->dw[i] == dw)
 			w->alt = in->alt[i];
 	w->d = d;
+	w->recs_at.val_size = sizeof(uint32_t);
+	w->exts.val_size = sizeof(uint32_t);
 	w->strs = strtab__new();
 	return w->strs ? 0 : -ENOMEM;
 }
@@ -42,222 +44,14 @@ void cu_walk__free(struct cu_walk *w)
 	die_reader__free(&w->rd);
 	strtab__free(w->strs);
 	free(w->slots);
-	free(w->map_keys);
-	free(w->map_vals);
-	free(w->ext_keys);
-	free(w->ext_vals);
+	offmap__free(&w->recs_at);
+	offmap__free(&w->exts);
 	free(w->str_map);
 	free(w->pend_annots);
 	free(w->patch_recs);
 	free(w->addr_pos);
 	buf_free(&w->blob);
 	memset(w, 0, sizeof(*w));
-}
-
-/* ---- offset maps: open addressing, key 0 = empty (no DIE is at 0) ---- */
-
-static int map_find(const uint64_t *keys, size_t cap, uint64_t key, size_t *slot)
-{
-	*slot = 0;
-	if (!cap)
-		return 0;
-	size_t i = hash_step(0, key) & (cap - 1); /* a multiply: an XXH3 round per DIE cost more */
-	while (keys[i] && keys[i] != key)
-		i = (i + 1) & (cap - 1);
-	*slot = i;
-	return keys[i] == key;
-}
-
-static int map_grow(uint64_t **keys, uint32_t **vals, size_t *cap, size_t count)
-{
-	if ((count + 1) * 2 <= *cap)
-		return 0;
-	size_t ncap = *cap ? *cap * 2 : 1024;
-	uint64_t *nk = calloc(ncap, sizeof(*nk));
-	uint32_t *nv = calloc(ncap, sizeof(*nv));
-	if (!nk || !nv) {
-		free(nk);
-		free(nv);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < *cap; i++) {
-		if (!(*keys)[i])
-			continue;
-		size_t s;
-		map_find(nk, ncap, (*keys)[i], &s);
-		nk[s] = (*keys)[i];
-		nv[s] = (*vals)[i];
-	}
-	free(*keys);
-	free(*vals);
-	*keys = nk;
-	*vals = nv;
-	*cap = ncap;
-	return 0;
-}
-
-/* Empty a map for the next CU. A table grown for the largest CU would cost
- * its whole size to clear after every small one (megabytes per CU on a
- * vmlinux), so a table that was mostly empty is dropped and regrown on
- * demand instead: clearing stays proportional to what the CU used. */
-static void map_clear(uint64_t **keys, uint32_t **vals, size_t *cap, size_t used)
-{
-	if (*cap && used * 8 < *cap) {
-		free(*keys);
-		free(*vals);
-		*keys = NULL;
-		*vals = NULL;
-		*cap = 0;
-	} else if (*cap) {
-		memset(*keys, 0, *cap * sizeof(**keys));
-	}
-}
-
-/* ---- services for die_record.c ---- */
-
-/* Where str_map's probe for key starts (mask: the capacity - 1). */
-static size_t str_home(uint32_t key, size_t mask)
-{
-	return (key * 0x9e3779b1u) & mask;
-}
-
-/* Room in str_map for one more key, the load kept below 1/2. */
-static int str_map_grow(struct cu_walk *w)
-{
-	if ((w->str_count + 1) * 2 <= w->str_cap)
-		return 0;
-	size_t ncap = w->str_cap ? w->str_cap * 2 : 1024;
-	struct str_slot *n = calloc(ncap, sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	for (size_t j = 0; j < w->str_cap; j++) {
-		uint32_t key = w->str_map[j].key;
-		if (!key)
-			continue;
-		size_t i = str_home(key, ncap - 1);
-		while (n[i].key)
-			i = (i + 1) & (ncap - 1);
-		n[i] = w->str_map[j];
-	}
-	free(w->str_map);
-	w->str_map = n;
-	w->str_cap = ncap;
-	return 0;
-}
-
-/* Empty str_map for the next CU, as map_clear() does its maps. */
-static void str_map_clear(struct cu_walk *w)
-{
-	if (w->str_cap && w->str_count * 8 < w->str_cap) {
-		free(w->str_map);
-		w->str_map = NULL;
-		w->str_cap = 0;
-	} else if (w->str_cap) {
-		memset(w->str_map, 0, w->str_cap * sizeof(*w->str_map));
-	}
-	w->str_count = 0;
-}
-
-int cu_walk__str(struct cu_walk *w, const char *s, uint32_t *out)
-{
-	const struct dwsec *sec = &w->in->dws[DWS_STR];
-	const char *base = (const char *)sec->p;
-	int64_t off;
-	/* Compared as addresses: s may point into any buffer, and there may be
-	 * no .debug_str at all (base NULL). */
-	if (s && w->in->dws_ok && sec->n && sec->n < UINT32_MAX && (uintptr_t)s - (uintptr_t)base < sec->n) {
-		/* A string of .debug_str (most names) is the same string wherever
-		 * it is met from, so it is interned by its place there: an integer
-		 * lookup, where interning by content hashed and compared its bytes
-		 * (a fifth of the extraction). A name met again is not even read:
-		 * its first byte was a cache miss in .debug_str. The rare equal
-		 * string that comes from elsewhere (DW_FORM_string, another
-		 * offset) is stored twice; readers go by content, never by ref. */
-		if (str_map_grow(w))
-			return -ENOMEM;
-		uint32_t key = (uint32_t)(s - base) + 1;
-		size_t mask = w->str_cap - 1, i = str_home(key, mask);
-		for (; w->str_map[i].key; i = (i + 1) & mask)
-			if (w->str_map[i].key == key) {
-				*out = w->str_map[i].val;
-				return 0;
-			}
-		size_t len = strlen(s);
-		off = len ? strtab__append(w->strs, s, len) : 0; /* "" is ref 0, as strtab__add() gives */
-		if (off < 0)
-			return (int)off;
-		w->str_map[i] = (struct str_slot){ key, (uint32_t)off };
-		w->str_count++;
-		*out = (uint32_t)off;
-		return 0;
-	}
-	off = strtab__add(w->strs, s);
-	if (off < 0)
-		return (int)off;
-	*out = (uint32_t)off;
-	return 0;
-}
-
-int cu_walk__ref(struct cu_walk *w, uint64_t die_off, cus_ref *out)
-{
-	if (!die_off) {
-		*out = 0;
-		return 0;
-	}
-	if (w->nslots >= UINT32_MAX / 2 || vec_grow(&w->slots, &w->cap_slots, w->nslots + 1))
-		return -ENOMEM;
-	w->slots[w->nslots++] = die_off;
-	*out = (cus_ref)w->nslots; /* provisional: slot + 1, resolved later */
-	return 0;
-}
-
-int cu_walk__new_rec(struct cu_walk *w, Dwarf_Die *die, uint8_t kind, uint32_t *idx)
-{
-	struct cus_cu *cu = &w->cu;
-	uint64_t off = die_gid(w->dw, die);
-	if (cu->nrecs >= UINT32_MAX / 2 - 1 || vec_grow(&cu->recs, &cu->cap_recs, cu->nrecs + 1) ||
-	    map_grow(&w->map_keys, &w->map_vals, &w->map_cap, w->map_count))
-		return -ENOMEM;
-	size_t s;
-	if (map_find(w->map_keys, w->map_cap, off, &s))
-		return diag_fail(w->d, EBADMSG, "DIE 0x%llx recorded twice (malformed DIE tree)",
-				 (unsigned long long)off);
-	w->map_keys[s] = off;
-	w->map_vals[s] = (uint32_t)cu->nrecs;
-	w->map_count++;
-	*idx = (uint32_t)cu->nrecs++;
-	struct cus_rec *r = &cu->recs[*idx];
-	memset(r, 0, sizeof(*r));
-	r->kind = kind;
-	r->die = off - w->unit_off;
-	return 0;
-}
-
-int cu_walk__new_item(struct cu_walk *w, uint32_t *idx)
-{
-	struct cus_cu *cu = &w->cu;
-	if (cu->nitems >= UINT32_MAX || vec_grow(&cu->items, &cu->cap_items, cu->nitems + 1))
-		return -ENOMEM;
-	*idx = (uint32_t)cu->nitems++;
-	memset(&cu->items[*idx], 0, sizeof(cu->items[*idx]));
-	return 0;
-}
-
-int cu_walk__patch(struct cu_walk *w, uint32_t idx)
-{
-	if (vec_grow(&w->patch_recs, &w->cap_patch_recs, w->npatch_recs + 1))
-		return -ENOMEM;
-	w->patch_recs[w->npatch_recs++] = idx;
-	return 0;
-}
-
-int cu_walk__offdie(struct cu_walk *w, uint64_t off, Dwarf_Die *out)
-{
-	Dwarf *dw = (off & CUS_ALT_BIT) ? w->alt : w->dw;
-	if (!dw || !dwarf_offdie(dw, off & ~CUS_ALT_BIT, out))
-		return diag_fail(w->d, EBADMSG, "reference to DIE 0x%llx, which does not exist",
-				 (unsigned long long)off);
-	return 0;
 }
 
 /* ---- pass 1: the walk ---- */
@@ -321,8 +115,8 @@ static int walk_children(struct cu_walk *w, Dwarf_Die *parent, int depth)
 static int resolve_slot(struct cu_walk *w, uint64_t off, cus_ref *out)
 {
 	size_t s;
-	if (map_find(w->map_keys, w->map_cap, off, &s)) {
-		*out = cus_ref_local(w->map_vals[s]);
+	if (offmap__find(&w->recs_at, off, &s)) {
+		*out = cus_ref_local(*(uint32_t *)offmap__val(&w->recs_at, s));
 		return 0;
 	}
 	if (off >= w->unit_off && off < w->unit_end) {
@@ -330,29 +124,29 @@ static int resolve_slot(struct cu_walk *w, uint64_t off, cus_ref *out)
 		if (off < w->first_die)
 			return diag_fail(w->d, EBADMSG, "a reference to 0x%llx, inside the unit header, not a DIE",
 					 (unsigned long long)(off & ~CUS_ALT_BIT));
-		int err = cu_walk__offdie(w, off, &die);
+		int err = cu_recs__offdie(w, off, &die);
 		if (!err)
 			err = die_record__add(w, &die, 0);
 		if (err)
 			return err;
-		if (!map_find(w->map_keys, w->map_cap, off, &s))
+		if (!offmap__find(&w->recs_at, off, &s))
 			return diag_fail(w->d, EBADMSG, "DIE 0x%llx: referenced, but made no record",
 					 (unsigned long long)off);
-		*out = cus_ref_local(w->map_vals[s]);
+		*out = cus_ref_local(*(uint32_t *)offmap__val(&w->recs_at, s));
 		return 0;
 	}
 	/* Another CU's DIE (DW_FORM_ref_addr): symbolic until dedup-merge. */
 	struct cus_cu *cu = &w->cu;
-	if (map_grow(&w->ext_keys, &w->ext_vals, &w->ext_cap, cu->nexterns))
+	if (offmap__reserve(&w->exts))
 		return -ENOMEM;
-	if (!map_find(w->ext_keys, w->ext_cap, off, &s)) {
+	if (!offmap__find(&w->exts, off, &s)) {
 		if (vec_grow(&cu->externs, &cu->cap_externs, cu->nexterns + 1))
 			return -ENOMEM;
-		w->ext_keys[s] = off;
-		w->ext_vals[s] = (uint32_t)cu->nexterns;
+		offmap__put(&w->exts, s, off);
+		*(uint32_t *)offmap__val(&w->exts, s) = (uint32_t)cu->nexterns;
 		cu->externs[cu->nexterns++] = off;
 	}
-	*out = cus_ref_extern(w->ext_vals[s]);
+	*out = cus_ref_extern(*(uint32_t *)offmap__val(&w->exts, s));
 	return 0;
 }
 
@@ -419,22 +213,18 @@ static int unit_header(struct cu_walk *w, const struct unit *u, Dwarf_Die *cudie
 	int lang = dwarf_srclang(cudie);
 	w->cu.language = lang > 0 ? (uint32_t)lang : 0;
 	Dwarf_Attribute at;
-	int err = cu_walk__str(w, dwarf_formstring(dwarf_attr(cudie, DW_AT_producer, &at)), &w->cu.producer);
+	int err = cu_recs__str(w, dwarf_formstring(dwarf_attr(cudie, DW_AT_producer, &at)), &w->cu.producer);
 	if (!err)
-		err = cu_walk__str(w, dwarf_diename(cudie), &w->cu.name);
+		err = cu_recs__str(w, dwarf_diename(cudie), &w->cu.name);
 	if (!err)
-		err = cu_walk__str(w, dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &at)), &w->cu.comp_dir);
+		err = cu_recs__str(w, dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &at)), &w->cu.comp_dir);
 	return err;
 }
 
 int cu_walk__extract(struct cu_walk *w, const struct unit *u)
 {
 	Dwarf_Die cudie;
-	/* The maps first: their sizes are the previous CU's. */
-	map_clear(&w->map_keys, &w->map_vals, &w->map_cap, w->map_count);
-	map_clear(&w->ext_keys, &w->ext_vals, &w->ext_cap, w->cu.nexterns);
-	str_map_clear(w);
-	w->map_count = 0;
+	cu_recs__clear(w);
 	cus_cu__clear(&w->cu);
 	strtab__reset(w->strs);
 	w->nslots = 0;

@@ -207,47 +207,7 @@ static int read_member_loc(struct attrs_ctx *x, Dwarf_Attribute *at, struct die_
 	return 0;
 }
 
-/* The attributes dwarf-extract reads, each with its ATTR_* bit: the one
- * list (attr_cb() reads by bit; the DIE reader passes on only these). */
-static int attr_bit(unsigned attr)
-{
-	switch (attr) {
-	case DW_AT_name: return ATTR_NAME;
-	case DW_AT_linkage_name: case DW_AT_MIPS_linkage_name: return ATTR_LINKAGE_NAME;
-	case DW_AT_type: return ATTR_TYPE;
-	case DW_AT_abstract_origin: return ATTR_ORIGIN;
-	case DW_AT_specification: return ATTR_SPEC;
-	case DW_AT_byte_size: return ATTR_BYTE_SIZE;
-	case DW_AT_bit_size: return ATTR_BIT_SIZE;
-	case DW_AT_data_bit_offset: return ATTR_DATA_BIT_OFFSET;
-	case DW_AT_bit_offset: return ATTR_BIT_OFFSET;
-	case DW_AT_data_member_location: return ATTR_MEMBER_LOC;
-	case DW_AT_encoding: return ATTR_ENCODING;
-	case DW_AT_inline: return ATTR_INLINE;
-	case DW_AT_calling_convention: return ATTR_CC;
-	case DW_AT_alignment: return ATTR_ALIGNMENT;
-	case DW_AT_count: return ATTR_COUNT;
-	case DW_AT_lower_bound: return ATTR_LOWER;
-	case DW_AT_upper_bound: return ATTR_UPPER;
-	case DW_AT_declaration: return ATTR_DECLARATION;
-	case DW_AT_external: return ATTR_EXTERNAL;
-	case DW_AT_artificial: return ATTR_ARTIFICIAL;
-	case DW_AT_prototyped: return ATTR_PROTOTYPED;
-	case DW_AT_low_pc: return ATTR_LOW_PC;
-	case DW_AT_entry_pc: return ATTR_ENTRY_PC;
-	case DW_AT_ranges: return ATTR_RANGES;
-	case DW_AT_location: return ATTR_LOCATION;
-	case DW_AT_const_value: return ATTR_CONST_VALUE;
-	}
-	return -1;
-}
-
-int die_attrs__bit(unsigned attr)
-{
-	return attr_bit(attr);
-}
-
-/* One attribute into x->a; bit is attr_bit() of its code. */
+/* One attribute into x->a; bit is die_attrs__bit() of its code (attr_bits.c). */
 static int attr_cb(Dwarf_Attribute *at, int bit, void *arg)
 {
 	struct attrs_ctx *x = arg;
@@ -353,7 +313,7 @@ static int attr_cb(Dwarf_Attribute *at, int bit, void *arg)
 /* dwarf_getattrs()'s callback. */
 static int attr_cb_libdw(Dwarf_Attribute *at, void *arg)
 {
-	return attr_cb(at, attr_bit(dwarf_whatattr(at)), arg);
+	return attr_cb(at, die_attrs__bit(dwarf_whatattr(at)), arg);
 }
 
 int die_attrs__read(const struct die_reader *r, Dwarf_Die *die, Dwarf *main_dw, struct die_attrs *a,

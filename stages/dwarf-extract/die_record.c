@@ -33,14 +33,14 @@ static uint32_t common_flags(const struct die_attrs *a)
 static int rec_begin(struct cu_walk *w, Dwarf_Die *die, uint8_t kind, const struct die_attrs *a,
 		     uint32_t *idx)
 {
-	int err = cu_walk__new_rec(w, die, kind, idx);
+	int err = cu_recs__new_rec(w, die, kind, idx);
 	if (err)
 		return err;
 	struct cus_rec *r = rec_at(w, *idx);
 	uint32_t name;
 	cus_ref type;
-	if ((err = cu_walk__str(w, a->name, &name)) ||
-	    (err = cu_walk__ref(w, HAS(a, TYPE) ? a->type : 0, &type)))
+	if ((err = cu_recs__str(w, a->name, &name)) ||
+	    (err = cu_recs__ref(w, HAS(a, TYPE) ? a->type : 0, &type)))
 		return err;
 	r = rec_at(w, *idx);
 	r->name = name;
@@ -55,9 +55,9 @@ static int read_annot(struct cu_walk *w, Dwarf_Die *child, struct cus_annot *out
 	struct die_attrs a;
 	int err = die_attrs__read(&w->rd, child, w->dw, &a, w->d);
 	if (!err)
-		err = cu_walk__str(w, a.name, &out->name);
+		err = cu_recs__str(w, a.name, &out->name);
 	if (!err)
-		err = cu_walk__str(w, a.const_str, &out->value);
+		err = cu_recs__str(w, a.const_str, &out->value);
 	return err;
 }
 
@@ -132,7 +132,7 @@ static int follow_type(struct cu_walk *w, uint64_t off, int stop, struct die_att
 {
 	for (int depth = 0; depth < 16 && off; depth++) {
 		Dwarf_Die t;
-		int err = cu_walk__offdie(w, off, &t);
+		int err = cu_recs__offdie(w, off, &t);
 		if (!err)
 			err = die_attrs__read(&w->rd, &t, w->dw, out, w->d);
 		if (err)
@@ -216,10 +216,10 @@ static int add_member(struct cu_walk *w, Dwarf_Die *m)
 	struct cus_item it = { .bit_size = (uint32_t)a.bit_size, .value = bitoff };
 	if (HAS(&a, ARTIFICIAL))
 		it.flags |= CUS_F_ARTIFICIAL;
-	if ((err = cu_walk__str(w, a.name, &it.name)) ||
-	    (err = cu_walk__ref(w, HAS(&a, TYPE) ? a.type : 0, &it.type)) ||
+	if ((err = cu_recs__str(w, a.name, &it.name)) ||
+	    (err = cu_recs__ref(w, HAS(&a, TYPE) ? a.type : 0, &it.type)) ||
 	    (err = annots_of(w, m, &it.flags, &it.annot_first, &it.annot_count)) ||
-	    (err = cu_walk__new_item(w, &ii)))
+	    (err = cu_recs__new_item(w, &ii)))
 		return err;
 	w->cu.items[ii] = it;
 	return 0;
@@ -291,7 +291,7 @@ static int rec_enum(struct cu_walk *w, Dwarf_Die *die, const struct die_attrs *a
 			struct die_attrs ea;
 			uint32_t ii, name;
 			if ((err = die_attrs__read(&w->rd, &c, w->dw, &ea, w->d)) ||
-			    (err = cu_walk__str(w, ea.name, &name)))
+			    (err = cu_recs__str(w, ea.name, &name)))
 				return err;
 			if (!HAS(&ea, CONST_VALUE))
 				return diag_fail(w->d, EBADMSG, "DIE 0x%llx: enumerator without a value",
@@ -317,7 +317,7 @@ static int rec_enum(struct cu_walk *w, Dwarf_Die *die, const struct die_attrs *a
 				if (is_signed && width < 8 && width == under_size && (uv >> (8 * width - 1)) & 1)
 					v = uv | (~(uint64_t)0 << (8 * width));
 			}
-			if ((err = cu_walk__new_item(w, &ii)))
+			if ((err = cu_recs__new_item(w, &ii)))
 				return err;
 			w->cu.items[ii] = (struct cus_item){ .name = name, .value = v };
 		} while (die_next(&w->rd, &c));
@@ -363,7 +363,7 @@ static int rec_array(struct cu_walk *w, Dwarf_Die *die, const struct die_attrs *
 			struct die_attrs s;
 			uint32_t ii;
 			if ((err = die_attrs__read(&w->rd, &c, w->dw, &s, w->d)) ||
-			    (err = cu_walk__new_item(w, &ii)))
+			    (err = cu_recs__new_item(w, &ii)))
 				return err;
 			w->cu.items[ii] = (struct cus_item){ .value = ct == DW_TAG_subrange_type ? dimension(&s) : 0 };
 		} while (die_next(&w->rd, &c));
@@ -392,8 +392,8 @@ static int rec_subroutine(struct cu_walk *w, Dwarf_Die *die, const struct die_at
 				uint32_t ii;
 				cus_ref t;
 				if ((err = die_attrs__read(&w->rd, &c, w->dw, &p, w->d)) ||
-				    (err = cu_walk__ref(w, HAS(&p, TYPE) ? p.type : 0, &t)) ||
-				    (err = cu_walk__new_item(w, &ii)))
+				    (err = cu_recs__ref(w, HAS(&p, TYPE) ? p.type : 0, &t)) ||
+				    (err = cu_recs__new_item(w, &ii)))
 					return err;
 				w->cu.items[ii] = (struct cus_item){ .type = t };
 			}
@@ -441,7 +441,7 @@ static int rec_param(struct cu_walk *w, Dwarf_Die *die, const struct die_attrs *
 	if (err)
 		return err;
 	cus_ref origin;
-	if ((err = cu_walk__ref(w, HAS(a, ORIGIN) ? a->origin : 0, &origin)))
+	if ((err = cu_recs__ref(w, HAS(a, ORIGIN) ? a->origin : 0, &origin)))
 		return err;
 	struct cus_rec *r = rec_at(w, idx);
 	r->origin = origin;
@@ -472,9 +472,9 @@ static int rec_func(struct cu_walk *w, Dwarf_Die *die, const struct die_attrs *a
 	uint32_t idx, linkage;
 	cus_ref origin, spec;
 	int err = rec_begin(w, die, CUS_FUNC, a, &idx);
-	if (err || (err = cu_walk__str(w, a->linkage_name, &linkage)) ||
-	    (err = cu_walk__ref(w, HAS(a, ORIGIN) ? a->origin : 0, &origin)) ||
-	    (err = cu_walk__ref(w, HAS(a, SPEC) ? a->spec : 0, &spec)))
+	if (err || (err = cu_recs__str(w, a->linkage_name, &linkage)) ||
+	    (err = cu_recs__ref(w, HAS(a, ORIGIN) ? a->origin : 0, &origin)) ||
+	    (err = cu_recs__ref(w, HAS(a, SPEC) ? a->spec : 0, &spec)))
 		return err;
 	uint32_t flags = rec_at(w, idx)->flags, nparams = 0, afirst = 0, acount = 0;
 	size_t base = w->npend_annots;
@@ -503,7 +503,7 @@ static int rec_func(struct cu_walk *w, Dwarf_Die *die, const struct die_attrs *a
 		return err;
 	Dwarf_Addr pc = 0;
 	uint32_t shndx = 0;
-	if ((HAS(a, LOW_PC) || HAS(a, ENTRY_PC) || HAS(a, RANGES)) && (err = cu_walk__patch(w, idx)))
+	if ((HAS(a, LOW_PC) || HAS(a, ENTRY_PC) || HAS(a, RANGES)) && (err = cu_recs__patch(w, idx)))
 		return err;
 	if (func_pc(die, a, &pc)) {
 		flags |= CUS_F_HAS_PC;
@@ -548,8 +548,8 @@ static int rec_var(struct cu_walk *w, Dwarf_Die *die, const struct die_attrs *a,
 	uint32_t idx, linkage;
 	cus_ref spec;
 	int err = rec_with_annots(w, die, CUS_VAR, a, &idx);
-	if (err || (err = cu_walk__str(w, a->linkage_name, &linkage)) ||
-	    (err = cu_walk__ref(w, HAS(a, SPEC) ? a->spec : 0, &spec)))
+	if (err || (err = cu_recs__str(w, a->linkage_name, &linkage)) ||
+	    (err = cu_recs__ref(w, HAS(a, SPEC) ? a->spec : 0, &spec)))
 		return err;
 	struct cus_rec *r = rec_at(w, idx);
 	r->linkage = linkage;
@@ -560,7 +560,7 @@ static int rec_var(struct cu_walk *w, Dwarf_Die *die, const struct die_attrs *a,
 		r->flags |= CUS_F_CONST_VALUE;
 	Dwarf_Addr addr;
 	if (HAS(a, LOCATION) && var_addr(a, &addr)) {
-		if ((err = cu_walk__patch(w, idx)))
+		if ((err = cu_recs__patch(w, idx)))
 			return err;
 		r = rec_at(w, idx);
 		r->flags |= CUS_F_HAS_ADDR;
@@ -584,7 +584,7 @@ int die_record__addr(struct cu_walk *w, uint64_t die_off, uint8_t kind, uint64_t
 {
 	Dwarf_Die die;
 	struct die_attrs a;
-	int err = cu_walk__offdie(w, die_off, &die);
+	int err = cu_recs__offdie(w, die_off, &die);
 	if (!err)
 		err = die_attrs__read(&w->rd, &die, w->dw, &a, w->d);
 	if (err)

@@ -26,6 +26,7 @@
 
 #include "../../common/buf.h"
 #include "../../common/cachedir.h"
+#include "../../common/offmap.h"
 #include "../../common/cli.h"
 #include "../../format/cus.h"
 
@@ -365,15 +366,11 @@ struct cu_walk {
 	 * and resolved to record indexes or externs once the walk is done. */
 	uint64_t *slots;
 	size_t nslots, cap_slots;
-	/* DIE offset -> record index, open addressing, for this CU. */
-	uint64_t *map_keys;
-	uint32_t *map_vals;
-	size_t map_cap, map_count;
-	/* extern offset -> extern index. */
-	uint64_t *ext_keys;
-	uint32_t *ext_vals;
-	size_t ext_cap;
-	/* .debug_str offset + 1 -> the string's offset in strs (cu_walk__str):
+	/* DIE offset -> record index (u32), for this CU. */
+	struct offmap recs_at;
+	/* extern offset -> extern index (u32). */
+	struct offmap exts;
+	/* .debug_str offset + 1 -> the string's offset in strs (cu_recs__str):
 	 * open addressing, key 0 = empty, key and value side by side. */
 	struct str_slot { uint32_t key, val; } *str_map;
 	size_t str_cap, str_count;
@@ -405,15 +402,18 @@ int die_record__add(struct cu_walk *w, Dwarf_Die *die, int toplevel);
 int die_record__addr(struct cu_walk *w, uint64_t die_off, uint8_t kind, uint64_t *addr,
 		     uint32_t *shndx);
 
-/* cu_walk.c services for die_record.c */
-int cu_walk__ref(struct cu_walk *w, uint64_t die_off, cus_ref *out); /* 0 -> 0 */
-int cu_walk__str(struct cu_walk *w, const char *s, uint32_t *out);
-int cu_walk__new_rec(struct cu_walk *w, Dwarf_Die *die, uint8_t kind, uint32_t *idx);
-int cu_walk__new_item(struct cu_walk *w, uint32_t *idx);
+/* cu_recs.c: the CU's records as die_record.c makes them, in the walk's
+ * state (the services die_record.c uses; cu_walk.c drives both). */
+int cu_recs__ref(struct cu_walk *w, uint64_t die_off, cus_ref *out); /* 0 -> 0 */
+int cu_recs__str(struct cu_walk *w, const char *s, uint32_t *out);
+int cu_recs__new_rec(struct cu_walk *w, Dwarf_Die *die, uint8_t kind, uint32_t *idx);
+int cu_recs__new_item(struct cu_walk *w, uint32_t *idx);
 /* Note that record idx read address fields (see patch_recs). */
-int cu_walk__patch(struct cu_walk *w, uint32_t idx);
+int cu_recs__patch(struct cu_walk *w, uint32_t idx);
 /* Resolve a DIE offset to its DWARF tag and attributes in this walk's handle. */
-int cu_walk__offdie(struct cu_walk *w, uint64_t off, Dwarf_Die *out);
+int cu_recs__offdie(struct cu_walk *w, uint64_t off, Dwarf_Die *out);
+/* Empty the record and string maps for the next CU. */
+void cu_recs__clear(struct cu_walk *w);
 
 /* cached.c: one unit through the extracted-CU cache (format/CU-CACHE.md). */
 struct cachedir;
