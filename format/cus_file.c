@@ -217,89 +217,59 @@ static int read_blob(const struct cus_file *f, size_t i, struct cus_cu *cu, int 
  * index are read into memory; blobs are read with pread() when decoded, so
  * the reader's resident memory is what it decodes, whatever the page
  * cache holds of the file. */
-static int open_file(struct cus_file *f, const char *path, int check_blobs, struct diag *d)
+/* Where the header puts the identity and the index. */
+struct cus_layout {
+	uint32_t count, ident_size;
+	uint64_t ident_off, index_off;
+};
+
+/* The header into h and *l: magic, version, flags, and sizes and offsets
+ * that agree with the file's size. 0, or a negative errno with the detail. */
+static int read_header(struct cus_file *f, uint8_t h[CUS_HEADER_SIZE], struct cus_layout *l, struct diag *d)
 {
-	memset(f, 0, sizeof(*f));
-	f->path = path;
-	f->fd = -1;
-	uint8_t h[CUS_HEADER_SIZE];
-	int err = inputfile_open(path, CUS_HEADER_SIZE, ".cus header", &f->fd, &f->size, d);
+	const char *path = f->path;
+	int err = inputfile_pread(f->fd, h, CUS_HEADER_SIZE, 0);
 	if (err)
-		return err;
-	if ((err = inputfile_pread(f->fd, h, CUS_HEADER_SIZE, 0))) {
-		err = diag_fail(d, -err, "%s: cannot read the header: %s", path,
-				inputfile_pread_failure(err));
-		goto fail;
-	}
-	if (memcmp(h, CUS_MAGIC, 8)) {
-		err = diag_fail(d, EBADMSG, "%s: not a .cus file (bad magic at offset 0)", path);
-		goto fail;
-	}
+		return diag_fail(d, -err, "%s: cannot read the header: %s", path, inputfile_pread_failure(err));
+	if (memcmp(h, CUS_MAGIC, 8))
+		return diag_fail(d, EBADMSG, "%s: not a .cus file (bad magic at offset 0)", path);
 	f->format_version = le32_get(h + 8);
-	if (f->format_version != CUS_FORMAT_VERSION) {
-		err = diag_fail(d, EPROTO, "%s: .cus format version %u, this btfpipe reads version %u: "
-				"extract again with this btfpipe", path, f->format_version, CUS_FORMAT_VERSION);
-		goto fail;
-	}
+	if (f->format_version != CUS_FORMAT_VERSION)
+		return diag_fail(d, EPROTO, "%s: .cus format version %u, this btfpipe reads version %u: "
+				 "extract again with this btfpipe", path, f->format_version, CUS_FORMAT_VERSION);
 	f->producer_version = le32_get(h + 12);
 	f->ident.flags = le32_get(h + 16);
-	uint32_t count = le32_get(h + 20);
-	uint64_t fsize = le64_get(h + 24), ident_off = le64_get(h + 32), index_off = le64_get(h + 48);
-	uint32_t ident_size = le32_get(h + 40);
+	l->count = le32_get(h + 20);
+	uint64_t fsize = le64_get(h + 24);
+	l->ident_off = le64_get(h + 32);
+	l->index_off = le64_get(h + 48);
+	l->ident_size = le32_get(h + 40);
 	f->ident.e_machine = le16_get(h + 44);
 	f->ident.ei_class = h[46];
 	f->ident.ei_data = h[47];
-	err = -EBADMSG;
-	if (fsize != f->size) {
-		err = diag_fail(d, EBADMSG, "%s: file is %zu bytes but its header says %llu (truncated or appended to)",
-			  path, f->size, (unsigned long long)fsize);
-		goto fail;
-	}
-	if (f->ident.flags & ~CUS_FILE_ET_REL) {
-		err = diag_fail(d, EBADMSG, "%s: unknown header flags 0x%x at offset 16", path, f->ident.flags);
-		goto fail;
-	}
-	if (ident_off != CUS_HEADER_SIZE || ident_size > fsize - ident_off ||
-	    index_off < ident_off + ident_size || index_off > fsize ||
-	    (uint64_t)count * CUS_INDEX_ENTRY_SIZE != fsize - index_off) {
-		err = diag_fail(d, EBADMSG, "%s: header offsets inconsistent (index at offset %llu, %u CUs)", path,
-			  (unsigned long long)index_off, count);
-		goto fail;
-	}
-	/* The identity and the index, one buffer: both are checked below. */
-	size_t isize = (size_t)count * CUS_INDEX_ENTRY_SIZE;
-	uint8_t *meta = malloc(ident_size + isize + 1);
-	if (!meta) {
-		err = -ENOMEM;
-		goto fail;
-	}
-	const uint8_t *ident = meta, *index = meta + ident_size;
-	if ((err = inputfile_pread(f->fd, meta, ident_size, ident_off)) ||
-	    (err = inputfile_pread(f->fd, meta + ident_size, isize, index_off))) {
-		err = diag_fail(d, -err, "%s: cannot read the identity and index: %s", path,
-				inputfile_pread_failure(err));
-		goto fail_meta;
-	}
-	err = -EBADMSG;
-	if (header_check(h, ident, ident_size, index, isize) != le64_get(h + 56)) {
-		err = diag_fail(d, EBADMSG, "%s: header checksum mismatch: the header (offset 0), identity "
-			  "(offset %llu) or index (offset %llu) is corrupted", path,
-			  (unsigned long long)ident_off, (unsigned long long)index_off);
-		goto fail_meta;
-	}
-	if (ident_decode(&f->ident, ident, ident_size)) {
-		err = diag_fail(d, EBADMSG, "%s: identity block malformed at offset %llu", path,
-			  (unsigned long long)ident_off);
-		goto fail_meta;
-	}
-	f->index = calloc(count ? count : 1, sizeof(*f->index));
-	if (!f->index) {
-		err = -ENOMEM;
-		goto fail_meta;
-	}
-	f->count = count;
-	uint64_t expect = ident_off + ident_size;
-	for (uint32_t i = 0; i < count; i++) {
+	if (fsize != f->size)
+		return diag_fail(d, EBADMSG, "%s: file is %zu bytes but its header says %llu (truncated or appended to)",
+				 path, f->size, (unsigned long long)fsize);
+	if (f->ident.flags & ~CUS_FILE_ET_REL)
+		return diag_fail(d, EBADMSG, "%s: unknown header flags 0x%x at offset 16", path, f->ident.flags);
+	if (l->ident_off != CUS_HEADER_SIZE || l->ident_size > fsize - l->ident_off ||
+	    l->index_off < l->ident_off + l->ident_size || l->index_off > fsize ||
+	    (uint64_t)l->count * CUS_INDEX_ENTRY_SIZE != fsize - l->index_off)
+		return diag_fail(d, EBADMSG, "%s: header offsets inconsistent (index at offset %llu, %u CUs)", path,
+				 (unsigned long long)l->index_off, l->count);
+	return 0;
+}
+
+/* The index entries into f->index: each blob right after the one before
+ * it, the last one ending where the index starts. */
+static int decode_index(struct cus_file *f, const uint8_t *index, const struct cus_layout *l, struct diag *d)
+{
+	f->index = calloc(l->count ? l->count : 1, sizeof(*f->index));
+	if (!f->index)
+		return -ENOMEM;
+	f->count = l->count;
+	uint64_t expect = l->ident_off + l->ident_size;
+	for (uint32_t i = 0; i < l->count; i++) {
 		const uint8_t *p = index + (size_t)i * CUS_INDEX_ENTRY_SIZE;
 		struct cus_index_entry *e = &f->index[i];
 		e->blob_off = le64_get(p);
@@ -310,33 +280,65 @@ static int open_file(struct cus_file *f, const char *path, int check_blobs, stru
 		e->cu_offset = le64_get(p + 16);
 		e->key.lo = le64_get(p + 24);
 		e->key.hi = le64_get(p + 32);
-		if (e->blob_off != expect || e->blob_size > index_off - e->blob_off) {
-			err = diag_fail(d, EBADMSG, "%s: CU %u: blob at offset %llu size %u is out of place",
-					path, i, (unsigned long long)e->blob_off, e->blob_size);
-			goto fail_meta;
-		}
+		if (e->blob_off != expect || e->blob_size > l->index_off - e->blob_off)
+			return diag_fail(d, EBADMSG, "%s: CU %u: blob at offset %llu size %u is out of place",
+					 f->path, i, (unsigned long long)e->blob_off, e->blob_size);
 		expect += e->blob_size;
 	}
+	if (expect != l->index_off)
+		return diag_fail(d, EBADMSG, "%s: %llu stray bytes between the last blob and the index at offset %llu",
+				 f->path, (unsigned long long)(l->index_off - expect),
+				 (unsigned long long)l->index_off);
+	return 0;
+}
+
+/* The identity and the index, read into one buffer and checked against the
+ * header's checksum before either is believed. */
+static int read_meta(struct cus_file *f, const uint8_t h[CUS_HEADER_SIZE], const struct cus_layout *l,
+		     struct diag *d)
+{
+	const char *path = f->path;
+	size_t isize = (size_t)l->count * CUS_INDEX_ENTRY_SIZE;
+	uint8_t *meta = malloc(l->ident_size + isize + 1);
+	if (!meta)
+		return -ENOMEM;
+	const uint8_t *ident = meta, *index = meta + l->ident_size;
+	int err;
+	if ((err = inputfile_pread(f->fd, meta, l->ident_size, l->ident_off)) ||
+	    (err = inputfile_pread(f->fd, meta + l->ident_size, isize, l->index_off)))
+		err = diag_fail(d, -err, "%s: cannot read the identity and index: %s", path,
+				inputfile_pread_failure(err));
+	else if (header_check(h, ident, l->ident_size, index, isize) != le64_get(h + 56))
+		err = diag_fail(d, EBADMSG, "%s: header checksum mismatch: the header (offset 0), identity "
+				"(offset %llu) or index (offset %llu) is corrupted", path,
+				(unsigned long long)l->ident_off, (unsigned long long)l->index_off);
+	else if (ident_decode(&f->ident, ident, l->ident_size))
+		err = diag_fail(d, EBADMSG, "%s: identity block malformed at offset %llu", path,
+				(unsigned long long)l->ident_off);
+	else
+		err = decode_index(f, index, l, d);
 	free(meta);
-	err = 0;
-	if (expect != index_off) {
-		err = diag_fail(d, EBADMSG, "%s: %llu stray bytes between the last blob and the index at offset %llu",
-			  path, (unsigned long long)(index_off - expect), (unsigned long long)index_off);
-		goto fail;
-	}
-	if (check_blobs) {
+	return err;
+}
+
+static int open_file(struct cus_file *f, const char *path, int check_blobs, struct diag *d)
+{
+	memset(f, 0, sizeof(*f));
+	f->path = path;
+	f->fd = -1;
+	uint8_t h[CUS_HEADER_SIZE];
+	struct cus_layout l = { 0 };
+	int err = inputfile_open(path, CUS_HEADER_SIZE, ".cus header", &f->fd, &f->size, d);
+	if (err)
+		return err;
+	if (!(err = read_header(f, h, &l, d)) && !(err = read_meta(f, h, &l, d)) && check_blobs) {
 		struct cus_cu scratch = { 0 };
-		for (size_t i = 0; i < count && !err; i++)
+		for (size_t i = 0; i < f->count && !err; i++)
 			err = read_blob(f, i, &scratch, 1, d);
 		cus_cu__free(&scratch);
-		if (err)
-			goto fail;
 	}
-	return 0;
-fail_meta:
-	free(meta);
-fail:
-	cus_file__close(f);
+	if (err)
+		cus_file__close(f);
 	return err;
 }
 

@@ -831,6 +831,59 @@ static int first_error(struct gread *r, int n, struct diag *d)
 	return 0;
 }
 
+/* The header of the mapped file m (size bytes): magic, version, size and
+ * the checksum over it and the section table. */
+static int check_header(const uint8_t *m, size_t size, const char *path, struct diag *d)
+{
+	if (memcmp(m, GRAPH_MAGIC, 8))
+		return diag_fail(d, EBADMSG, "%s: not a .graph file (bad magic at offset 0)", path);
+	uint32_t version = le32_get(m + 8);
+	if (version != GRAPH_FORMAT_VERSION)
+		return diag_fail(d, EPROTO, "%s: .graph format version %u, this btfpipe reads version %u: "
+				 "merge again with this btfpipe", path, version, GRAPH_FORMAT_VERSION);
+	if (le64_get(m + 24) != size)
+		return diag_fail(d, EBADMSG, "%s: file is %zu bytes but its header says %llu (truncated or appended to)",
+				 path, size, (unsigned long long)le64_get(m + 24));
+	XXH3_state_t hs;
+	XXH3_64bits_reset(&hs);
+	XXH3_64bits_update(&hs, m, 32);
+	XXH3_64bits_update(&hs, m + GRAPH_HEADER_SIZE, GRAPH_NSECTIONS * 32);
+	int reserved_zero = 1;
+	for (int i = 40; i < GRAPH_HEADER_SIZE; i++)
+		reserved_zero &= m[i] == 0;
+	if (le32_get(m + 20) != GRAPH_NSECTIONS || le32_get(m + 16) != 0 || !reserved_zero ||
+	    XXH3_64bits_digest(&hs) != le64_get(m + 32))
+		return diag_fail(d, EBADMSG, "%s: header or section table corrupted (checksum mismatch at offset 32)",
+				 path);
+	return 0;
+}
+
+/* Where each section is, from the section table into r: sections 1 ..
+ * (the result) lie where the table says, each after the one before; the
+ * first one that does not is described in *place_d. *expect: where the
+ * last placed one ends. */
+static int place_sections(struct gread *r, const uint8_t *m, size_t size, uint64_t *expect,
+			  struct diag *place_d)
+{
+	int placed = 0;
+	for (int id = 1; id <= GRAPH_NSECTIONS; id++) {
+		const uint8_t *e = m + GRAPH_HEADER_SIZE + (id - 1) * 32;
+		uint64_t off = le64_get(e + 8), len = le64_get(e + 16);
+		if (le32_get(e) != (uint32_t)id || off != *expect || len > size - off) {
+			diag_fail(place_d, EBADMSG, "%s: section %s out of place (offset %llu)", r->path,
+				  section_names[id], (unsigned long long)off);
+			break;
+		}
+		r->sec[id] = m + off;
+		r->off[id] = off;
+		r->len[id] = (size_t)len;
+		r->check[id] = le64_get(e + 24);
+		*expect = off + len;
+		placed = id;
+	}
+	return placed;
+}
+
 int graph__read_flags(struct graph *g, const char *path, unsigned flags, unsigned threads, struct diag *d)
 {
 	memset(g, 0, sizeof(*g));
@@ -847,55 +900,13 @@ int graph__read_flags(struct graph *g, const char *path, unsigned flags, unsigne
 		goto out;
 	}
 	*r = (struct gread){ .g = g, .path = path, .flags = flags };
-	err = -EBADMSG;
-	if (memcmp(m, GRAPH_MAGIC, 8)) {
-		err = diag_fail(d, EBADMSG, "%s: not a .graph file (bad magic at offset 0)", path);
+	if ((err = check_header(m, size, path, d)))
 		goto out;
-	}
-	uint32_t version = le32_get(m + 8);
-	if (version != GRAPH_FORMAT_VERSION) {
-		err = diag_fail(d, EPROTO, "%s: .graph format version %u, this btfpipe reads version %u: "
-				"merge again with this btfpipe", path, version, GRAPH_FORMAT_VERSION);
-		goto out;
-	}
-	if (le64_get(m + 24) != size) {
-		err = diag_fail(d, EBADMSG, "%s: file is %zu bytes but its header says %llu (truncated or appended to)",
-			  path, size, (unsigned long long)le64_get(m + 24));
-		goto out;
-	}
-	XXH3_state_t hs;
-	XXH3_64bits_reset(&hs);
-	XXH3_64bits_update(&hs, m, 32);
-	XXH3_64bits_update(&hs, m + GRAPH_HEADER_SIZE, GRAPH_NSECTIONS * 32);
-	int reserved_zero = 1;
-	for (int i = 40; i < GRAPH_HEADER_SIZE; i++)
-		reserved_zero &= m[i] == 0;
-	if (le32_get(m + 20) != GRAPH_NSECTIONS || le32_get(m + 16) != 0 || !reserved_zero ||
-	    XXH3_64bits_digest(&hs) != le64_get(m + 32)) {
-		err = diag_fail(d, EBADMSG, "%s: header or section table corrupted (checksum mismatch at offset 32)", path);
-		goto out;
-	}
-	/* Where each section is. A section out of place is reported after
-	 * the errors of the sections before it, as a reader going through
-	 * the file in order would. */
+	/* A section out of place is reported after the errors of the sections
+	 * before it, as a reader going through the file in order would. */
 	uint64_t expect = head_size;
-	int placed = 0; /* sections 1 .. placed are where the table says */
 	struct diag place_d = { 0 };
-	for (int id = 1; id <= GRAPH_NSECTIONS; id++) {
-		const uint8_t *e = m + GRAPH_HEADER_SIZE + (id - 1) * 32;
-		uint64_t off = le64_get(e + 8), len = le64_get(e + 16);
-		if (le32_get(e) != (uint32_t)id || off != expect || len > size - off) {
-			diag_fail(&place_d, EBADMSG, "%s: section %s out of place (offset %llu)", path,
-				  section_names[id], (unsigned long long)off);
-			break;
-		}
-		r->sec[id] = m + off;
-		r->off[id] = off;
-		r->len[id] = (size_t)len;
-		r->check[id] = le64_get(e + 24);
-		expect = off + len;
-		placed = id;
-	}
+	int placed = place_sections(r, m, size, &expect, &place_d);
 	/* The strings, inputs and CUs, in order, on this thread. */
 	for (int id = S_STRINGS; id <= S_CUS && id <= placed; id++)
 		if ((err = read_section(r, id))) {

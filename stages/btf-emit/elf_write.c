@@ -25,90 +25,75 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 	return a > 1 ? (v + a - 1) / a * a : v;
 }
 
-int elf_write__btf(const char *in_path, const char *out_path, const void *btf, size_t btf_size,
-		  struct diag *d)
-{
-	int fd = open(in_path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		int err = errno;
-		return diag_fail(d, err, "%s: cannot open: %s", in_path, strerror(err));
-	}
-	elf_version(EV_CURRENT);
-	Elf *in = elf_begin(fd, ELF_C_READ_MMAP, NULL), *out = NULL;
-	struct outfile of = { .fd = -1 };
-	char *names = NULL;
-	int err = 0;
+/* One rewrite: the input, the output being made, and where things go. */
+struct ew {
+	Elf *in, *out;
+	const char *in_path, *out_path;
 	GElf_Ehdr eh;
 	size_t shnum, phnum, shstrndx;
-	if (!in || elf_kind(in) != ELF_K_ELF || !gelf_getehdr(in, &eh) || elf_getshdrnum(in, &shnum) ||
-	    elf_getphdrnum(in, &phnum) || elf_getshdrstrndx(in, &shstrndx)) {
-		err = diag_fail(d, ENOEXEC, "%s: not an ELF file we can rewrite", in_path);
-		goto out;
-	}
-	if (shnum >= SHN_LORESERVE) {
-		err = diag_fail(d, ENOTSUP, "%s: %zu sections: writing .BTF into ELF files with more than "
-				"%d sections is not supported; use a detached BTF file", in_path, shnum,
-				SHN_LORESERVE - 1);
-		goto out;
-	}
-	if ((err = outfile__open(&of, out_path, d)))
-		goto out;
-	struct stat st;
-	if (fstat(fd, &st) == 0)
-		of.mode = st.st_mode & 07777; /* an executable stays executable */
-	out = elf_begin(of.fd, ELF_C_WRITE, NULL);
-	if (!out || !gelf_newehdr(out, gelf_getclass(in)) || (phnum && !gelf_newphdr(out, phnum))) {
-		err = diag_fail(d, EIO, "%s: cannot start the new ELF: %s", out_path, elf_errmsg(-1));
-		goto out;
-	}
-	elf_flagelf(out, ELF_C_SET, ELF_F_LAYOUT);
-	for (size_t i = 0; i < phnum; i++) {
+	uint64_t end;		/* the end of everything the output uses so far */
+	size_t btf_index;	/* the input's .BTF section, or 0: a new one */
+	char *names;		/* the section names grown by ".BTF", or NULL */
+	size_t names_size;	/* the input's section names' size */
+	uint32_t btf_name;
+	const void *btf;
+	size_t btf_size;
+	struct diag *d;
+};
+
+static int copy_phdrs(struct ew *w)
+{
+	for (size_t i = 0; i < w->phnum; i++) {
 		GElf_Phdr ph;
-		if (!gelf_getphdr(in, (int)i, &ph) || !gelf_update_phdr(out, (int)i, &ph)) {
-			err = diag_fail(d, EIO, "%s: program header %zu: %s", in_path, i, elf_errmsg(-1));
-			goto out;
-		}
+		if (!gelf_getphdr(w->in, (int)i, &ph) || !gelf_update_phdr(w->out, (int)i, &ph))
+			return diag_fail(w->d, EIO, "%s: program header %zu: %s", w->in_path, i, elf_errmsg(-1));
 	}
+	return 0;
+}
 
-	/* The end of everything the file already uses. */
-	uint64_t end = eh.e_phoff + (uint64_t)phnum * eh.e_phentsize;
-	size_t btf_index = 0;
-	for (size_t i = 1; i < shnum; i++) {
+/* The end of everything the file already uses, and its .BTF section. */
+static void find_end(struct ew *w)
+{
+	w->end = w->eh.e_phoff + (uint64_t)w->phnum * w->eh.e_phentsize;
+	for (size_t i = 1; i < w->shnum; i++) {
 		GElf_Shdr sh;
-		gelf_getshdr(elf_getscn(in, i), &sh);
-		const char *name = elf_strptr(in, shstrndx, sh.sh_name);
+		gelf_getshdr(elf_getscn(w->in, i), &sh);
+		const char *name = elf_strptr(w->in, w->shstrndx, sh.sh_name);
 		if (name && !strcmp(name, ".BTF"))
-			btf_index = i;
-		if (sh.sh_type != SHT_NOBITS && sh.sh_offset + sh.sh_size > end)
-			end = sh.sh_offset + sh.sh_size;
+			w->btf_index = i;
+		if (sh.sh_type != SHT_NOBITS && sh.sh_offset + sh.sh_size > w->end)
+			w->end = sh.sh_offset + sh.sh_size;
 	}
+}
 
-	/* The section name table, grown by ".BTF" when the section is new. */
-	Elf_Data *names_in = elf_getdata(elf_getscn(in, shstrndx), NULL);
-	size_t names_size = names_in ? names_in->d_size : 0;
-	uint32_t btf_name = 0;
-	if (!btf_index) {
-		names = malloc(names_size + 5);
-		if (!names) {
-			err = -ENOMEM;
-			goto out;
-		}
-		if (names_size)
-			memcpy(names, names_in->d_buf, names_size);
-		memcpy(names + names_size, ".BTF", 5);
-		btf_name = (uint32_t)names_size;
-	}
+/* The section name table, grown by ".BTF" when the section is new. */
+static int grow_names(struct ew *w)
+{
+	Elf_Data *names_in = elf_getdata(elf_getscn(w->in, w->shstrndx), NULL);
+	w->names_size = names_in ? names_in->d_size : 0;
+	if (w->btf_index)
+		return 0;
+	if (!(w->names = malloc(w->names_size + 5)))
+		return -ENOMEM;
+	if (w->names_size)
+		memcpy(w->names, names_in->d_buf, w->names_size);
+	memcpy(w->names + w->names_size, ".BTF", 5);
+	w->btf_name = (uint32_t)w->names_size;
+	return 0;
+}
 
-	for (size_t i = 1; i < shnum + (btf_index ? 0 : 1); i++) {
-		Elf_Scn *so = elf_newscn(out);
+/* Every section copied where it was (ELF_F_LAYOUT), the grown names and
+ * .BTF after the last byte in use. */
+static int copy_sections(struct ew *w)
+{
+	for (size_t i = 1; i < w->shnum + (w->btf_index ? 0 : 1); i++) {
+		Elf_Scn *so = elf_newscn(w->out);
 		Elf_Data *dout = so ? elf_newdata(so) : NULL;
 		GElf_Shdr sh;
-		if (!dout) {
-			err = diag_fail(d, EIO, "%s: %s", out_path, elf_errmsg(-1));
-			goto out;
-		}
-		if (i < shnum) {
-			Elf_Scn *si = elf_getscn(in, i);
+		if (!dout)
+			return diag_fail(w->d, EIO, "%s: %s", w->out_path, elf_errmsg(-1));
+		if (i < w->shnum) {
+			Elf_Scn *si = elf_getscn(w->in, i);
 			gelf_getshdr(si, &sh);
 			Elf_Data *din = elf_rawdata(si, NULL);
 			if (din) {
@@ -117,50 +102,91 @@ int elf_write__btf(const char *in_path, const char *out_path, const void *btf, s
 				dout->d_type = ELF_T_BYTE;
 				dout->d_align = 1;
 			}
-			if (i == shstrndx && names) {
-				dout->d_buf = names;
-				dout->d_size = names_size + 5;
-				sh.sh_size = names_size + 5;
-				sh.sh_offset = end;
-				end += sh.sh_size;
+			if (i == w->shstrndx && w->names) {
+				dout->d_buf = w->names;
+				dout->d_size = w->names_size + 5;
+				sh.sh_size = w->names_size + 5;
+				sh.sh_offset = w->end;
+				w->end += sh.sh_size;
 			}
 		} else {
 			memset(&sh, 0, sizeof(sh));
-			sh.sh_name = btf_name;
+			sh.sh_name = w->btf_name;
 			sh.sh_type = SHT_PROGBITS;
 			sh.sh_addralign = 4;
 		}
-		if (i == btf_index || i == shnum) {
-			dout->d_buf = (void *)btf;
-			dout->d_size = btf_size;
+		if (i == w->btf_index || i == w->shnum) {
+			dout->d_buf = (void *)w->btf;
+			dout->d_size = w->btf_size;
 			dout->d_type = ELF_T_BYTE;
 			dout->d_align = 1;
-			sh.sh_size = btf_size;
-			sh.sh_offset = end = align_up(end, 4);
-			end += btf_size;
+			sh.sh_size = w->btf_size;
+			sh.sh_offset = w->end = align_up(w->end, 4);
+			w->end += w->btf_size;
 		}
-		if (!gelf_update_shdr(so, &sh)) {
-			err = diag_fail(d, EIO, "%s: section %zu: %s", out_path, i, elf_errmsg(-1));
-			goto out;
-		}
+		if (!gelf_update_shdr(so, &sh))
+			return diag_fail(w->d, EIO, "%s: section %zu: %s", w->out_path, i, elf_errmsg(-1));
 	}
-	GElf_Ehdr oh = eh;
-	oh.e_shoff = align_up(end, 8);
-	oh.e_shnum = (uint16_t)(shnum + (btf_index ? 0 : 1));
-	if (!gelf_update_ehdr(out, &oh) || elf_update(out, ELF_C_WRITE) < 0) {
+	return 0;
+}
+
+int elf_write__btf(const char *in_path, const char *out_path, const void *btf, size_t btf_size,
+		   struct diag *d)
+{
+	int fd = open(in_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int err = errno;
+		return diag_fail(d, err, "%s: cannot open: %s", in_path, strerror(err));
+	}
+	elf_version(EV_CURRENT);
+	struct ew w = { .in_path = in_path, .out_path = out_path, .btf = btf, .btf_size = btf_size, .d = d };
+	w.in = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	struct outfile of = { .fd = -1 };
+	int err = 0;
+	if (!w.in || elf_kind(w.in) != ELF_K_ELF || !gelf_getehdr(w.in, &w.eh) || elf_getshdrnum(w.in, &w.shnum) ||
+	    elf_getphdrnum(w.in, &w.phnum) || elf_getshdrstrndx(w.in, &w.shstrndx)) {
+		err = diag_fail(d, ENOEXEC, "%s: not an ELF file we can rewrite", in_path);
+		goto out;
+	}
+	if (w.shnum >= SHN_LORESERVE) {
+		err = diag_fail(d, ENOTSUP, "%s: %zu sections: writing .BTF into ELF files with more than "
+				"%d sections is not supported; use a detached BTF file", in_path, w.shnum,
+				SHN_LORESERVE - 1);
+		goto out;
+	}
+	if ((err = outfile__open(&of, out_path, d)))
+		goto out;
+	struct stat st;
+	if (fstat(fd, &st) == 0)
+		of.mode = st.st_mode & 07777; /* an executable stays executable */
+	w.out = elf_begin(of.fd, ELF_C_WRITE, NULL);
+	if (!w.out || !gelf_newehdr(w.out, gelf_getclass(w.in)) || (w.phnum && !gelf_newphdr(w.out, w.phnum))) {
+		err = diag_fail(d, EIO, "%s: cannot start the new ELF: %s", out_path, elf_errmsg(-1));
+		goto out;
+	}
+	elf_flagelf(w.out, ELF_C_SET, ELF_F_LAYOUT);
+	if ((err = copy_phdrs(&w)))
+		goto out;
+	find_end(&w);
+	if ((err = grow_names(&w)) || (err = copy_sections(&w)))
+		goto out;
+	GElf_Ehdr oh = w.eh;
+	oh.e_shoff = align_up(w.end, 8);
+	oh.e_shnum = (uint16_t)(w.shnum + (w.btf_index ? 0 : 1));
+	if (!gelf_update_ehdr(w.out, &oh) || elf_update(w.out, ELF_C_WRITE) < 0) {
 		err = diag_fail(d, EIO, "%s: writing the ELF failed: %s", out_path, elf_errmsg(-1));
 		goto out;
 	}
-	elf_end(out);
-	out = NULL;
+	elf_end(w.out);
+	w.out = NULL;
 	err = outfile__commit(&of, d);
 out:
-	if (out)
-		elf_end(out);
+	if (w.out)
+		elf_end(w.out);
 	outfile__abort(&of);
-	free(names);
-	if (in)
-		elf_end(in);
+	free(w.names);
+	if (w.in)
+		elf_end(w.in);
 	close(fd);
 	return err;
 }

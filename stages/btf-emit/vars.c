@@ -82,18 +82,15 @@ static int valid_name(const char *s)
 	return 1;
 }
 
-int vars__encode(struct bw *btf, const struct graph *g, const struct elf_info *ei,
-	      const struct type_map *map, const struct emit_opts *o, struct skip_log *skips,
-	      struct diag *d)
+/* The variables that may become VARs, as entries in e (room for all):
+ * each one left out goes to skips with its reason. Returns how many; *err
+ * is set for a name encode_force alone would let through. */
+static size_t collect(const struct graph *g, const struct elf_info *ei, const struct type_map *map,
+		      const struct emit_opts *o, struct skip_log *skips, struct entry *e, int *err,
+		      struct diag *d)
 {
-	if (!ei || !(HAS_FEAT(o, FEAT_VAR) || HAS_FEAT(o, FEAT_GLOBAL_VAR)))
-		return 0; /* no sections, or no variables wanted */
-	struct entry *e = calloc(g->nvars + 1, sizeof(*e));
-	if (!e)
-		return -ENOMEM;
 	size_t n = 0;
-	int err = 0;
-	for (uint32_t i = 0; i < g->nvars && !err; i++) {
+	for (uint32_t i = 0; i < g->nvars && !*err; i++) {
 		const struct graph_var *v = &g->vars[i];
 		const char *name = graph_str(g, v->name);
 		if (!v->shndx || v->shndx >= ei->nsecs || !(v->flags & G_F_TOPLEVEL) || !*name)
@@ -116,8 +113,8 @@ int vars__encode(struct bw *btf, const struct graph *g, const struct elf_info *e
 			why = "size 0 or past 4 GiB";
 		else if (!valid_name(name)) {
 			if (!HAS_FEAT(o, FEAT_ENCODE_FORCE))
-				err = diag_fail(d, EINVAL, "variable \"%s\": not a valid BTF name (feature "
-						"encode_force skips such variables)", name);
+				*err = diag_fail(d, EINVAL, "variable \"%s\": not a valid BTF name (feature "
+						 "encode_force skips such variables)", name);
 			why = "not a valid BTF name";
 		}
 		if (why) {
@@ -127,6 +124,14 @@ int vars__encode(struct bw *btf, const struct graph *g, const struct elf_info *e
 		}
 		e[n++] = (struct entry){ v->shndx, off, sym->size, i, name };
 	}
+	return n;
+}
+
+/* Sorted e[0..n) with one entry per variable, none overlapping an earlier
+ * one, at most 65535 a section (a DATASEC counts its entries in 16 bits);
+ * those left out go to skips. Returns how many are left. */
+static size_t settle(const struct graph *g, struct skip_log *skips, struct entry *e, size_t n)
+{
 	qsort(e, n, sizeof(*e), cmp_entry);
 	/* The same variable described by several CUs appears once; a later
 	 * variable overlapping an earlier one is left out (see above). */
@@ -143,8 +148,6 @@ int vars__encode(struct bw *btf, const struct graph *g, const struct elf_info *e
 		e[m++] = e[i];
 	}
 	n = m;
-	/* A DATASEC counts its entries in 16 bits: past 65535 in one section,
-	 * the rest of that section's variables are left out, with the reason. */
 	m = 0;
 	for (size_t i = 0, in_sec = 0; i < n; i++) {
 		in_sec = (m && e[m - 1].sec == e[i].sec) ? in_sec + 1 : 1;
@@ -156,15 +159,21 @@ int vars__encode(struct bw *btf, const struct graph *g, const struct elf_info *e
 		}
 		e[m++] = e[i];
 	}
-	n = m;
-	int *ids = calloc(n + 1, sizeof(*ids));
-	if (!ids && !err)
-		err = -ENOMEM;
+	return m;
+}
+
+/* The VARs of e[0..n) (their ids into ids[]) with their decl tags, then one
+ * DATASEC per section. */
+static int write_vars(struct bw *btf, const struct graph *g, const struct elf_info *ei,
+		      const struct type_map *map, const struct emit_opts *o, const struct entry *e, size_t n,
+		      int *ids, struct diag *d)
+{
+	int err = 0;
 	for (size_t i = 0; i < n && !err; i++) {
 		const struct graph_var *v = &g->vars[e[i].var];
 		ids[i] = bw__add_var(btf, e[i].name,
-				(v->flags & G_F_EXTERNAL) ? BTF_VAR_GLOBAL_ALLOCATED : BTF_VAR_STATIC,
-				(int)map->ids[v->type]);
+				     (v->flags & G_F_EXTERNAL) ? BTF_VAR_GLOBAL_ALLOCATED : BTF_VAR_STATIC,
+				     (int)map->ids[v->type]);
 		if (ids[i] < 0)
 			err = diag_fail(d, -ids[i], "variable %s: BTF cannot hold it: %s", e[i].name,
 					strerror(-ids[i]));
@@ -190,6 +199,25 @@ int vars__encode(struct bw *btf, const struct graph *g, const struct elf_info *e
 		}
 		i = end;
 	}
+	return err;
+}
+
+int vars__encode(struct bw *btf, const struct graph *g, const struct elf_info *ei, const struct type_map *map,
+		 const struct emit_opts *o, struct skip_log *skips, struct diag *d)
+{
+	if (!ei || !(HAS_FEAT(o, FEAT_VAR) || HAS_FEAT(o, FEAT_GLOBAL_VAR)))
+		return 0; /* no sections, or no variables wanted */
+	struct entry *e = calloc(g->nvars + 1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	int err = 0;
+	size_t n = collect(g, ei, map, o, skips, e, &err, d);
+	n = settle(g, skips, e, n);
+	int *ids = calloc(n + 1, sizeof(*ids));
+	if (!ids && !err)
+		err = -ENOMEM;
+	if (!err)
+		err = write_vars(btf, g, ei, map, o, e, n, ids, d);
 	free(ids);
 	free(e);
 	return err;
