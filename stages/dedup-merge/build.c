@@ -30,7 +30,7 @@ struct builder {
 	struct merge *m;
 	struct graph *g;
 	/* Capacities of the graph's arrays while the nodes are made; void once
-	 * cands_build() has sized them exactly. */
+	 * cands__build() has sized them exactly. */
 	size_t cap_nodes, cap_items, cap_annots;
 };
 
@@ -49,16 +49,16 @@ static uint32_t node_of(const struct merge *m, uint32_t gid)
 {
 	if (!gid)
 		return 0;
-	if (classes_rec_kind(m, gid) == CUS_UNSPECIFIED)
+	if (classes__rec_kind(m, gid) == CUS_UNSPECIFIED)
 		return 0;
-	return m->node_of_class[classes_final(m, gid)];
+	return m->node_of_class[classes__final(m, gid)];
 }
 
-int build_lref_node(const struct merge *m, size_t ci, uint32_t lref_or_gid, uint32_t *node, struct diag *d)
+int build__lref_node(const struct merge *m, size_t ci, uint32_t lref_or_gid, uint32_t *node, struct diag *d)
 {
 	uint32_t gid = lref_or_gid;
 	if (gid & STOP_XREF) {
-		int err = classes_xref_gid(m, ci, m->scans[ci].xrefs[gid & ~STOP_XREF], &gid, d);
+		int err = classes__xref_gid(m, ci, m->scans[ci].xrefs[gid & ~STOP_XREF], &gid, d);
 		if (err)
 			return err;
 	}
@@ -74,7 +74,7 @@ static int rec_ref_node(struct builder *b, size_t ci, const struct cus_cu *cu, c
 	}
 	uint32_t gid = (uint32_t)(b->m->cu_base[ci] + cus_ref_index(r));
 	if (cus_ref_is_extern(r)) {
-		int err = classes_xref_gid(b->m, ci, cu->externs[cus_ref_index(r)], &gid, b->m->d);
+		int err = classes__xref_gid(b->m, ci, cu->externs[cus_ref_index(r)], &gid, b->m->d);
 		if (err)
 			return err;
 	}
@@ -473,7 +473,7 @@ static int num_chunk(void *ctx, unsigned worker, size_t k)
 				r->node_of_class[m->cls[gid]] = ++r->next[k];
 			continue;
 		}
-		if (m->weak[gid] == NO_CLASS || classes_final(m, (uint32_t)gid) != m->cls[gid])
+		if (m->weak[gid] == NO_CLASS || classes__final(m, (uint32_t)gid) != m->cls[gid])
 			continue; /* not a type, or a fwd that stands for its definition */
 		if (!first[m->cls[gid]])
 			first[m->cls[gid]] = (uint32_t)gid;
@@ -568,14 +568,14 @@ static int build_nodes(struct builder *b)
 	return err;
 }
 
-int build_graph(struct merge *m)
+int build__graph(struct merge *m)
 {
 	struct builder b = { .m = m, .g = &m->g };
 	int err = build_header(&b);
 	return err ? err : build_nodes(&b);
 }
 
-int build_finish(struct merge *m)
+int build__finish(struct merge *m)
 {
 	struct builder b = { .m = m, .g = &m->g };
 	int err = build_provenance(&b);

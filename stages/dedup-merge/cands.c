@@ -82,7 +82,7 @@ static void resolve_pending_func(const struct merge *m, size_t ci, struct fcand 
 {
 	struct cu_scan *s = &m->scans[ci];
 	if (f->origin_off) {
-		const struct export *e = classes_export(m, m->cu_input[ci], f->origin_off);
+		const struct export *e = classes__export(m, m->cu_input[ci], f->origin_off);
 		if (e) {
 			if (!f->name)
 				f->name = e->name;
@@ -97,7 +97,7 @@ static void resolve_pending_func(const struct merge *m, size_t ci, struct fcand 
 		struct fcand_param *p = &s->fparams[f->param_first + i];
 		if (!p->origin_off)
 			continue;
-		const struct export *e = classes_export(m, m->cu_input[ci], p->origin_off);
+		const struct export *e = classes__export(m, m->cu_input[ci], p->origin_off);
 		if (!e)
 			continue;
 		if (!p->name)
@@ -111,7 +111,7 @@ static void resolve_pending_var(const struct merge *m, size_t ci, struct vcand *
 {
 	if (!v->spec_off)
 		return;
-	const struct export *e = classes_export(m, m->cu_input[ci], v->spec_off);
+	const struct export *e = classes__export(m, m->cu_input[ci], v->spec_off);
 	if (e) {
 		if (!v->name)
 			v->name = e->name;
@@ -145,7 +145,7 @@ static int str_use(struct cands *c, unsigned worker, const char *s, unsigned pas
 	}
 	struct use u = { .hash = h, .place = place_of(pass, ci, here), .s = s, .len = (uint32_t)len,
 			 .at = (uint32_t)at };
-	return intern_push(c->in, worker, &u);
+	return intern__push(c->in, worker, &u);
 }
 
 static int annot_uses(struct cands *c, unsigned worker, unsigned pass, size_t ci, uint32_t *n,
@@ -239,10 +239,10 @@ static int collect_funcs(struct cands *c, unsigned worker, size_t ci, struct dia
 	for (size_t i = 0; i < s->nfuncs && !err; i++) {
 		struct fcand *f = &s->funcs[i];
 		resolve_pending_func(m, ci, f);
-		err = build_lref_node(m, ci, f->ret, &cc->node[i], d);
+		err = build__lref_node(m, ci, f->ret, &cc->node[i], d);
 		for (uint32_t j = 0; j < f->param_count && !err; j++) {
 			size_t k = f->param_first + j;
-			err = build_lref_node(m, ci, s->fparams[k].type, &cc->node[s->nfuncs + k], d);
+			err = build__lref_node(m, ci, s->fparams[k].type, &cc->node[s->nfuncs + k], d);
 		}
 		for (uint32_t j = 0; j < f->param_count && !err; j++) {
 			size_t k = f->param_first + j;
@@ -273,7 +273,7 @@ static int collect_vars(struct cands *c, unsigned worker, size_t ci, struct diag
 	for (size_t i = 0; i < s->nvars && !err; i++) {
 		struct vcand *v = &s->vars[i];
 		resolve_pending_var(m, ci, v);
-		err = build_lref_node(m, ci, v->type, &cc->node[s->nfuncs + s->nfparams + i], d);
+		err = build__lref_node(m, ci, v->type, &cc->node[s->nfuncs + s->nfparams + i], d);
 		if (!err)
 			err = str_use(c, worker, v->name, 2, ci, &n, str_var(s) + i);
 		if (!err)
@@ -442,7 +442,7 @@ static int proto_uses(struct cands *c, unsigned worker, size_t item)
 			u.place = place_of(1, item, i);
 			pkey_of(c, u.place, &k);
 			u.hash = pkey_hash(&k);
-			err = intern_push(c->in, worker, &u);
+			err = intern__push(c->in, worker, &u);
 		}
 		return err;
 	}
@@ -454,7 +454,7 @@ static int proto_uses(struct cands *c, unsigned worker, size_t item)
 		u.place = place_of(0, 0, id);
 		pkey_of(c, u.place, &k);
 		u.hash = pkey_hash(&k);
-		err = intern_push(c->in, worker, &u);
+		err = intern__push(c->in, worker, &u);
 	}
 	return err;
 }
@@ -590,7 +590,7 @@ static int first_failure(struct cands *c, unsigned jobs)
  * at -j2 than at -j1. The vmlinux has 156,000 functions. */
 #define CANDS_PER_THREAD 16384
 
-int cands_build(struct merge *m)
+int cands__build(struct merge *m)
 {
 	uint64_t ncands = 0;
 	for (size_t ci = 0; ci < m->ncus; ci++)
@@ -603,7 +603,7 @@ int cands_build(struct merge *m)
 	c.werr = calloc(jobs, sizeof(*c.werr));
 	int err = c.cu && c.werr ? 0 : -ENOMEM;
 	/* Strings: collected, then interned. */
-	if (!err && !(c.in = intern_new(&str_ops, &c, jobs, chunks, m->ncus)))
+	if (!err && !(c.in = intern__new(&str_ops, &c, jobs, chunks, m->ncus)))
 		err = -ENOMEM;
 	if (!err) {
 		c.pass = PASS_COLLECT;
@@ -613,18 +613,18 @@ int cands_build(struct merge *m)
 			err = perr;
 	}
 	if (!err)
-		err = intern_run(c.in, jobs);
-	intern_free(c.in);
+		err = intern__run(c.in, jobs);
+	intern__free(c.in);
 	c.in = NULL;
 	/* Prototypes: every function's and every func_proto node's. */
-	if (!err && !(c.in = intern_new(&proto_ops, &c, jobs, chunks, m->ncus)))
+	if (!err && !(c.in = intern__new(&proto_ops, &c, jobs, chunks, m->ncus)))
 		err = -ENOMEM;
 	c.pass = PASS_PROTOS;
 	if (!err)
 		err = pool_ordered(jobs, m->ncus + chunks, m->ncus + chunks, cands_work, NULL, &c);
 	if (!err)
-		err = intern_run(c.in, jobs);
-	intern_free(c.in);
+		err = intern__run(c.in, jobs);
+	intern__free(c.in);
 	/* The candidates themselves. */
 	if (!err)
 		err = lay_out(&c);

@@ -41,7 +41,7 @@ struct export_map {
 	struct offmap map;	/* offset -> struct export */
 };
 
-struct export_map *classes_new_exports(size_t ninputs)
+struct export_map *classes__new_exports(size_t ninputs)
 {
 	struct export_map *em = calloc(ninputs ? ninputs : 1, sizeof(struct export_map));
 	for (size_t i = 0; em && i < (ninputs ? ninputs : 1); i++)
@@ -60,7 +60,7 @@ static int export_add(struct export_map *em, const struct export *e)
 	return err;
 }
 
-const struct export *classes_export(const struct merge *m, uint32_t input, uint64_t off)
+const struct export *classes__export(const struct merge *m, uint32_t input, uint64_t off)
 {
 	const struct export_map *em = &m->exports[input];
 	size_t slot;
@@ -69,15 +69,15 @@ const struct export *classes_export(const struct merge *m, uint32_t input, uint6
 
 /* ---- the weak table: key bytes -> weak class ----------------------------- *
  *
- * One thread writes it (classes_insert_cu(), in CU order); the scan workers
- * read it at the same time (classes_weak_find()), so that a key an earlier
+ * One thread writes it (classes__insert_cu(), in CU order); the scan workers
+ * read it at the same time (classes__weak_find()), so that a key an earlier
  * CU already brought is matched on the worker's thread and the ordered
  * insert only writes its id down. How the readers stay safe:
  *  - A slot is written once, id last with release order; a reader that sees
  *    the id (acquire) sees the hash, key and length written before it.
  *  - Key bytes live in an arena: they never move or change once written.
  *  - Growing makes a new slot array and publishes it (release); the old one
- *    is kept, unchanged, until classes_free(), for readers still on it.
+ *    is kept, unchanged, until classes__free(), for readers still on it.
  *  - A slot array is never more than half full, so every probe ends.
  * A reader may miss a key inserted after it loaded the array: "not found"
  * only means the insert looks it up itself, so the classes, and their ids,
@@ -107,7 +107,7 @@ struct weak_table {
 	size_t cap_ids;
 };
 
-struct weak_table *classes_new_table(void)
+struct weak_table *classes__new_table(void)
 {
 	return calloc(1, sizeof(struct weak_table));
 }
@@ -149,7 +149,7 @@ static int weak_grow(struct weak_table *t, uint32_t count)
 	return 0;
 }
 
-int64_t classes_weak_find(const struct weak_table *t, const uint8_t *key, uint32_t len, uint64_t h)
+int64_t classes__weak_find(const struct weak_table *t, const uint8_t *key, uint32_t len, uint64_t h)
 {
 	const struct weak_slots *ws = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
 	if (!ws)
@@ -216,7 +216,7 @@ static int64_t weak_intern(struct merge *m, const uint8_t *key, uint32_t len, ui
  * class ids: the keys it did not find; then the CU's stop edges into other
  * CUs, as pending, and its exports. */
 
-int classes_insert_cu(struct merge *m, size_t ci)
+int classes__insert_cu(struct merge *m, size_t ci)
 {
 	struct cu_scan *s = &m->scans[ci];
 	uint64_t base = m->cu_base[ci];
@@ -254,10 +254,10 @@ int classes_insert_cu(struct merge *m, size_t ci)
 
 /* ---- step 3: stop edges into other CUs ----------------------------------- */
 
-int classes_xref_gid(const struct merge *m, size_t ci, uint64_t off, uint32_t *gid, struct diag *d)
+int classes__xref_gid(const struct merge *m, size_t ci, uint64_t off, uint32_t *gid, struct diag *d)
 {
 	uint32_t input = m->cu_input[ci];
-	const struct export *e = classes_export(m, input, off);
+	const struct export *e = classes__export(m, input, off);
 	if (!e || m->weak[e->gid] == NO_CLASS)
 		return diag_fail(d, EBADMSG, "%s: CU %u (0x%llx) refers to DIE 0x%llx in another CU, "
 				 "but no CU of the file has a type record there",
@@ -267,11 +267,11 @@ int classes_xref_gid(const struct merge *m, size_t ci, uint64_t off, uint32_t *g
 	return 0;
 }
 
-int classes_resolve_xrefs(struct merge *m)
+int classes__resolve_xrefs(struct merge *m)
 {
 	for (size_t i = 0; i < m->npend; i++) {
 		const struct pending_stop *p = &m->pend[i];
-		int err = classes_xref_gid(m, p->cu, p->off, &m->scans[p->cu].gstops[p->pos], m->d);
+		int err = classes__xref_gid(m, p->cu, p->off, &m->scans[p->cu].gstops[p->pos], m->d);
 		if (err)
 			return err;
 	}
@@ -299,7 +299,7 @@ static int weak_named(const struct weak_table *t, uint32_t w, uint8_t *kind, int
 	return nul && *name_len > 0;
 }
 
-int classes_weak_named(const struct merge *m, uint32_t w, uint8_t *kind, int *is_fwd,
+int classes__weak_named(const struct merge *m, uint32_t w, uint8_t *kind, int *is_fwd,
 		       const uint8_t **name, size_t *name_len)
 {
 	return weak_named(m->wt, w, kind, is_fwd, name, name_len);
@@ -367,7 +367,7 @@ static int find_fwd_defs(struct merge *m)
 /* The class a stop edge to t counts as: a fwd that stands for a definition
  * counts as that definition while the definition's nodes share one class. */
 static uint32_t class_seen(const struct merge *m, uint32_t t);
-uint32_t classes_seen(const struct merge *m, uint32_t t)
+uint32_t classes__seen(const struct merge *m, uint32_t t)
 {
 	return class_seen(m, t);
 }
@@ -380,7 +380,7 @@ static uint32_t class_seen(const struct merge *m, uint32_t t)
 	return m->cls[t];
 }
 
-uint8_t classes_rec_kind(const struct merge *m, uint32_t gid)
+uint8_t classes__rec_kind(const struct merge *m, uint32_t gid)
 {
 	uint32_t w = m->weak[gid];
 	return w == NO_CLASS ? 0 : m->wt->kind[w];
@@ -388,7 +388,7 @@ uint8_t classes_rec_kind(const struct merge *m, uint32_t gid)
 
 /* class_seen() once refinement is over, from one array: the build asks it
  * of every gid, more than once, and class_seen() reads three. */
-uint32_t classes_final(const struct merge *m, uint32_t gid)
+uint32_t classes__final(const struct merge *m, uint32_t gid)
 {
 	uint32_t a = m->final_fwd[m->weak[gid]];
 	return a != NO_CLASS ? a : m->cls[gid];
@@ -541,7 +541,7 @@ static int64_t sig_intern(struct sig_table *s, const uint32_t *w, uint32_t n)
 
 /* ---- stop edges, per CU ---- */
 
-size_t classes_cu_of(const struct merge *m, uint64_t gid)
+size_t classes__cu_of(const struct merge *m, uint64_t gid)
 {
 	/* The last CU whose first gid is at most gid: a CU with no records has
 	 * the first gid of the next, and that next one holds the gid. */
@@ -556,7 +556,7 @@ size_t classes_cu_of(const struct merge *m, uint64_t gid)
 	return lo;
 }
 
-/* classes_cu_of(g) for a g at or past CU ci's first gid: a loop over gids
+/* classes__cu_of(g) for a g at or past CU ci's first gid: a loop over gids
  * in order walks the CUs along with it. */
 static inline size_t cu_advance(const struct merge *m, size_t ci, uint64_t g)
 {
@@ -604,9 +604,9 @@ static inline uint32_t stop_gid(const struct stop_view *v, uint32_t i)
 	return v->wide ? v->wide[i] : (uint32_t)(v->base + v->narrow[i]);
 }
 
-uint32_t classes_stops(const struct merge *m, uint64_t g, uint32_t *out, uint32_t cap)
+uint32_t classes__stops(const struct merge *m, uint64_t g, uint32_t *out, uint32_t cap)
 {
-	struct stop_view v = stops_of(m, classes_cu_of(m, g), g);
+	struct stop_view v = stops_of(m, classes__cu_of(m, g), g);
 	for (uint32_t i = 0; i < v.n && i < cap; i++)
 		out[i] = stop_gid(&v, i);
 	return v.n;
@@ -667,7 +667,7 @@ static int refine_chunk(void *ctx, unsigned worker, size_t chunk)
 		return 0;
 	}
 	f->ndiff[chunk] = 0;
-	size_t ci = lo < hi ? classes_cu_of(m, lo) : 0;
+	size_t ci = lo < hi ? classes__cu_of(m, lo) : 0;
 	for (uint64_t g = lo; g < hi; g++) {
 		uint32_t c = m->cls[g];
 		if (c == NO_CLASS || f->rep[c].gid == g)
@@ -733,7 +733,7 @@ static int refine_split(struct refine *f, uint8_t *dirty, struct sig_table *st)
 					break;
 				}
 				newid[id] = m->ncls;
-				f->rep[m->ncls++] = (struct rep){ g, (uint32_t)classes_cu_of(m, g) };
+				f->rep[m->ncls++] = (struct rep){ g, (uint32_t)classes__cu_of(m, g) };
 			}
 		}
 		if (newid[id] != c)
@@ -747,7 +747,7 @@ static int refine_split(struct refine *f, uint8_t *dirty, struct sig_table *st)
 	return err;
 }
 
-int classes_refine(struct merge *m)
+int classes__refine(struct merge *m)
 {
 	int err = find_fwd_defs(m);
 	if (err)
@@ -828,7 +828,7 @@ out:
 	return err;
 }
 
-int classes_settle(struct merge *m)
+int classes__settle(struct merge *m)
 {
 	int err = finish_fwds(m);
 	/* The stop edges were for the refinement and fwds.c only; kept
@@ -837,7 +837,7 @@ int classes_settle(struct merge *m)
 	return err;
 }
 
-void classes_free(struct merge *m)
+void classes__free(struct merge *m)
 {
 	if (m->wt)
 		weak_table_free(m->wt);

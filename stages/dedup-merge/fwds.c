@@ -67,7 +67,7 @@ static uint32_t now(struct absorb *a, uint32_t c)
 /* What gid t's stop edge counts as, merges applied. */
 static uint32_t seen(struct absorb *a, uint32_t t)
 {
-	return now(a, classes_seen(a->m, t));
+	return now(a, classes__seen(a->m, t));
 }
 
 static uint32_t weak_of(const struct absorb *a, uint32_t c)
@@ -82,8 +82,8 @@ static int binds(const struct absorb *a, uint32_t fwd, uint32_t def)
 	int f1, f2;
 	const uint8_t *n1, *n2;
 	size_t l1, l2;
-	return classes_weak_named(a->m, weak_of(a, fwd), &k1, &f1, &n1, &l1) &&
-	       classes_weak_named(a->m, weak_of(a, def), &k2, &f2, &n2, &l2) && f1 && !f2 && k1 == k2 &&
+	return classes__weak_named(a->m, weak_of(a, fwd), &k1, &f1, &n1, &l1) &&
+	       classes__weak_named(a->m, weak_of(a, def), &k2, &f2, &n2, &l2) && f1 && !f2 && k1 == k2 &&
 	       l1 == l2 && !memcmp(n1, n2, l1);
 }
 
@@ -109,7 +109,7 @@ static int note(struct absorb *a, uint32_t x, uint32_t y)
  * Returns its length, or -ENOMEM. */
 static int64_t sig_of(struct absorb *a, uint32_t c)
 {
-	uint32_t n = classes_stops(a->m, a->rep[c], a->sa, (uint32_t)a->cap_sig);
+	uint32_t n = classes__stops(a->m, a->rep[c], a->sa, (uint32_t)a->cap_sig);
 	if (n > a->cap_sig) {
 		if (vec_grow(&a->sa, &a->cap_sig, n))
 			return -ENOMEM;
@@ -117,7 +117,7 @@ static int64_t sig_of(struct absorb *a, uint32_t c)
 		if (!sb)
 			return -ENOMEM;
 		a->sb = sb;
-		n = classes_stops(a->m, a->rep[c], a->sa, (uint32_t)a->cap_sig);
+		n = classes__stops(a->m, a->rep[c], a->sa, (uint32_t)a->cap_sig);
 	}
 	return n;
 }
@@ -152,7 +152,7 @@ static int equal(struct absorb *a, uint32_t c, uint32_t d)
 		int64_t n = sig_of(a, x);
 		if (n < 0)
 			return (int)n;
-		if (classes_stops(m, a->rep[y], a->sb, (uint32_t)a->cap_sig) != (uint32_t)n)
+		if (classes__stops(m, a->rep[y], a->sb, (uint32_t)a->cap_sig) != (uint32_t)n)
 			return 0;
 		for (uint32_t i = 0; i < (uint32_t)n && !err; i++)
 			err = push(a, seen(a, a->sa[i]), seen(a, a->sb[i]));
@@ -305,7 +305,7 @@ out:
 	return err;
 }
 
-int fwds_absorb(struct merge *m)
+int fwds__absorb(struct merge *m)
 {
 	/* Open fwd weak classes: several definitions of the name, or one whose
 	 * nodes the refinement split. Usually there is none. */
@@ -343,7 +343,7 @@ int fwds_absorb(struct merge *m)
 		const uint8_t *name;
 		size_t len;
 		a.open_fwd[c] = (m->weak_fwd_open[w] || (def != NO_CLASS && m->weak_split[def])) &&
-				classes_weak_named(m, w, &kind, &fwd, &name, &len) && fwd && kind != CUS_ENUM;
+				classes__weak_named(m, w, &kind, &fwd, &name, &len) && fwd && kind != CUS_ENUM;
 	}
 	if ((err = absorb_run(&a)))
 		goto out;

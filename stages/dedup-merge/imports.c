@@ -16,9 +16,9 @@
  * So a reference into another CU is followed: the xtargets of an input hold
  * every record some CU refers to from outside, and for each anonymous type
  * among them a copy of it (its body) and of everything its key inlines, with
- * references between them by index (xtargets_collect(), once per input,
+ * references between them by index (xtargets__collect(), once per input,
  * before the scans). A scan then copies the bodies its externs need into
- * its own record table, after its own records (imports_apply()); the named
+ * its own record table, after its own records (imports__apply()); the named
  * types those bodies name come along as stubs (kind and name: all a key
  * takes of them) that stand for their gid. key_of() keys the copies like
  * any record of the CU, and the key is the one the type has at home.
@@ -38,7 +38,7 @@
 
 /* Named structs, unions, enums and base types, and every typedef, are keyed
  * by name; everything else by its body. scan.c keys by the same rule. */
-int xt_is_stop_kind(unsigned kind, int named)
+int xtargets__is_stop_kind(unsigned kind, int named)
 {
 	switch (kind) {
 	case CUS_STRUCT: case CUS_UNION: case CUS_ENUM: case CUS_BASE:
@@ -105,7 +105,7 @@ static int64_t xt_entry(struct xtargets *xt, uint64_t off)
 	return (int64_t)xt->n++;
 }
 
-const struct xtarget *xtargets_get(const struct xtargets *xt, uint64_t off)
+const struct xtarget *xtargets__get(const struct xtargets *xt, uint64_t off)
 {
 	if (!xt->cap_slots)
 		return NULL;
@@ -113,7 +113,7 @@ const struct xtarget *xtargets_get(const struct xtargets *xt, uint64_t off)
 	return xt->slot_off[j] == off ? &xt->vals[xt->slot_idx[j]] : NULL;
 }
 
-void xtargets_free(struct xtargets *xt)
+void xtargets__free(struct xtargets *xt)
 {
 	free(xt->slot_off);
 	free(xt->slot_idx);
@@ -161,7 +161,7 @@ static int64_t collect_rec(struct collect *c, uint32_t k)
 	t->kind = r->kind;
 	t->name_at = xt_str(xt, c->cu, r->name);
 	t->gid = (uint32_t)(c->gid0 + k);
-	if (is_type_kind(r->kind) && !xt_is_stop_kind(r->kind, r->name != 0)) {
+	if (is_type_kind(r->kind) && !xtargets__is_stop_kind(r->kind, r->name != 0)) {
 		if (vec_grow(&c->work, &c->cap_work, c->nwork + 1))
 			return -ENOMEM;
 		c->work[c->nwork++] = (struct pending_body){ k, (uint32_t)i };
@@ -261,7 +261,7 @@ static int copy_params(struct collect *c, uint32_t k, uint32_t entry)
 	return err;
 }
 
-int xtargets_collect(const struct cus_file *f, const struct offset_set *wanted, const uint64_t *cu_base,
+int xtargets__collect(const struct cus_file *f, const struct offset_set *wanted, const uint64_t *cu_base,
 		     struct xtargets *xt, struct diag *d)
 {
 	memset(xt, 0, sizeof(*xt));
@@ -399,7 +399,7 @@ static int import_one(struct cus_cu *cu, struct cu_imports *im, struct import_sc
 	return err;
 }
 
-int imports_apply(struct cus_cu *cu, const struct xtargets *xt, struct import_scratch *s,
+int imports__apply(struct cus_cu *cu, const struct xtargets *xt, struct import_scratch *s,
 		  struct cu_imports *im, const char *what, struct diag *d)
 {
 	memset(im, 0, sizeof(*im));
@@ -425,7 +425,7 @@ int imports_apply(struct cus_cu *cu, const struct xtargets *xt, struct import_sc
 		return -ENOMEM;
 	int err = 0;
 	for (size_t e = 0; e < cu->nexterns && !err; e++) {
-		const struct xtarget *t = xtargets_get(xt, cu->externs[e]);
+		const struct xtarget *t = xtargets__get(xt, cu->externs[e]);
 		im->ext_local[e] = NO_CLASS;
 		if (t && t->body)
 			err = import_entry(s, (uint32_t)(t - xt->vals), im->first, &im->ext_local[e]);

@@ -73,7 +73,7 @@ static size_t range_of(const struct intern *in, uint64_t place)
 	return place_pass(place) * in->chunks + place_cu(place) * in->chunks / in->ncus;
 }
 
-int intern_push(struct intern *in, unsigned worker, const struct use *u)
+int intern__push(struct intern *in, unsigned worker, const struct use *u)
 {
 	struct use_buf *b = &in->wb[(size_t)worker * NSHARD + (u->hash >> 58)];
 	if (vec_grow(&b->v, &b->cap, b->n + 1))
@@ -208,7 +208,7 @@ static int intern_work(void *ctx, unsigned worker, size_t k)
 	return -EINVAL;
 }
 
-void intern_free(struct intern *in)
+void intern__free(struct intern *in)
 {
 	if (!in)
 		return;
@@ -228,7 +228,7 @@ void intern_free(struct intern *in)
 	free(in);
 }
 
-struct intern *intern_new(const struct intern_ops *ops, void *ctx, unsigned workers, size_t chunks,
+struct intern *intern__new(const struct intern_ops *ops, void *ctx, unsigned workers, size_t chunks,
 			  size_t ncus)
 {
 	struct intern *in = calloc(1, sizeof(*in));
@@ -240,13 +240,13 @@ struct intern *intern_new(const struct intern_ops *ops, void *ctx, unsigned work
 	in->wb = calloc((size_t)in->workers * NSHARD, sizeof(*in->wb));
 	in->r = calloc(in->nranges, sizeof(*in->r));
 	if (!in->wb || !in->r) {
-		intern_free(in);
+		intern__free(in);
 		return NULL;
 	}
 	return in;
 }
 
-int intern_run(struct intern *in, unsigned jobs)
+int intern__run(struct intern *in, unsigned jobs)
 {
 	int err;
 	in->step = STEP_DEDUP;

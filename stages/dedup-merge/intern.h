@@ -58,14 +58,14 @@ struct intern;
 /* workers: the pool's thread count (pushes name their worker); chunks:
  * ranges of CUs each pass's new uniques are sorted in (one per thread is
  * plenty); ncus: the CUs places name. NULL when out of memory. */
-struct intern *intern_new(const struct intern_ops *ops, void *ctx, unsigned workers, size_t chunks,
+struct intern *intern__new(const struct intern_ops *ops, void *ctx, unsigned workers, size_t chunks,
 			  size_t ncus);
 /* From pool worker `worker`, any number at once on distinct workers. */
-int intern_push(struct intern *in, unsigned worker, const struct use *u);
+int intern__push(struct intern *in, unsigned worker, const struct use *u);
 /* After every push: dedup, order, alloc, put, resolve. Returns 0, or a
  * negative errno: -ENOMEM, -EAGAIN (no threads), -E2BIG (UINT32_MAX uses
  * or more in one shard) or alloc's. */
-int intern_run(struct intern *in, unsigned jobs);
-void intern_free(struct intern *in);	/* NULL is a no-op */
+int intern__run(struct intern *in, unsigned jobs);
+void intern__free(struct intern *in);	/* NULL is a no-op */
 
 #endif

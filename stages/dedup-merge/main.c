@@ -184,19 +184,19 @@ static int work_cu(void *ctx, unsigned worker, size_t ci)
 	struct merge *m = r->m;
 	uint32_t in = m->cu_input[ci];
 	if (cu_excluded(m, ci))
-		return scan_cu_excluded(&m->files[in], m->cu_index[ci], in, &m->scans[ci], &r->ds[ci]);
+		return scan__cu_excluded(&m->files[in], m->cu_index[ci], in, &m->scans[ci], &r->ds[ci]);
 	const struct scan_env env = {
 		.wanted = &m->wanted[in], .xt = &m->xt[in], .imp = &r->imp[worker], .wt = m->wt,
 		.base = m->cu_base[ci], .nrecs = m->cu_nrecs[ci], .weak = m->weak + m->cu_base[ci],
 		.arena = &m->arenas[worker],
 	};
-	return scan_cu(&m->files[in], m->cu_index[ci], in, &env, &r->cus[worker], &m->scans[ci], &r->ds[ci]);
+	return scan__cu(&m->files[in], m->cu_index[ci], in, &env, &r->cus[worker], &m->scans[ci], &r->ds[ci]);
 }
 
 static int insert_cu(void *ctx, size_t ci)
 {
 	struct scan_run *r = ctx;
-	int err = classes_insert_cu(r->m, ci);
+	int err = classes__insert_cu(r->m, ci);
 	progress_step(&r->m->pr, ci + 1);
 	if (err && !r->ds[ci].set && r->m->d->set)
 		r->ds[ci] = *r->m->d;
@@ -252,7 +252,7 @@ static int open_inputs(struct merge *m)
 	const struct merge_opts *o = m->o;
 	m->files = calloc(o->ninputs, sizeof(*m->files));
 	m->wanted = calloc(o->ninputs, sizeof(*m->wanted));
-	m->exports = classes_new_exports(o->ninputs);
+	m->exports = classes__new_exports(o->ninputs);
 	if (!m->files || !m->wanted || !m->exports)
 		return -ENOMEM;
 	int err = 0;
@@ -295,14 +295,14 @@ static int open_inputs(struct merge *m)
 	if (!m->xt)
 		return -ENOMEM;
 	for (size_t i = 0, first = 0; i < o->ninputs && !err; first += m->files[i++].count)
-		err = xtargets_collect(&m->files[i], &m->wanted[i], m->cu_base + first, &m->xt[i], m->d);
+		err = xtargets__collect(&m->files[i], &m->wanted[i], m->cu_base + first, &m->xt[i], m->d);
 	return err;
 }
 
 /* What the build needed and the write does not. merge_free() may follow. */
 static void drop_work(struct merge *m)
 {
-	classes_free(m);
+	classes__free(m);
 	strtab__free(m->strs);
 	m->strs = NULL;
 	if (m->scans)
@@ -327,7 +327,7 @@ static int merge_run(struct merge *m)
 	m->narenas = m->jobs;
 	if (!(m->arenas = calloc(m->narenas, sizeof(*m->arenas))))
 		return -ENOMEM;
-	m->wt = classes_new_table();
+	m->wt = classes__new_table();
 	m->strs = strtab__new();
 	unsigned nw = m->jobs;
 	struct scan_run r = { .m = m, .ds = calloc(m->ncus + 1, sizeof(struct diag)),
@@ -352,12 +352,12 @@ static int merge_run(struct merge *m)
 	}
 	free(r.cus);
 	free(r.imp);
-	if (!err && !(err = classes_resolve_xrefs(m)))
+	if (!err && !(err = classes__resolve_xrefs(m)))
 		stats_phase(m->st, "resolve");
-	if (!err && !(err = classes_refine(m)) && !(err = fwds_absorb(m)) && !(err = classes_settle(m)))
+	if (!err && !(err = classes__refine(m)) && !(err = fwds__absorb(m)) && !(err = classes__settle(m)))
 		stats_phase(m->st, "refine");
-	/* cands_build() also makes the graph's strings. */
-	if (!err && !(err = build_graph(m)) && !(err = cands_build(m)) && !(err = build_finish(m)))
+	/* cands__build() also makes the graph's strings. */
+	if (!err && !(err = build__graph(m)) && !(err = cands__build(m)) && !(err = build__finish(m)))
 		stats_phase(m->st, "build");
 	uint64_t types = 0;
 	for (uint64_t g = 1; !err && g <= m->nnodes; g++)
@@ -393,7 +393,7 @@ static void merge_free(struct merge *m)
 			cus_file__close(&m->files[i]);
 			offset_set__free(&m->wanted[i]);
 			if (m->xt)
-				xtargets_free(&m->xt[i]);
+				xtargets__free(&m->xt[i]);
 		}
 	free(m->files);
 	free(m->wanted);

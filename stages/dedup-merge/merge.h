@@ -134,7 +134,7 @@ struct cu_scan {
 	uint32_t *key_off, *key_len;	/* per record, into keys */
 	uint64_t *key_hash;		/* per record: hash64() of its key, made here in parallel */
 	uint32_t *miss;			/* the type records whose weak class the scan did not
-					 * find in the table: classes_insert_cu() makes them */
+					 * find in the table: classes__insert_cu() makes them */
 	size_t nmiss;
 	uint32_t *stop_off, *stop_len;	/* scratch while scanning: per record, into stops */
 	uint32_t *stops;		/* scratch: lrefs, never 0, in the order keys were made */
@@ -184,7 +184,7 @@ void offset_set__free(struct offset_set *s);
 /* imports.c: what a CU needs of the DIEs in other CUs it refers to (LTO,
  * dwz), to key a reference to one exactly as a reference to the same type
  * at home would be keyed (imports.c says why). Per input, filled by
- * xtargets_collect() before any scan, read-only afterwards. */
+ * xtargets__collect() before any scan, read-only afterwards. */
 struct xtarget {
 	uint64_t off;		/* global DIE offset */
 	uint8_t kind;		/* 0: referred to, but no record is there */
@@ -220,18 +220,18 @@ struct xtargets {
 	struct buf strs;
 };
 /* cu_base: the gid of each of f's CUs' record 0. */
-int xtargets_collect(const struct cus_file *f, const struct offset_set *wanted, const uint64_t *cu_base,
+int xtargets__collect(const struct cus_file *f, const struct offset_set *wanted, const uint64_t *cu_base,
 		     struct xtargets *xt, struct diag *d);
-const struct xtarget *xtargets_get(const struct xtargets *xt, uint64_t off);
+const struct xtarget *xtargets__get(const struct xtargets *xt, uint64_t off);
 static inline const char *xtarget_name(const struct xtargets *xt, const struct xtarget *t)
 {
 	return (const char *)xt->strs.data + t->name_at;
 }
-void xtargets_free(struct xtargets *xt);
+void xtargets__free(struct xtargets *xt);
 /* Whether a type of this kind is keyed by its name (a stop) or its body. */
-int xt_is_stop_kind(unsigned kind, int named);
+int xtargets__is_stop_kind(unsigned kind, int named);
 
-/* A worker's scratch for imports_apply(), kept from CU to CU. */
+/* A worker's scratch for imports__apply(), kept from CU to CU. */
 struct import_scratch {
 	uint32_t *stamp, *local;	/* per xtarget: imported in the CU of this epoch, as local */
 	size_t cap;
@@ -241,7 +241,7 @@ struct import_scratch {
 };
 void import_scratch__free(struct import_scratch *s);
 
-/* What imports_apply() added to a CU: records [first, first + count) are
+/* What imports__apply() added to a CU: records [first, first + count) are
  * copies of other CUs' types; each stands for the gid in gid[]. */
 struct cu_imports {
 	uint32_t first, count;
@@ -253,11 +253,11 @@ struct cu_imports {
  * their body, with the records those keys inline (named ones as stubs).
  * Returns 0 or a negative errno (a message in d). The cu's arrays may move;
  * its str points into im until cu_imports__free(). */
-int imports_apply(struct cus_cu *cu, const struct xtargets *xt, struct import_scratch *s,
+int imports__apply(struct cus_cu *cu, const struct xtargets *xt, struct import_scratch *s,
 		  struct cu_imports *im, const char *what, struct diag *d);
 void cu_imports__free(struct cu_imports *im);
 
-/* What scan_cu() needs of the merge for one CU. */
+/* What scan__cu() needs of the merge for one CU. */
 struct scan_env {
 	const struct offset_set *wanted; /* offsets other CUs of the same input refer to */
 	const struct xtargets *xt;	/* what they are */
@@ -276,10 +276,10 @@ struct scan_env {
  * cu_buf is the caller's, decoded into and kept (with its arrays' room) for
  * the next CU the same thread scans; cus_cu__free() it at the end. out
  * does not point into it. */
-int scan_cu(const struct cus_file *f, size_t cu_index, uint32_t input, const struct scan_env *env,
+int scan__cu(const struct cus_file *f, size_t cu_index, uint32_t input, const struct scan_env *env,
 	    struct cus_cu *cu_buf, struct cu_scan *out, struct diag *d);
 /* A CU left out by --lang-exclude: its name for provenance, no records. */
-int scan_cu_excluded(const struct cus_file *f, size_t cu_index, uint32_t input,
+int scan__cu_excluded(const struct cus_file *f, size_t cu_index, uint32_t input,
 		     struct cu_scan *out, struct diag *d);
 
 /* A stop edge into another CU, waiting for step 3. */
@@ -335,47 +335,47 @@ struct merge {
 	struct progress pr;
 };
 
-struct weak_table *classes_new_table(void);
-struct export_map *classes_new_exports(size_t ninputs);
-int classes_insert_cu(struct merge *m, size_t cu);	/* step 2, in CU order */
+struct weak_table *classes__new_table(void);
+struct export_map *classes__new_exports(size_t ninputs);
+int classes__insert_cu(struct merge *m, size_t cu);	/* step 2, in CU order */
 /* The weak class of key, or -1 when the table has none (yet). Safe on any
- * thread while classes_insert_cu() runs on another. */
-int64_t classes_weak_find(const struct weak_table *t, const uint8_t *key, uint32_t len, uint64_t h);
-int classes_resolve_xrefs(struct merge *m);		/* step 3 */
-int classes_refine(struct merge *m);			/* step 4 */
+ * thread while classes__insert_cu() runs on another. */
+int64_t classes__weak_find(const struct weak_table *t, const uint8_t *key, uint32_t len, uint64_t h);
+int classes__resolve_xrefs(struct merge *m);		/* step 3 */
+int classes__refine(struct merge *m);			/* step 4 */
 /* After step 4b: what each fwd stands for, fixed; the stop edges freed. */
-int classes_settle(struct merge *m);
+int classes__settle(struct merge *m);
 /* For fwds.c, during step 4: what a stop edge to gid t counts as; gid g's
  * stop edges (up to cap into out; returns how many it has); a weak class's
  * kind, name and whether it is a fwd (0 when not a named struct, union or
  * enum). */
-uint32_t classes_seen(const struct merge *m, uint32_t t);
-uint32_t classes_stops(const struct merge *m, uint64_t g, uint32_t *out, uint32_t cap);
-int classes_weak_named(const struct merge *m, uint32_t w, uint8_t *kind, int *is_fwd,
+uint32_t classes__seen(const struct merge *m, uint32_t t);
+uint32_t classes__stops(const struct merge *m, uint64_t g, uint32_t *out, uint32_t cap);
+int classes__weak_named(const struct merge *m, uint32_t w, uint8_t *kind, int *is_fwd,
 		       const uint8_t **name, size_t *name_len);
 /* fwds.c, step 4b: libbpf's rule for fwds of a name with several
  * definitions; rewrites m->cls. */
-int fwds_absorb(struct merge *m);
-size_t classes_cu_of(const struct merge *m, uint64_t gid);	/* the CU that holds gid */
-uint32_t classes_final(const struct merge *m, uint32_t gid); /* a node's class, fwds aliased */
-uint8_t classes_rec_kind(const struct merge *m, uint32_t gid); /* the record kind (key's first byte) */
-const struct export *classes_export(const struct merge *m, uint32_t input, uint64_t off);
+int fwds__absorb(struct merge *m);
+size_t classes__cu_of(const struct merge *m, uint64_t gid);	/* the CU that holds gid */
+uint32_t classes__final(const struct merge *m, uint32_t gid); /* a node's class, fwds aliased */
+uint8_t classes__rec_kind(const struct merge *m, uint32_t gid); /* the record kind (key's first byte) */
+const struct export *classes__export(const struct merge *m, uint32_t input, uint64_t off);
 /* The gid of the type record at global DIE offset off, which CU ci refers
  * to across CUs. Reads only tables that no longer change after step 2:
  * safe on any thread. Returns 0, or -EBADMSG (no such record) with the
  * message in d. */
-int classes_xref_gid(const struct merge *m, size_t ci, uint64_t off, uint32_t *gid, struct diag *d);
-void classes_free(struct merge *m);	/* may be called again */
+int classes__xref_gid(const struct merge *m, size_t ci, uint64_t off, uint32_t *gid, struct diag *d);
+void classes__free(struct merge *m);	/* may be called again */
 
-int build_graph(struct merge *m);			/* step 5: the nodes */
-/* Step 5, after cands_build(): the provenance; node_of_class freed. */
-int build_finish(struct merge *m);
+int build__graph(struct merge *m);			/* step 5: the nodes */
+/* Step 5, after cands__build(): the provenance; node_of_class freed. */
+int build__finish(struct merge *m);
 /* The node of a candidate's type reference (a gid, or STOP_XREF | extern
  * index in CU ci). Reads only: safe on any thread once the nodes exist.
  * Returns 0, or -EBADMSG with the detail in d. */
-int build_lref_node(const struct merge *m, size_t ci, uint32_t lref_or_gid, uint32_t *node, struct diag *d);
+int build__lref_node(const struct merge *m, size_t ci, uint32_t lref_or_gid, uint32_t *node, struct diag *d);
 /* cands.c: the candidates, their prototypes and the graph's string
  * section, after the nodes (m->strs no longer changes). */
-int cands_build(struct merge *m);
+int cands__build(struct merge *m);
 
 #endif

@@ -120,7 +120,7 @@ static int is_type_kind(unsigned kind)
  * inlined (imports.c keeps the same rule for other CUs' types). */
 static int is_stop(const struct cus_rec *r)
 {
-	return xt_is_stop_kind(r->kind, r->name != 0);
+	return xtargets__is_stop_kind(r->kind, r->name != 0);
 }
 
 /* An extern that imports.c copied into the CU is a local reference to the
@@ -160,7 +160,7 @@ static void put_str(struct buf *b, const char *s)
  * 8 bytes at a time while 8 remain in the CU's string table (whose last
  * byte is a NUL, checked by the decoder), with no call: a key takes a few
  * names per member, 13 M per vmlinux. Taken when the key buffer has room
- * for the rest of the table (scan_cu() reserves twice the blob), else
+ * for the rest of the table (scan__cu() reserves twice the blob), else
  * put_str(). */
 static void put_cu_str(const struct scanner *x, struct buf *b, uint32_t ref)
 {
@@ -227,12 +227,12 @@ static int put_ref(struct scanner *x, struct buf *b, cus_ref ref)
 	}
 	if (cus_ref_is_extern(ref)) {
 		uint32_t e = cus_ref_index(ref);
-		const struct xtarget *t = x->xt ? xtargets_get(x->xt, x->cu.externs[e]) : NULL;
+		const struct xtarget *t = x->xt ? xtargets__get(x->xt, x->cu.externs[e]) : NULL;
 		if (t && t->kind == CUS_UNSPECIFIED) {
 			buf_u8(b, 'V');
 			return 0;
 		}
-		if (t && xt_is_stop_kind(t->kind, t->name_at != 0)) {
+		if (t && xtargets__is_stop_kind(t->kind, t->name_at != 0)) {
 			buf_u8(b, 'N');
 			buf_u8(b, (uint8_t)kind_class(t->kind));
 			put_str(b, xtarget_name(x->xt, t));
@@ -625,7 +625,7 @@ static int finish_gids(struct scanner *x, const struct scan_env *env)
 			continue;
 		}
 		const uint8_t *key = o->keys.data + o->key_off[k];
-		int64_t w = classes_weak_find(env->wt, key, o->key_len[k], o->key_hash[k]);
+		int64_t w = classes__weak_find(env->wt, key, o->key_len[k], o->key_hash[k]);
 		if (w >= 0)
 			env->weak[k] = (uint32_t)w;
 		else
@@ -683,7 +683,7 @@ static int inherit_params(struct scanner *x, size_t *cap_p)
 	const struct xtargets *xt = x->xt;
 	for (size_t i = 0; xt && i < o->nfuncs; i++) {
 		struct fcand *f = &o->funcs[i];
-		const struct xtarget *t = f->origin_off && !f->param_count ? xtargets_get(xt, f->origin_off) : NULL;
+		const struct xtarget *t = f->origin_off && !f->param_count ? xtargets__get(xt, f->origin_off) : NULL;
 		if (!t || t->kind != CUS_FUNC || !t->nparams)
 			continue;
 		if (vec_grow(&o->fparams, cap_p, o->nfparams + t->nparams))
@@ -716,7 +716,7 @@ static int inherit_params(struct scanner *x, size_t *cap_p)
 	return 0;
 }
 
-int scan_cu(const struct cus_file *f, size_t cu_index, uint32_t input, const struct scan_env *env,
+int scan__cu(const struct cus_file *f, size_t cu_index, uint32_t input, const struct scan_env *env,
 	    struct cus_cu *cu_buf, struct cu_scan *out, struct diag *d)
 {
 	const struct offset_set *wanted = env->wanted;
@@ -739,7 +739,7 @@ int scan_cu(const struct cus_file *f, size_t cu_index, uint32_t input, const str
 		goto out;
 	}
 	own_str = x.cu.str;
-	if (env->xt && (err = imports_apply(&x.cu, env->xt, env->imp, &im, what, d)))
+	if (env->xt && (err = imports__apply(&x.cu, env->xt, env->imp, &im, what, d)))
 		goto out;
 	/* Records [n, all) are the imported copies: keyed when inlined, never
 	 * nodes of this CU. */
@@ -805,7 +805,7 @@ out:
 	return err;
 }
 
-int scan_cu_excluded(const struct cus_file *f, size_t cu_index, uint32_t input,
+int scan__cu_excluded(const struct cus_file *f, size_t cu_index, uint32_t input,
 		     struct cu_scan *out, struct diag *d)
 {
 	struct cus_cu cu = { 0 };
