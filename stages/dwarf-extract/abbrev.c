@@ -6,7 +6,7 @@
  * is -ENOTSUP (the caller falls back to libdw or does not cache), not an
  * error in the input.
  */
-#include "extract.h"
+#include "abbrev.h"
 #include "../../common/vec.h"
 
 #include <dwarf.h>

@@ -3,7 +3,7 @@
  * A leaf of its own: die_reader.c passes on only these attributes of a DIE
  * (it asks once per abbreviation), and die_attrs.c reads each by its bit.
  */
-#include "extract.h"
+#include "die_attrs.h"
 
 #include <dwarf.h>
 

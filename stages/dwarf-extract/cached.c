@@ -9,7 +9,10 @@
  * code. When a re-read disagrees with the entry (a func that has no pc any
  * more), the hit is dropped for a miss.
  */
-#include "extract.h"
+#include "cached.h"
+#include "cu_key.h"
+#include "cu_walk.h"
+#include "die_attrs.h"
 #include "../../common/cachedir.h"
 #include "../../common/diag.h"
 #include "../../common/memo.h"

@@ -25,7 +25,8 @@
  * No libdw here: libdw's per-attribute cost is what the cache saves, and
  * this walk must stay a small fraction of an extraction.
  */
-#include "extract.h"
+#include "cu_key.h"
+#include "abbrev.h"
 #include "../../common/hash.h"
 #include "../../common/vec.h"
 

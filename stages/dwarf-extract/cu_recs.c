@@ -6,7 +6,8 @@
  * an address. All of it lives in the walker's state (struct cu_walk), one
  * per worker, emptied for each CU by cu_recs__clear().
  */
-#include "extract.h"
+#include "cu_walk.h"
+#include "die_attrs.h"
 #include "../../common/diag.h"
 #include "../../common/hash.h"
 #include "../../common/offmap.h"

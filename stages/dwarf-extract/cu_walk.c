@@ -12,7 +12,8 @@
  *     externs, so the result does not depend on anything but the DWARF.
  *  3. encode the cus_cu into w->blob.
  */
-#include "extract.h"
+#include "cu_walk.h"
+#include "die_attrs.h"
 #include "../../common/diag.h"
 #include "../../common/hash.h"
 #include "../../common/strtab.h"

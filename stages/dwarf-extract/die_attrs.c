@@ -7,7 +7,7 @@
  * are decoded here from their bytes; every other form goes to the libdw
  * function that reads it, with the same result either way.
  */
-#include "extract.h"
+#include "die_attrs.h"
 #include "../../common/diag.h"
 
 #include <dwarf.h>

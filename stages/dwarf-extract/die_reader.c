@@ -12,7 +12,8 @@
  * very buffer libdw reads (checked in die_reader__begin()), so a pointer
  * made here is a valid Dwarf_Die address or attribute value for libdw.
  */
-#include "extract.h"
+#include "die_reader.h"
+#include "die_attrs.h"
 #include "../../common/vec.h"
 
 #include <dwarf.h>

@@ -7,7 +7,8 @@
  * record's items (members, enumerators, dimensions) stay contiguous.
  * Records hold references as provisional slots; cu_walk.c resolves them.
  */
-#include "extract.h"
+#include "cu_walk.h"
+#include "die_attrs.h"
 #include "../../common/diag.h"
 #include "../../common/vec.h"
 

@@ -17,7 +17,8 @@
  * Invariant: a piece's hash is written once, by the one thread that hashes
  * it, and read by dwarf_hash__digest() after every piece is done.
  */
-#include "extract.h"
+#include "dwarf_hash.h"
+#include "input.h"
 #include "../../common/diag.h"
 #include "../../common/hash.h"
 #include "../../common/mapfile.h"

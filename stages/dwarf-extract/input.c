@@ -9,7 +9,8 @@
  * for the DWARF hash (dwarf_hash.c), the unit it walked in info_map or
  * pieces of the file with pread(), neither of which libelf mutates.
  */
-#include "extract.h"
+#include "input.h"
+#include "reloc.h"
 #include "../../common/pool.h"
 #include "../../common/diag.h"
 #include "../../common/mapfile.h"

@@ -8,6 +8,9 @@
  * and exit codes are made here and nowhere below.
  */
 #include "extract.h"
+#include "cached.h"
+#include "cu_walk.h"
+#include "input.h"
 #include "../../common/mapfile.h"
 #include "../../common/memo.h"
 #include "../../common/memtune.h"

@@ -24,7 +24,8 @@
  * is SHF_ALLOC or lies over headers or tables, no .debug_info of its own) is
  * left to libdwfl, whole. (Symbol 0 is S = 0, as libdwfl takes it.)
  */
-#include "extract.h"
+#include "reloc.h"
+#include "../../common/buf.h"
 
 #include "../../common/mapfile.h"
 #include "../../common/pool.h"

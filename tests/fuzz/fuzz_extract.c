@@ -22,7 +22,9 @@
  */
 #include "../../common/diag.h"
 #include "../../format/cus.h"
-#include "../../stages/dwarf-extract/extract.h"
+#include "../../stages/dwarf-extract/cu_key.h"
+#include "../../stages/dwarf-extract/cu_walk.h"
+#include "../../stages/dwarf-extract/input.h"
 
 #include <fcntl.h>
 #include <stdint.h>
