@@ -104,6 +104,47 @@ struct cus_rec {
 	uint32_t annot_first, annot_count;
 };
 
+/* The fixed fields of each record kind, in their order in the blob after
+ * kind, die delta and flags (CU-RECORDS.md, "Records"): F(field, enc),
+ * each a ULEB128 of struct cus_rec's field, decoded as enc says: str (a
+ * string offset, checked to start a string), ref (a record or extern
+ * reference, checked), u32 or u64. After them come the items of the kinds
+ * cus_kind_has_items() names, then the address and section of a func with
+ * CUS_F_HAS_PC or a var with CUS_F_HAS_ADDR, then the annotations of a
+ * record with CUS_F_ANNOT. cus_codec.c's encoder and decoder are both made
+ * from this table, so the two cannot disagree on a field. */
+#define CUS_FIELDS_BASE(F) F(name, str) F(encoding, u32) F(size, u64) F(bit_size, u32) F(bit_offset, u32)
+#define CUS_FIELDS_PTR(F) F(type, ref) F(size, u64)
+#define CUS_FIELDS_QUAL(F) F(type, ref)
+#define CUS_FIELDS_TYPEDEF(F) F(name, str) F(type, ref)
+#define CUS_FIELDS_STRUCT(F) F(name, str) F(size, u64) F(alignment, u32)
+#define CUS_FIELDS_ENUM(F) F(name, str) F(size, u64) F(type, ref)
+#define CUS_FIELDS_ARRAY(F) F(type, ref)
+#define CUS_FIELDS_SUBROUTINE(F) F(name, str) F(type, ref)
+#define CUS_FIELDS_FUNC(F) \
+	F(name, str) F(linkage, str) F(type, ref) F(inline_kind, u32) F(cc, u32) F(origin, ref) F(spec, ref) \
+	F(item_count, u32)
+#define CUS_FIELDS_PARAM(F) F(name, str) F(type, ref) F(origin, ref) F(loc, u32) F(loc_reg, u32)
+#define CUS_FIELDS_VAR(F) F(name, str) F(linkage, str) F(type, ref) F(spec, ref)
+#define CUS_FIELDS_UNSPECIFIED(F) F(name, str)
+#define CUS_FIELDS_UNSUPPORTED(F) F(tag, u32) F(name, str) F(type, ref)
+/* K(kind, its fields), for every kind. */
+#define CUS_RECORD_KINDS(K) \
+	K(CUS_BASE, CUS_FIELDS_BASE) K(CUS_PTR, CUS_FIELDS_PTR) K(CUS_CONST, CUS_FIELDS_QUAL) \
+	K(CUS_VOLATILE, CUS_FIELDS_QUAL) K(CUS_RESTRICT, CUS_FIELDS_QUAL) K(CUS_ATOMIC, CUS_FIELDS_QUAL) \
+	K(CUS_TYPEDEF, CUS_FIELDS_TYPEDEF) K(CUS_STRUCT, CUS_FIELDS_STRUCT) K(CUS_UNION, CUS_FIELDS_STRUCT) \
+	K(CUS_ENUM, CUS_FIELDS_ENUM) K(CUS_ARRAY, CUS_FIELDS_ARRAY) K(CUS_SUBROUTINE, CUS_FIELDS_SUBROUTINE) \
+	K(CUS_FUNC, CUS_FIELDS_FUNC) K(CUS_PARAM, CUS_FIELDS_PARAM) K(CUS_VAR, CUS_FIELDS_VAR) \
+	K(CUS_UNSPECIFIED, CUS_FIELDS_UNSPECIFIED) K(CUS_UNSUPPORTED, CUS_FIELDS_UNSUPPORTED)
+
+/* Do records of this kind carry items in the blob (members, enumerators,
+ * dimensions, parameter types)? A func counts its param records instead. */
+static inline int cus_kind_has_items(unsigned kind)
+{
+	return kind == CUS_STRUCT || kind == CUS_UNION || kind == CUS_ENUM || kind == CUS_ARRAY ||
+	       kind == CUS_SUBROUTINE;
+}
+
 /* One CU. The decoder fills `str` with a pointer into the blob (borrowed: the
  * blob must outlive the cus_cu); the encoder reads `str` whatever owns it. */
 struct cus_cu {

@@ -92,89 +92,24 @@ static void put_rec(struct buf *b, const struct cus_cu *cu, const struct cus_rec
 	buf_u8(b, r->kind);
 	buf_sleb(b, (int64_t)(r->die - prev_die));
 	buf_uleb(b, r->flags);
+	/* Every fixed field is a ULEB128, whatever it holds (cus.h). */
+#define PUT_FIELD(field, enc) buf_uleb(b, r->field);
 	switch (r->kind) {
-	case CUS_BASE:
-		buf_uleb(b, r->name);
-		buf_uleb(b, r->encoding);
-		buf_uleb(b, r->size);
-		buf_uleb(b, r->bit_size);
-		buf_uleb(b, r->bit_offset);
+#define PUT_KIND(kind, fields) \
+	case kind:             \
+		fields(PUT_FIELD) \
 		break;
-	case CUS_PTR:
-		buf_uleb(b, r->type);
-		buf_uleb(b, r->size);
-		break;
-	case CUS_CONST: case CUS_VOLATILE: case CUS_RESTRICT: case CUS_ATOMIC:
-		buf_uleb(b, r->type);
-		break;
-	case CUS_TYPEDEF:
-		buf_uleb(b, r->name);
-		buf_uleb(b, r->type);
-		break;
-	case CUS_STRUCT: case CUS_UNION:
-		buf_uleb(b, r->name);
-		buf_uleb(b, r->size);
-		buf_uleb(b, r->alignment);
+	CUS_RECORD_KINDS(PUT_KIND)
+#undef PUT_KIND
+	}
+#undef PUT_FIELD
+	if (cus_kind_has_items(r->kind))
 		put_items(b, cu, r);
-		break;
-	case CUS_ENUM:
-		buf_uleb(b, r->name);
-		buf_uleb(b, r->size);
-		buf_uleb(b, r->type);
-		put_items(b, cu, r);
-		break;
-	case CUS_ARRAY:
-		buf_uleb(b, r->type);
-		put_items(b, cu, r);
-		break;
-	case CUS_SUBROUTINE:
-		buf_uleb(b, r->name);
-		buf_uleb(b, r->type);
-		put_items(b, cu, r);
-		break;
-	case CUS_FUNC:
-		buf_uleb(b, r->name);
-		buf_uleb(b, r->linkage);
-		buf_uleb(b, r->type);
-		buf_uleb(b, r->inline_kind);
-		buf_uleb(b, r->cc);
-		buf_uleb(b, r->origin);
-		buf_uleb(b, r->spec);
-		buf_uleb(b, r->item_count);
-		if (r->flags & CUS_F_HAS_PC) {
-			if (addr_at)
-				*addr_at = (uint32_t)(b->len - start);
-			buf_uleb(b, r->addr);
-			buf_uleb(b, r->shndx);
-		}
-		break;
-	case CUS_PARAM:
-		buf_uleb(b, r->name);
-		buf_uleb(b, r->type);
-		buf_uleb(b, r->origin);
-		buf_uleb(b, r->loc);
-		buf_uleb(b, r->loc_reg);
-		break;
-	case CUS_VAR:
-		buf_uleb(b, r->name);
-		buf_uleb(b, r->linkage);
-		buf_uleb(b, r->type);
-		buf_uleb(b, r->spec);
-		if (r->flags & CUS_F_HAS_ADDR) {
-			if (addr_at)
-				*addr_at = (uint32_t)(b->len - start);
-			buf_uleb(b, r->addr);
-			buf_uleb(b, r->shndx);
-		}
-		break;
-	case CUS_UNSPECIFIED:
-		buf_uleb(b, r->name);
-		break;
-	case CUS_UNSUPPORTED:
-		buf_uleb(b, r->tag);
-		buf_uleb(b, r->name);
-		buf_uleb(b, r->type);
-		break;
+	if ((r->kind == CUS_FUNC && (r->flags & CUS_F_HAS_PC)) || (r->kind == CUS_VAR && (r->flags & CUS_F_HAS_ADDR))) {
+		if (addr_at)
+			*addr_at = (uint32_t)(b->len - start);
+		buf_uleb(b, r->addr);
+		buf_uleb(b, r->shndx);
 	}
 	if (r->flags & CUS_F_ANNOT)
 		put_annots(b, cu, r->annot_first, r->annot_count);
@@ -338,6 +273,13 @@ static int dec_items(struct dec *x, struct cus_rec *r)
 	return err;
 }
 
+/* A ULEB128 of any size (the decoder checks the cursor after the record). */
+static inline int dec_u64(struct dec *x, uint64_t *out)
+{
+	*out = cur_uleb(&x->c);
+	return 0;
+}
+
 static int dec_rec(struct dec *x, struct cus_rec *r, uint64_t prev_die)
 {
 	struct cursor *c = &x->c;
@@ -353,87 +295,26 @@ static int dec_rec(struct dec *x, struct cus_rec *r, uint64_t prev_die)
 	if (r->flags & ~(uint32_t)CUS_F_ALL)
 		return dec_fail(x, "unknown record flags");
 
+	/* The fields of cus.h's table, each read and checked as its
+	 * encoding says: dec_str(), dec_ref(), dec_u32() or dec_u64(). */
+#define DEC_FIELD(field, enc) if (!err) err = dec_##enc(x, &r->field);
 	switch (r->kind) {
-	case CUS_BASE:
-		err = dec_str(x, &r->name);
-		if (!err) err = dec_u32(x, &r->encoding);
-		if (!err) r->size = cur_uleb(c);
-		if (!err) err = dec_u32(x, &r->bit_size);
-		if (!err) err = dec_u32(x, &r->bit_offset);
+#define DEC_KIND(kind, fields) \
+	case kind:             \
+		fields(DEC_FIELD) \
 		break;
-	case CUS_PTR:
-		err = dec_ref(x, &r->type);
-		if (!err) r->size = cur_uleb(c);
-		break;
-	case CUS_CONST: case CUS_VOLATILE: case CUS_RESTRICT: case CUS_ATOMIC:
-		err = dec_ref(x, &r->type);
-		break;
-	case CUS_TYPEDEF:
-		err = dec_str(x, &r->name);
-		if (!err) err = dec_ref(x, &r->type);
-		break;
-	case CUS_STRUCT: case CUS_UNION:
-		err = dec_str(x, &r->name);
-		if (!err) r->size = cur_uleb(c);
-		if (!err) err = dec_u32(x, &r->alignment);
-		if (!err) err = dec_items(x, r);
-		break;
-	case CUS_ENUM:
-		err = dec_str(x, &r->name);
-		if (!err) r->size = cur_uleb(c);
-		if (!err) err = dec_ref(x, &r->type);
-		if (!err) err = dec_items(x, r);
-		break;
-	case CUS_ARRAY:
-		err = dec_ref(x, &r->type);
-		if (!err) err = dec_items(x, r);
-		break;
-	case CUS_SUBROUTINE:
-		err = dec_str(x, &r->name);
-		if (!err) err = dec_ref(x, &r->type);
-		if (!err) err = dec_items(x, r);
-		break;
-	case CUS_FUNC:
-		err = dec_str(x, &r->name);
-		if (!err) err = dec_str(x, &r->linkage);
-		if (!err) err = dec_ref(x, &r->type);
-		if (!err) err = dec_u32(x, &r->inline_kind);
-		if (!err) err = dec_u32(x, &r->cc);
-		if (!err) err = dec_ref(x, &r->origin);
-		if (!err) err = dec_ref(x, &r->spec);
-		if (!err) err = dec_u32(x, &r->item_count);
-		if (!err && (r->flags & CUS_F_HAS_PC)) {
-			r->addr = cur_uleb(c);
-			err = dec_u32(x, &r->shndx);
-		}
-		break;
-	case CUS_PARAM:
-		err = dec_str(x, &r->name);
-		if (!err) err = dec_ref(x, &r->type);
-		if (!err) err = dec_ref(x, &r->origin);
-		if (!err) err = dec_u32(x, &r->loc);
-		if (!err) err = dec_u32(x, &r->loc_reg);
-		if (!err && r->loc > CUS_LOC_EMPTY)
-			err = dec_fail(x, "unknown parameter location kind");
-		break;
-	case CUS_VAR:
-		err = dec_str(x, &r->name);
-		if (!err) err = dec_str(x, &r->linkage);
-		if (!err) err = dec_ref(x, &r->type);
-		if (!err) err = dec_ref(x, &r->spec);
-		if (!err && (r->flags & CUS_F_HAS_ADDR)) {
-			r->addr = cur_uleb(c);
-			err = dec_u32(x, &r->shndx);
-		}
-		break;
-	case CUS_UNSPECIFIED:
-		err = dec_str(x, &r->name);
-		break;
-	case CUS_UNSUPPORTED:
-		err = dec_u32(x, &r->tag);
-		if (!err) err = dec_str(x, &r->name);
-		if (!err) err = dec_ref(x, &r->type);
-		break;
+	CUS_RECORD_KINDS(DEC_KIND)
+#undef DEC_KIND
+	}
+#undef DEC_FIELD
+	if (!err && r->kind == CUS_PARAM && r->loc > CUS_LOC_EMPTY)
+		err = dec_fail(x, "unknown parameter location kind");
+	if (!err && cus_kind_has_items(r->kind))
+		err = dec_items(x, r);
+	if (!err && ((r->kind == CUS_FUNC && (r->flags & CUS_F_HAS_PC)) ||
+		     (r->kind == CUS_VAR && (r->flags & CUS_F_HAS_ADDR)))) {
+		r->addr = cur_uleb(c);
+		err = dec_u32(x, &r->shndx);
 	}
 	if (!err && (r->flags & CUS_F_ANNOT))
 		err = dec_annots(x, &r->annot_first, &r->annot_count);
