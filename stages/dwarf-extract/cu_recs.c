@@ -18,49 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Where str_map's probe for key starts (mask: the capacity - 1). */
-static size_t str_home(uint32_t key, size_t mask)
-{
-	return (key * 0x9e3779b1u) & mask;
-}
-
-/* Room in str_map for one more key, the load kept below 1/2. */
-static int str_map_grow(struct cu_walk *w)
-{
-	if ((w->str_count + 1) * 2 <= w->str_cap)
-		return 0;
-	size_t ncap = w->str_cap ? w->str_cap * 2 : 1024;
-	struct str_slot *n = calloc(ncap, sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	for (size_t j = 0; j < w->str_cap; j++) {
-		uint32_t key = w->str_map[j].key;
-		if (!key)
-			continue;
-		size_t i = str_home(key, ncap - 1);
-		while (n[i].key)
-			i = (i + 1) & (ncap - 1);
-		n[i] = w->str_map[j];
-	}
-	free(w->str_map);
-	w->str_map = n;
-	w->str_cap = ncap;
-	return 0;
-}
-
 void cu_recs__clear(struct cu_walk *w)
 {
 	/* Their sizes are the previous CU's. */
 	offmap__clear(&w->recs_at);
 	offmap__clear(&w->exts);
-	if (table_drop_on_reset(w->str_count, w->str_cap)) {
-		free(w->str_map);
-		w->str_map = NULL;
-		w->str_cap = 0;
-	} else if (w->str_cap) {
-		memset(w->str_map, 0, w->str_cap * sizeof(*w->str_map));
-	}
-	w->str_count = 0;
+	offmap__clear(&w->str_at);
 }
 
 int cu_recs__str(struct cu_walk *w, const char *s, uint32_t *out)
@@ -78,21 +41,20 @@ int cu_recs__str(struct cu_walk *w, const char *s, uint32_t *out)
 		 * its first byte was a cache miss in .debug_str. The rare equal
 		 * string that comes from elsewhere (DW_FORM_string, another
 		 * offset) is stored twice; readers go by content, never by ref. */
-		if (str_map_grow(w))
+		if (offmap__reserve(&w->str_at))
 			return -ENOMEM;
 		uint32_t key = (uint32_t)(s - base) + 1;
-		size_t mask = w->str_cap - 1, i = str_home(key, mask);
-		for (; w->str_map[i].key; i = (i + 1) & mask)
-			if (w->str_map[i].key == key) {
-				*out = w->str_map[i].val;
-				return 0;
-			}
+		size_t i;
+		if (offmap__find(&w->str_at, key, &i)) {
+			*out = *(uint32_t *)offmap__val(&w->str_at, i);
+			return 0;
+		}
 		size_t len = strlen(s);
 		off = len ? strtab__append(w->strs, s, len) : 0; /* "" is ref 0, as strtab__add() gives */
 		if (off < 0)
 			return (int)off;
-		w->str_map[i] = (struct str_slot){ key, (uint32_t)off };
-		w->str_count++;
+		offmap__put(&w->str_at, i, key);
+		*(uint32_t *)offmap__val(&w->str_at, i) = (uint32_t)off;
 		*out = (uint32_t)off;
 		return 0;
 	}

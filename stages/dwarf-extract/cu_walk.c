@@ -35,6 +35,7 @@ int cu_walk__init(struct cu_walk *w, const struct input *in, Dwarf *dw, struct d
 	w->d = d;
 	w->recs_at.val_size = sizeof(uint32_t);
 	w->exts.val_size = sizeof(uint32_t);
+	w->str_at.val_size = sizeof(uint32_t);
 	w->strs = strtab__new();
 	return w->strs ? 0 : -ENOMEM;
 }
@@ -47,7 +48,7 @@ void cu_walk__free(struct cu_walk *w)
 	free(w->slots);
 	offmap__free(&w->recs_at);
 	offmap__free(&w->exts);
-	free(w->str_map);
+	offmap__free(&w->str_at);
 	free(w->pend_annots);
 	free(w->patch_recs);
 	free(w->addr_pos);

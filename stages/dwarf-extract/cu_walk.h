@@ -37,10 +37,8 @@ struct cu_walk {
 	struct offmap recs_at;
 	/* extern offset -> extern index (u32). */
 	struct offmap exts;
-	/* .debug_str offset + 1 -> the string's offset in strs (cu_recs__str):
-	 * open addressing, key 0 = empty, key and value side by side. */
-	struct str_slot { uint32_t key, val; } *str_map;
-	size_t str_cap, str_count;
+	/* .debug_str offset + 1 -> the string's offset in strs (u32; cu_recs__str()). */
+	struct offmap str_at;
 	/* A record's own annotations, held until its items are done, so that
 	 * each record's and each item's annotations stay contiguous. */
 	struct cus_annot *pend_annots;
