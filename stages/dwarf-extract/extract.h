@@ -1,4 +1,4 @@
-/* extract.h: dwarf-extract's internals, shared by its own files only.
+/* extract.h: dwarf-extract's design, its files, and its options.
  *
  * The flow (main.c): input__open() maps the ELF and lists its units;
  * pool_ordered() runs cu_walk__extract() for each unit on a worker's own
