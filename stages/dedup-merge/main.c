@@ -310,6 +310,8 @@ static void drop_work(struct merge *m)
 			cu_scan__free(&m->scans[i]);
 	free(m->scans);
 	m->scans = NULL;
+	free(m->node_of_class); /* build__finish() frees it; not when the build failed */
+	m->node_of_class = NULL;
 }
 
 static int merge_run(struct merge *m)
