@@ -32,6 +32,10 @@
 #    are counted and their differences listed (their rules are pahole
 #    1.27's here, 1.24's there: stages/btf-emit/funcs.c); pahole master too,
 #    where ../shared/anchors has its source;
+#  - the times compared are those of both tools replayed alone, one call
+#    after another, on copies of the same files: during the build the
+#    kernel's make runs module steps two at a time beside other jobs, which
+#    pahole's replay does not have (the in-build times are printed too);
 #  - for KBUILD_CACHE_BUILDS (default 6.12-gcc): one .c file touched and the
 #    kernel relinked twice with BTFPIPE_CACHE_DIR, from an empty cache (cold)
 #    and then warm: the BTF steps' times.
@@ -238,12 +242,26 @@ kernel() {
 	elif [ -z "$bad" ]; then
 		bad="no vmlinux BTF call in $O/btf-calls.ours"
 	fi
+	# Ours replayed as pahole was: the kernel's own arguments, a copy of
+	# each file without its .BTF, one call after another, the same timer.
+	local Or="$K/$b-replay" line args copy t0
+	rm -rf "$Or" && mkdir -p "$Or" && : >"$Or/btf-times"
+	while IFS= read -r line; do
+		f=${line##* }
+		copy="$Or/${f//\//_}"
+		objcopy --remove-section=.BTF "$O/$f" "$copy" || { bad+="cannot copy $O/$f"$'\n'; continue; }
+		read -r -a args <<<"${line% *}" # the kernel's arguments hold no spaces
+		t0=$(date +%s%N)
+		(cd "$O" && "$P" "${args[@]}" "$copy") >>"$Or/out" 2>&1 ||
+			bad+="pipeline.sh replayed on $copy failed: $(tail -3 "$Or/out")"$'\n'
+		echo "$f $((($(date +%s%N) - t0) / 1000000))" >>"$Or/btf-times"
+	done <"$O/btf-calls.ours"
 	if [ -z "$bad" ]; then
 		ok "$b: the vmlinux and all $nmod modules describe the same types as pahole $pv on the same files"
 		same=yes
 		echo "info: $b: vmlinux kinds, ours:   $(kinds "$v")"
 		echo "info: $b: vmlinux kinds, pahole: $(kinds "$tv")"
-		echo "info: $b: BTF steps, ms: vmlinux $(ms_of "$O/btf-times.ours" vmlinux) (pahole $(ms_of "$Op/btf-times" vmlinux)), modules $(ms_of "$O/btf-times.ours" '[.]ko$') (pahole $(ms_of "$Op/btf-times" '[.]ko$'))"
+		echo "info: $b: BTF steps replayed alone, ms: vmlinux $(ms_of "$Or/btf-times" vmlinux) (pahole $(ms_of "$Op/btf-times" vmlinux)), modules $(ms_of "$Or/btf-times" '[.]ko$') (pahole $(ms_of "$Op/btf-times" '[.]ko$')); in the build: vmlinux $(ms_of "$O/btf-times.ours" vmlinux), modules $(ms_of "$O/btf-times.ours" '[.]ko$')"
 	else
 		not_ok "$b: the vmlinux and every module describe the same types as pahole $pv on the same files" "$bad"
 	fi
@@ -315,8 +333,9 @@ kernel() {
 	esac
 	printf '| %s | %s | %s | %s | %s | %s | %s | %s / %s | %s / %s | %s | %s |\n' "$b" \
 		"$(sed -n 's/^kernel.sh: built \(again \)\{0,1\}\([^ ]*\).*/\2/p' "$K/$b.log")" "$tc" "$nmod" "$booted" "$bpf" "$same" \
-		"$(ms_of "$O/btf-times.ours" vmlinux)" "$(ms_of "$Op/btf-times" vmlinux 2>/dev/null)" \
-		"$(ms_of "$O/btf-times.ours" '[.]ko$')" "$(ms_of "$Op/btf-times" '[.]ko$' 2>/dev/null)" "$cold" "$warm" \
+		"$(ms_of "$K/$b-replay/btf-times" vmlinux 2>/dev/null)" "$(ms_of "$Op/btf-times" vmlinux 2>/dev/null)" \
+		"$(ms_of "$K/$b-replay/btf-times" '[.]ko$' 2>/dev/null)" "$(ms_of "$Op/btf-times" '[.]ko$' 2>/dev/null)" \
+		"$cold" "$warm" \
 		>>"$K/summary.rows"
 }
 
@@ -406,7 +425,7 @@ for b in $builds; do
 	esac
 done
 {
-	echo "| build | kernel | compiler | modules | all loaded in qemu | BPF program loaded | types = pahole 1.24's | vmlinux BTF step ms, ours / pahole | modules' BTF steps ms, ours / pahole | relink cold (vmlinux+modules ms) | relink warm |"
+	echo "| build | kernel | compiler | modules | all loaded in qemu | BPF program loaded | types = pahole 1.24's | vmlinux BTF step ms, ours / pahole (replayed alone) | modules' BTF steps ms, ours / pahole (replayed alone) | relink cold (vmlinux+modules ms, in the build) | relink warm |"
 	echo "|---|---|---|---:|---|---|---|---:|---:|---:|---:|"
 	cat "$K/summary.rows"
 } >"$K/summary.md"
