@@ -178,8 +178,16 @@ kernel() {
 		return
 	fi
 	ok "$b: $(tail -1 "$K/$b.log" | sed 's/^kernel.sh: //') in $(($(date +%s) - t0)) s, with PAHOLE=pipeline.sh"
-	cp "$O/btf-times" "$O/btf-times.ours"
-	cp "$O/btf-calls" "$O/btf-calls.ours"
+	# The build's own BTF calls and times, kept for the replays and the
+	# cache relinks (which write btf-times again); a run that rebuilt
+	# nothing keeps those of the last one that did.
+	local inbuild="in the build"
+	if [ "$(cat "$O/btf-steps" 2>/dev/null || echo 0)" -gt 0 ] || [ ! -s "$O/btf-calls.ours" ]; then
+		cp "$O/btf-times" "$O/btf-times.ours"
+		cp "$O/btf-calls" "$O/btf-calls.ours"
+	else
+		inbuild="in an earlier run's build (nothing was rebuilt)"
+	fi
 	v="$O/vmlinux"
 	check "$b: libbpf parses the vmlinux BTF and btf__dedup removes nothing" "$BTFCHECK" --dedup "$v"
 	check_loads "$b: the running kernel here loads the vmlinux BTF" "$v"
@@ -261,7 +269,7 @@ kernel() {
 		same=yes
 		echo "info: $b: vmlinux kinds, ours:   $(kinds "$v")"
 		echo "info: $b: vmlinux kinds, pahole: $(kinds "$tv")"
-		echo "info: $b: BTF steps replayed alone, ms: vmlinux $(ms_of "$Or/btf-times" vmlinux) (pahole $(ms_of "$Op/btf-times" vmlinux)), modules $(ms_of "$Or/btf-times" '[.]ko$') (pahole $(ms_of "$Op/btf-times" '[.]ko$')); in the build: vmlinux $(ms_of "$O/btf-times.ours" vmlinux), modules $(ms_of "$O/btf-times.ours" '[.]ko$')"
+		echo "info: $b: BTF steps replayed alone, ms: vmlinux $(ms_of "$Or/btf-times" vmlinux) (pahole $(ms_of "$Op/btf-times" vmlinux)), modules $(ms_of "$Or/btf-times" '[.]ko$') (pahole $(ms_of "$Op/btf-times" '[.]ko$')); $inbuild: vmlinux $(ms_of "$O/btf-times.ours" vmlinux), modules $(ms_of "$O/btf-times.ours" '[.]ko$')"
 	else
 		not_ok "$b: the vmlinux and every module describe the same types as pahole $pv on the same files" "$bad"
 	fi
