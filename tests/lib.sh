@@ -163,6 +163,22 @@ build_sample() {
 	fi
 }
 
+# libbpf18 WHAT: the libbpf 1.8 oracle, tests/tools/btf18_check.c built
+# against libbpf from ../shared/anchors (tests/tools/libbpf18.sh, once into
+# T_SHARED), in T_BTF18; else false after counting WHAT skipped (no
+# anchors) or failed (the build failed).
+libbpf18() {
+	local out rc
+	out=$("$T_TOP/tests/tools/libbpf18.sh" "$T_SHARED/libbpf18" 2>&1)
+	rc=$?
+	case $rc in
+	0) T_BTF18=$out; return 0 ;;
+	77) skip "$1" "$out" ;;
+	*) not_ok "$1: build libbpf 1.8" "$out" ;;
+	esac
+	return 1
+}
+
 # have TOOL: true when TOOL is on PATH.
 have() { command -v "$1" >/dev/null 2>&1; }
 

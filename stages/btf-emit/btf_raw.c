@@ -85,10 +85,20 @@ int btf_raw__header(const uint8_t *p, size_t n, struct btf_header *h)
 	if (n < sizeof(*h))
 		return -EINVAL;
 	memcpy(h, p, sizeof(*h));
-	if (h->magic != BTF_MAGIC || h->version != BTF_VERSION || h->hdr_len != sizeof(*h) || h->type_off % 4 ||
-	    (uint64_t)h->type_off + h->type_len > h->str_off || (uint64_t)h->str_off + h->str_len > n - sizeof(*h) ||
-	    (h->str_len && p[sizeof(*h) + h->str_off + h->str_len - 1]))
+	if (h->magic != BTF_MAGIC || h->version != BTF_VERSION || (h->hdr_len != sizeof(*h) && h->hdr_len != 32) ||
+	    n < h->hdr_len || h->type_off % 4 || (uint64_t)h->type_off + h->type_len > h->str_off ||
+	    (uint64_t)h->str_off + h->str_len > n - h->hdr_len ||
+	    (h->str_len && p[h->hdr_len + h->str_off + h->str_len - 1]))
 		return -EINVAL;
+	if (h->hdr_len == 32) {
+		/* libbpf 1.8's header: a kind layout, if any, lies between the
+		 * types and the strings, as libbpf requires (layout.c). */
+		uint32_t lo, ll;
+		memcpy(&lo, p + 24, 4);
+		memcpy(&ll, p + 28, 4);
+		if (ll && (lo % 4 || ll % 4 || lo < h->type_off + h->type_len || (uint64_t)lo + ll > h->str_off))
+			return -EINVAL;
+	}
 	return 0;
 }
 

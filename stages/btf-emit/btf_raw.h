@@ -12,7 +12,9 @@ struct btf_type;
  * all of it, or an ELF's one .BTF section. 0, or -errno (btf_raw__elf_section()). */
 int btf_raw__of_file(const char *path, const uint8_t *m, size_t size, const uint8_t **p, size_t *n);
 /* The header of raw BTF p (n bytes) into *h, when libbpf would read it in
- * our byte order: the header every encoder writes, the type section
+ * our byte order: the header every encoder writes (24 bytes, or libbpf
+ * 1.8's 32 with a kind layout that lies between types and strings; callers
+ * find the sections at h->hdr_len), the type section
  * 4-aligned and before the strings, both inside p, the strings (if any)
  * ending in a NUL. 0 or -EINVAL. */
 int btf_raw__header(const uint8_t *p, size_t n, struct btf_header *h);

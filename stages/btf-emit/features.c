@@ -31,7 +31,7 @@ static const struct feature {
 	[FEAT_GLOBAL_VAR] = { "global_var", 0, NULL },
 	[FEAT_ATTRIBUTES] = { "attributes", 0, "needs btf__add_type_attr() from libbpf 1.6; this build has an older libbpf" },
 	[FEAT_TRUE_SIGNATURE] = { "true_signature", 0, NULL },
-	[FEAT_LAYOUT] = { "layout", 0, "needs the BTF kind layout of libbpf 1.8; this build has an older libbpf" },
+	[FEAT_LAYOUT] = { "layout", 0, NULL },
 };
 
 uint32_t features__default(void)

@@ -12,6 +12,7 @@
 #include "encode.h"
 #include "explain.h"
 #include "funcs.h"
+#include "layout.h"
 #include "libbpf_base.h"
 #include "output.h"
 #include "skip_log.h"
@@ -68,6 +69,7 @@ struct emit_run {
 	struct btf *btf;			/* libbpf's object of it, when libbpf needs one */
 	/* split */
 	struct buf split;			/* split BTF by base_dedup.c */
+	struct buf laid;			/* with the kind layout (feature layout) */
 	/* write: the bytes written (into ours, split or btf) */
 	const void *raw;
 	uint32_t size;
@@ -347,7 +349,18 @@ static int split_pass(struct emit_run *r)
 		split__bswap(r->split.data);
 	r->size = (uint32_t)(r->own_dedup ? r->split.len : r->ours.len);
 	r->raw = r->own_dedup ? r->split.data : r->btf ? btf__raw_data(r->btf, &r->size) : r->ours.data;
-	return r->raw ? 0 : -ENOMEM;
+	if (!r->raw)
+		return -ENOMEM;
+	/* The kind layout: base BTF only (layout.c says why). */
+	if (HAS_FEAT(r->o, FEAT_LAYOUT) && !r->o->base) {
+		if ((err = layout__add(r->raw, r->size, &r->laid)))
+			return err == -ENOMEM ? err : DIAG_BUG(r->d, "the BTF just written has no plain header");
+		if (r->laid.len > UINT32_MAX)
+			return diag_fail(r->d, E2BIG, "the BTF with its kind layout is larger than 4 GiB");
+		r->raw = r->laid.data;
+		r->size = (uint32_t)r->laid.len;
+	}
+	return 0;
 }
 
 static int write_pass(struct emit_run *r)
@@ -371,6 +384,7 @@ static void run_free(struct emit_run *r)
 	base_index__free(&r->bi);
 	base_view__close(&r->view);
 	buf_free(&r->split);
+	buf_free(&r->laid);
 	buf_free(&r->ours);
 	type_map__free(&r->map);
 	elf_info__free(&r->ei);

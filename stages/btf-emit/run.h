@@ -30,7 +30,8 @@
  *     split BTF holding only what the base lacks, references renumbered,
  *     checked before it is used (split_write.c); or, where our matching
  *     cannot be used, libbpf's dedup over the base. Then the target's byte
- *     order.
+ *     order, and with the feature layout and no base, the kind layout
+ *     (layout.c).
  *  7. write: the skip report, then -o and --elf-out, each atomically
  *     (output.c), and the BTF into the cache.
  *
