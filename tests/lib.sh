@@ -179,6 +179,27 @@ libbpf18() {
 	return 1
 }
 
+# pahole_master WHAT: pahole's master branch (../shared/anchors/build.sh,
+# once into T_SHARED, a minute or two) in T_PAHOLE_MASTER; else false after
+# counting WHAT skipped (no anchors) or failed (the build failed).
+pahole_master() {
+	local anchors=${BTFPIPE_ANCHORS:-$(cd "$T_TOP/.." && pwd)/shared/anchors} dest=$T_SHARED/anchors
+	if [ ! -x "$anchors/build.sh" ]; then
+		skip "$1" "pahole master's source not found in $anchors"
+		return 1
+	fi
+	mkdir -p "$dest"
+	(
+		flock 9
+		[ -x "$dest/bin/pahole" ] || "$anchors/build.sh" "$dest" >"$dest/build.log" 2>&1
+	) 9>"$dest/.lock"
+	if [ ! -x "$dest/bin/pahole" ]; then
+		not_ok "$1: build pahole master" "$(tail -5 "$dest/build.log")"
+		return 1
+	fi
+	T_PAHOLE_MASTER=$dest/bin/pahole
+}
+
 # have TOOL: true when TOOL is on PATH.
 have() { command -v "$1" >/dev/null 2>&1; }
 

@@ -270,6 +270,13 @@ int bw__add_type_tag(struct bw *w, const char *value, int ref)
 	return empty(value) ? -EINVAL : ref_kind(w, BTF_KIND_TYPE_TAG, value, ref, 0, 0);
 }
 
+/* libbpf 1.6's btf__add_type_attr(): a type tag whose value is an
+ * attribute (kind_flag 1), not a btf_type_tag string. */
+int bw__add_type_attr(struct bw *w, const char *value, int ref)
+{
+	return empty(value) ? -EINVAL : ref_kind(w, BTF_KIND_TYPE_TAG, value, ref, 1, 0);
+}
+
 int bw__add_fwd(struct bw *w, const char *name, int fwd_kind)
 {
 	if (empty(name))

@@ -24,6 +24,7 @@ int bw__add_volatile(struct bw *w, int ref);
 int bw__add_restrict(struct bw *w, int ref);
 int bw__add_typedef(struct bw *w, const char *name, int ref);
 int bw__add_type_tag(struct bw *w, const char *value, int ref);
+int bw__add_type_attr(struct bw *w, const char *value, int ref); /* libbpf 1.6's, kind_flag 1 */
 int bw__add_fwd(struct bw *w, const char *name, int fwd_kind);
 int bw__add_array(struct bw *w, int index_type, int elem_type, uint32_t nelems);
 int bw__add_struct(struct bw *w, const char *name, uint32_t byte_sz);

@@ -35,6 +35,12 @@ struct elf_info {
 
 #define BTF_SET8_KFUNCS (1u << 0)
 #define KF_FASTCALL (1u << 12)
+/* The kernel's arena kfunc flags (include/linux/btf.h): which pointers
+ * point into a BPF arena, tagged address_space(1) with feature attributes. */
+#define KF_ARENA_RET (1u << 13)
+#define KF_ARENA_ARG1 (1u << 14)
+#define KF_ARENA_ARG2 (1u << 15)
+#define KF_ARENA (KF_ARENA_RET | KF_ARENA_ARG1 | KF_ARENA_ARG2)
 
 /* Is name a kfunc? Its flags in *flags. */
 int elf_info__kfunc(const struct elf_info *ei, const char *name, uint32_t *flags);

@@ -29,7 +29,7 @@ static const struct feature {
 	[FEAT_REPRODUCIBLE_BUILD] = { "reproducible_build", 0, NULL },
 	[FEAT_DISTILLED_BASE] = { "distilled_base", 0, "needs btf__distill_base() from libbpf 1.5; this build has an older libbpf" },
 	[FEAT_GLOBAL_VAR] = { "global_var", 0, NULL },
-	[FEAT_ATTRIBUTES] = { "attributes", 0, "needs btf__add_type_attr() from libbpf 1.6; this build has an older libbpf" },
+	[FEAT_ATTRIBUTES] = { "attributes", 0, NULL },
 	[FEAT_TRUE_SIGNATURE] = { "true_signature", 0, NULL },
 	[FEAT_LAYOUT] = { "layout", 0, NULL },
 };

@@ -35,6 +35,10 @@
  * FUNCs are added in name order with linkage static, as pahole writes them
  * all, each with its decl tags and, for kfuncs, bpf_kfunc / bpf_fastcall.
  *
+ * With attributes (and decl_tag_kfuncs), an arena kfunc's flagged pointers
+ * point to an address_space(1) attribute: its prototype is its own
+ * (types.c, plan_pick_protos()).
+ *
  * Not done (pahole master has it): true_signature's renaming of an aggregate
  * parameter of which one field survives to param__field.
  */
@@ -516,8 +520,10 @@ int funcs__encode(struct bw *btf, const struct graph *g, const struct elf_info *
 	for (size_t i = a; i < b && !err; i++) {
 		const struct graph_func *f = &g->funcs[PICK_INDEX(picks[i])];
 		const char *name = graph_str(g, f->name);
-		int id = (picks[i] & PICK_TRUE_SIG) ? add_true_signature(btf, f, ei, map->pick_proto[i], &name)
-						    : bw__add_func(btf, name, BTF_FUNC_STATIC, (int)map->ids[f->proto]);
+		/* A prototype of its own: a true signature's, an arena kfunc's. */
+		uint32_t proto = map->pick_proto && map->pick_proto[i] ? map->pick_proto[i] : map->ids[f->proto];
+		int id = (picks[i] & PICK_TRUE_SIG) ? add_true_signature(btf, f, ei, proto, &name)
+						    : bw__add_func(btf, name, BTF_FUNC_STATIC, (int)proto);
 		if (id < 0)
 			return diag_fail(d, -id, "function %s: BTF cannot hold it: %s", name, strerror(-id));
 		/* Decl tags: the parameters' (component = index), then the
@@ -535,8 +541,9 @@ int funcs__encode(struct bw *btf, const struct graph *g, const struct elf_info *
 					err = add_tag(btf, graph_str(g, an->value), id, c, name, d);
 			}
 		}
+		/* pahole writes these only with decl_tag on too. */
 		uint32_t kflags;
-		if (!err && HAS_FEAT(o, FEAT_DECL_TAG_KFUNCS) && ei && elf_info__kfunc(ei, name, &kflags)) {
+		if (!err && tags && HAS_FEAT(o, FEAT_DECL_TAG_KFUNCS) && ei && elf_info__kfunc(ei, name, &kflags)) {
 			err = add_tag(btf, "bpf_kfunc", id, -1, name, d);
 			if (!err && (kflags & KF_FASTCALL))
 				err = add_tag(btf, "bpf_fastcall", id, -1, name, d);

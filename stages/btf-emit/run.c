@@ -60,6 +60,7 @@ struct emit_run {
 	struct skip_log skips;
 	uint32_t *picks;
 	size_t npicks;
+	uint32_t *pick_arena;			/* per pick, its KF_ARENA_* flags, or NULL */
 	/* plan */
 	int lossy;				/* types were left out that others refer to */
 	int own_dedup;				/* our matching against the base (base_dedup.c) */
@@ -260,6 +261,27 @@ static int select_pass(struct emit_run *r)
 	return funcs__select(&r->g, r->eip, r->map.dropped, r->o, &r->skips, &r->picks, &r->npicks);
 }
 
+/* The arena kfuncs among the picks (feature attributes, which pahole
+ * applies only with decl_tag_kfuncs too): pick_arena[i], their KF_ARENA_*
+ * flags. A true signature gets none: pahole's true-signature path adds no
+ * kfunc tags. */
+static int arena_kfuncs(struct emit_run *r)
+{
+	if (!HAS_FEAT(r->o, FEAT_ATTRIBUTES) || !HAS_FEAT(r->o, FEAT_DECL_TAG_KFUNCS) || !r->eip || !r->eip->nkfuncs)
+		return 0;
+	for (size_t i = 0; i < r->npicks; i++) {
+		uint32_t flags;
+		if ((r->picks[i] & PICK_TRUE_SIG) ||
+		    !elf_info__kfunc(r->eip, graph_str(&r->g, r->g.funcs[PICK_INDEX(r->picks[i])].name), &flags) ||
+		    !(flags & KF_ARENA))
+			continue;
+		if (!r->pick_arena && !(r->pick_arena = calloc(r->npicks, sizeof(*r->pick_arena))))
+			return -ENOMEM;
+		r->pick_arena[i] = flags & KF_ARENA;
+	}
+	return 0;
+}
+
 static int plan_pass(struct emit_run *r)
 {
 	/* Split BTF: what the base already has is replaced by the base's own
@@ -274,7 +296,9 @@ static int plan_pass(struct emit_run *r)
 	r->own_dedup = r->have_view && !r->lossy;
 	if (r->o->base && !r->own_dedup && !r->base && (err = need_libbpf_base(r)))
 		return err;
-	return types__plan(&r->g, r->o, r->picks, r->npicks, &r->map, &r->skips, r->d);
+	if ((err = arena_kfuncs(r)))
+		return err;
+	return types__plan(&r->g, r->o, r->picks, r->pick_arena, r->npicks, &r->map, &r->skips, r->d);
 }
 
 static int encode_pass(struct emit_run *r)
@@ -379,6 +403,7 @@ static void run_free(struct emit_run *r)
 {
 	skip_log__free(&r->skips);
 	free(r->picks);
+	free(r->pick_arena);
 	btf__free(r->btf);
 	btf__free(r->base);
 	base_index__free(&r->bi);

@@ -26,6 +26,7 @@
  */
 #include "types.h"
 #include "btf_writer.h"
+#include "elf_info.h"
 #include "emit.h"
 #include "funcs.h"
 #include "skip_log.h"
@@ -149,7 +150,11 @@ static uint32_t type_count(const struct graph_node *n, const uint8_t dropped)
  * detail) exists once, and the graph's one-dimensional arrays are entered
  * first, so int[3][4] reuses an existing int[4] and two pointers tagged
  * alike share their chain: equal BTF is never written twice. */
-enum { EX_ARRAY = 1, EX_TYPE_TAG, EX_PROTO };
+enum { EX_ARRAY = 1, EX_TYPE_TAG, EX_PROTO, EX_ARENA_ATTR, EX_ARENA_PTR };
+
+/* The attribute pahole writes on the pointee of an arena kfunc's pointer
+ * (feature attributes): PTR -> TYPE_TAG(kind_flag 1) -> pointee. */
+#define ARENA_ATTR "address_space(1)"
 
 struct extra {
 	uint8_t kind;
@@ -514,15 +519,15 @@ static void mark_refs(const struct graph *g, const struct type_map *map, uint8_t
 
 /* Function prototypes made for candidates that were not picked: no type
  * refers to them, so they are left out (dropped value 2: not reported). */
-static int drop_unused_protos(const struct graph *g, const uint32_t *picks, size_t npicks,
-			      struct type_map *map)
+static int drop_unused_protos(const struct graph *g, const uint32_t *picks, const uint32_t *pick_arena,
+			      size_t npicks, struct type_map *map)
 {
 	uint8_t *used = calloc(g->nnodes + 1, 1);
 	if (!used)
 		return -ENOMEM;
 	mark_refs(g, map, used, 0);
 	for (size_t i = 0; i < npicks; i++)
-		if (!(picks[i] & PICK_TRUE_SIG)) /* that one gets a prototype of its own */
+		if (!(picks[i] & PICK_TRUE_SIG) && !(pick_arena && pick_arena[i])) /* else one of its own */
 			used[g->funcs[PICK_INDEX(picks[i])].proto] = 1;
 	for (size_t i = 1; i <= g->nnodes; i++)
 		if (g->nodes[i].kind == G_FUNC_PROTO && !used[i] && !map->dropped[i])
@@ -647,16 +652,43 @@ static int proto_index_find(const struct graph *g, const struct type_map *map, s
 	return 0;
 }
 
-/* map->pick_proto[i] for every true-signature pick: its prototype's id,
- * new ones planned from *next on. */
-static int plan_true_sigs(const struct graph *g, const uint32_t *picks, size_t npicks, struct type_map *map,
-			  uint32_t *next)
+/* An arena pointer (feature attributes) in place of *t, the BTF type node
+ * is written as: a new PTR to an address_space(1) tag on the node's
+ * pointee, planned from *next on, as pahole's btf__tag_bpf_arena_ptr().
+ * pahole fails the whole encode when the slot is not a pointer; we leave it
+ * untagged and warn (the kernel knows an arena argument by its kfunc flags,
+ * not by the tag). 0 or -ENOMEM. */
+static int arena_ptr(const struct graph *g, struct type_map *map, uint32_t node, uint32_t *t, const char *func,
+		     const char *slot, uint32_t *next)
+{
+	const struct graph_node *n = node ? &g->nodes[node] : NULL;
+	if (!n || n->kind != G_PTR) {
+		diag_warn("btf-emit", "kfunc %s: %s is flagged arena but is not a pointer: no %s tag", func, slot,
+			  ARENA_ATTR);
+		return 0;
+	}
+	uint32_t attr = extra_get(map->extras, EX_ARENA_ATTR, inner_target(g, n, map, NULL, 0), 0, next, 1);
+	uint32_t ptr = attr ? extra_get(map->extras, EX_ARENA_PTR, attr, 0, next, 1) : 0;
+	if (!ptr)
+		return -ENOMEM;
+	*t = ptr;
+	return 0;
+}
+
+/* map->pick_proto[i] for every pick that needs a prototype of its own: a
+ * true signature (only the parameters still passed), or an arena kfunc
+ * (pick_arena[i], its KF_ARENA_* flags: the flagged pointers replaced by
+ * arena_ptr()'s). New ones are planned from *next on; equal ones shared. */
+static int plan_pick_protos(const struct graph *g, const uint32_t *picks, const uint32_t *pick_arena, size_t npicks,
+			    struct type_map *map, uint32_t *next)
 {
 	struct extras *x = map->extras;
 	struct proto_index px = { 0 };
 	int err = 0;
 	for (size_t i = 0; i < npicks && !err; i++) {
-		if (!(picks[i] & PICK_TRUE_SIG))
+		int true_sig = !!(picks[i] & PICK_TRUE_SIG);
+		uint32_t arena = pick_arena && !true_sig ? pick_arena[i] : 0;
+		if (!true_sig && !arena)
 			continue;
 		if (!map->pick_proto && !(map->pick_proto = calloc(npicks, sizeof(*map->pick_proto))))
 			return -ENOMEM;
@@ -664,23 +696,32 @@ static int plan_true_sigs(const struct graph *g, const uint32_t *picks, size_t n
 			break;
 		const struct graph_func *f = &g->funcs[PICK_INDEX(picks[i])];
 		const struct graph_node *p = &g->nodes[f->proto];
+		const char *fname = graph_str(g, f->name);
 		uint32_t ret = p->type ? map->ids[p->type] : 0, first = (uint32_t)x->ntparams, n = 0;
 		if (vec_grow(&x->tparams, &x->cap_tparams, x->ntparams + p->item_count + 1)) {
 			err = -ENOMEM;
 			break;
 		}
-		for (uint32_t k = 0; k < p->item_count; k++) {
+		/* The return type's first, as pahole adds them. */
+		if ((arena & KF_ARENA_RET) && (err = arena_ptr(g, map, p->type, &ret, fname, "the return type", next)))
+			break;
+		for (uint32_t k = 0; k < p->item_count && !err; k++) {
 			const struct graph_item *it = &g->items[p->item_first + k];
-			if (k < f->loc_count && g->locs[f->loc_first + k].loc != 1)
+			if (true_sig && k < f->loc_count && g->locs[f->loc_first + k].loc != 1)
 				continue; /* optimized out: not passed any more */
-			x->tparams[first + n++] = (struct tsig_param){ it->name, it->type ? map->ids[it->type] : 0 };
+			uint32_t t = it->type ? map->ids[it->type] : 0;
+			if ((k == 0 && (arena & KF_ARENA_ARG1)) || (k == 1 && (arena & KF_ARENA_ARG2)))
+				err = arena_ptr(g, map, it->type, &t, fname, k ? "argument 2" : "argument 1", next);
+			x->tparams[first + n++] = (struct tsig_param){ it->name, t };
 		}
+		if (err)
+			break;
 		const struct tsig_param *tp = x->tparams + first;
 		uint64_t h = proto_hash(ret, g, tp, n);
 		uint32_t id = 0;
 		if ((err = proto_index_find(g, map, &px, ret, tp, n, h, &id)))
 			break;
-		/* An earlier true signature's, else a new one (its params stay). */
+		/* An earlier one's, else a new one (its params stay). */
 		for (size_t t = 0; !id && t < x->ntsigs; t++)
 			if (x->tsigs[t].hash == h && x->tsigs[t].ret == ret && x->tsigs[t].n == n &&
 			    same_params(g, x->tparams + x->tsigs[t].first, tp, n))
@@ -702,12 +743,12 @@ static int plan_true_sigs(const struct graph *g, const uint32_t *picks, size_t n
 	return err;
 }
 
-int types__plan(const struct graph *g, const struct emit_opts *o, const uint32_t *picks, size_t npicks,
-	       struct type_map *map, struct skip_log *skips, struct diag *d)
+int types__plan(const struct graph *g, const struct emit_opts *o, const uint32_t *picks, const uint32_t *pick_arena,
+	       size_t npicks, struct type_map *map, struct skip_log *skips, struct diag *d)
 {
 	int err = check_cycles(g, d);
 	if (!err)
-		err = drop_unused_protos(g, picks, npicks, map);
+		err = drop_unused_protos(g, picks, pick_arena, npicks, map);
 	if (!err)
 		err = drop_odd_bases(g, o, map);
 	if (err)
@@ -715,7 +756,7 @@ int types__plan(const struct graph *g, const struct emit_opts *o, const uint32_t
 	map->type_tags = HAS_FEAT(o, FEAT_TYPE_TAG);
 	map->decl_tags = HAS_FEAT(o, FEAT_DECL_TAG);
 	uint32_t next;
-	if ((err = plan_ids(g, map, 1, &next)) || (err = plan_true_sigs(g, picks, npicks, map, &next)))
+	if ((err = plan_ids(g, map, 1, &next)) || (err = plan_pick_protos(g, picks, pick_arena, npicks, map, &next)))
 		return err;
 
 	/* The index type: the graph's int, else one of our own after the extras. */
@@ -796,11 +837,16 @@ int types__encode_extras(struct bw *btf, const struct graph *g, const struct typ
 				if (r < 0)
 					id = r;
 			}
+		} else if (x->kind == EX_ARENA_ATTR) {
+			id = bw__add_type_attr(btf, ARENA_ATTR, (int)x->target);
+		} else if (x->kind == EX_ARENA_PTR) {
+			id = bw__add_ptr(btf, (int)x->target);
 		} else {
 			id = x->kind == EX_ARRAY ? bw__add_array(btf, (int)map->index_type, (int)x->target, x->detail)
 						 : bw__add_type_tag(btf, graph_str(g, x->detail), (int)x->target);
 		}
-		const char *what = x->kind == EX_ARRAY ? "array" : x->kind == EX_PROTO ? "prototype" : "type tag";
+		const char *what = x->kind == EX_ARRAY ? "array" : x->kind == EX_PROTO ? "prototype"
+				 : x->kind == EX_ARENA_PTR ? "arena pointer" : "type tag";
 		if (id < 0)
 			return diag_fail(d, -id, "extra %s for type %u: %s", what, x->target, strerror(-id));
 		int err = VERIFY(d, (uint32_t)id == x->id, "extra %s for type %u got id %d, planned %u", what,

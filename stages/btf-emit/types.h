@@ -28,8 +28,9 @@ struct type_map {
 	 * is one of our own (after the extras); the id after the extras. */
 	uint32_t index_type, after_extras;
 	int need_index;
-	/* Per pick (types__plan()'s picks): a true signature's prototype id, 0
-	 * for the others; NULL when no pick has a true signature. */
+	/* Per pick (types__plan()'s picks): the id of a prototype of its own
+	 * (a true signature's, an arena kfunc's), 0 for the others; NULL when
+	 * no pick has one. */
 	uint32_t *pick_proto;
 };
 /* The map's arrays are its own, made by types__prepare() and
@@ -41,9 +42,12 @@ int types__name_ok(const char *s);
 int types__prepare(const struct graph *g, struct type_map *map);
 /* Step 3: what the types will be: cycles refused, prototypes no type and no
  * picked function uses left out (a prototype is only written for a FUNC
- * that is), every id planned, the nodes left out reported to skips. */
-int types__plan(const struct graph *g, const struct emit_opts *o, const uint32_t *picks, size_t npicks,
-	       struct type_map *map, struct skip_log *skips, struct diag *d);
+ * that is), every id planned, the nodes left out reported to skips.
+ * pick_arena (NULL: none): per pick, the KF_ARENA_* flags of a kfunc whose
+ * flagged pointers get pahole's address_space(1) attribute (feature
+ * attributes): such a pick gets a prototype of its own in pick_proto. */
+int types__plan(const struct graph *g, const struct emit_opts *o, const uint32_t *picks, const uint32_t *pick_arena,
+	       size_t npicks, struct type_map *map, struct skip_log *skips, struct diag *d);
 /* Step 4, in this order (encode.c): nodes [a, b) as BTF, into a BTF or a
  * piece whose ids start after types__base(a, b) (planned ids, checked);
  * the extra types and the index type, after types__extras_base(); and the
