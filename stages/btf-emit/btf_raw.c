@@ -102,6 +102,21 @@ int btf_raw__header(const uint8_t *p, size_t n, struct btf_header *h)
 	return 0;
 }
 
+size_t btf_raw__size(const uint8_t *p, size_t n)
+{
+	uint32_t w[6];
+	if (n < sizeof(w))
+		return 0;
+	memcpy(w, p, sizeof(w));
+	int swap = (w[0] & 0xffff) == __builtin_bswap16(BTF_MAGIC);
+	if (!swap && (w[0] & 0xffff) != BTF_MAGIC)
+		return 0;
+	for (int i = 1; swap && i < 6; i++)
+		w[i] = __builtin_bswap32(w[i]);
+	uint64_t end = (uint64_t)w[1] + w[4] + w[5]; /* hdr_len + str_off + str_len */
+	return end <= n ? (size_t)end : 0;
+}
+
 size_t btf_raw__type_whole(const uint8_t *types, uint32_t len, uint32_t at)
 {
 	const struct btf_type *t = (const void *)(types + at);

@@ -18,6 +18,10 @@ int btf_raw__of_file(const char *path, const uint8_t *m, size_t size, const uint
  * 4-aligned and before the strings, both inside p, the strings (if any)
  * ending in a NUL. 0 or -EINVAL. */
 int btf_raw__header(const uint8_t *p, size_t n, struct btf_header *h);
+/* The bytes of the raw BTF (either byte order) at the start of p (n
+ * bytes), strings last as every writer here lays them out: where a second
+ * one may follow. 0 when p does not start with such BTF. */
+size_t btf_raw__size(const uint8_t *p, size_t n);
 /* The bytes a BTF type takes, header included (known kinds). */
 size_t btf_raw__type_size(const struct btf_type *t);
 /* The bytes of the type at offset at of a type section of len bytes, when

@@ -4,7 +4,8 @@
  * Every existing section keeps its file offset (ELF_F_LAYOUT), so program
  * headers and anything that points into the file stay valid; the new .BTF
  * bytes and a grown section name table go after the last byte in use, then
- * the section header table. The copy is written to an unnamed temporary file
+ * the section header table. With a distilled base, .BTF.base is written
+ * beside .BTF the same way. The copy is written to an unnamed temporary file
  * and renamed over the target only when complete (common/outfile.c), so the
  * target is never half-written, even when it is the input itself.
  */
@@ -25,6 +26,15 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 	return a > 1 ? (v + a - 1) / a * a : v;
 }
 
+/* A section written: .BTF, and with a distilled base .BTF.base. */
+struct ew_sec {
+	const char *name;
+	const void *data;
+	size_t size;
+	size_t index;		/* the input's section of that name, or 0: a new one */
+	uint32_t name_off;	/* a new one's name in the grown names */
+};
+
 /* One rewrite: the input, the output being made, and where things go. */
 struct ew {
 	Elf *in, *out;
@@ -32,12 +42,11 @@ struct ew {
 	GElf_Ehdr eh;
 	size_t shnum, phnum, shstrndx;
 	uint64_t end;		/* the end of everything the output uses so far */
-	size_t btf_index;	/* the input's .BTF section, or 0: a new one */
-	char *names;		/* the section names grown by ".BTF", or NULL */
+	struct ew_sec sec[2];
+	size_t nsec, nnew;	/* sections written, of which new */
+	char *names;		/* the section names grown by the new ones, or NULL */
 	size_t names_size;	/* the input's section names' size */
-	uint32_t btf_name;
-	const void *btf;
-	size_t btf_size;
+	size_t names_grown;	/* and the grown names' */
 	struct diag *d;
 };
 
@@ -51,7 +60,8 @@ static int copy_phdrs(struct ew *w)
 	return 0;
 }
 
-/* The end of everything the file already uses, and its .BTF section. */
+/* The end of everything the file already uses, and the sections of the
+ * names we write. */
 static void find_end(struct ew *w)
 {
 	w->end = w->eh.e_phoff + (uint64_t)w->phnum * w->eh.e_phentsize;
@@ -59,36 +69,62 @@ static void find_end(struct ew *w)
 		GElf_Shdr sh;
 		gelf_getshdr(elf_getscn(w->in, i), &sh);
 		const char *name = elf_strptr(w->in, w->shstrndx, sh.sh_name);
-		if (name && !strcmp(name, ".BTF"))
-			w->btf_index = i;
+		for (size_t k = 0; k < w->nsec; k++)
+			if (name && !strcmp(name, w->sec[k].name))
+				w->sec[k].index = i;
 		if (sh.sh_type != SHT_NOBITS && sh.sh_offset + sh.sh_size > w->end)
 			w->end = sh.sh_offset + sh.sh_size;
 	}
+	for (size_t k = 0; k < w->nsec; k++)
+		w->nnew += !w->sec[k].index;
 }
 
-/* The section name table, grown by ".BTF" when the section is new. */
+/* The section name table, grown by the names of the new sections. */
 static int grow_names(struct ew *w)
 {
 	Elf_Data *names_in = elf_getdata(elf_getscn(w->in, w->shstrndx), NULL);
-	w->names_size = names_in ? names_in->d_size : 0;
-	if (w->btf_index)
+	w->names_size = w->names_grown = names_in ? names_in->d_size : 0;
+	if (!w->nnew)
 		return 0;
-	if (!(w->names = malloc(w->names_size + 5)))
+	size_t more = 0;
+	for (size_t k = 0; k < w->nsec; k++)
+		more += w->sec[k].index ? 0 : strlen(w->sec[k].name) + 1;
+	if (!(w->names = malloc(w->names_size + more)))
 		return -ENOMEM;
 	if (w->names_size)
 		memcpy(w->names, names_in->d_buf, w->names_size);
-	memcpy(w->names + w->names_size, ".BTF", 5);
-	w->btf_name = (uint32_t)w->names_size;
+	for (size_t k = 0; k < w->nsec; k++) {
+		if (w->sec[k].index)
+			continue;
+		w->sec[k].name_off = (uint32_t)w->names_grown;
+		memcpy(w->names + w->names_grown, w->sec[k].name, strlen(w->sec[k].name) + 1);
+		w->names_grown += strlen(w->sec[k].name) + 1;
+	}
 	return 0;
 }
 
+/* The section written as input section i, or as the new one i (i >=
+ * shnum): NULL when i is the input's own. */
+static struct ew_sec *written(struct ew *w, size_t i)
+{
+	size_t nth = i >= w->shnum ? i - w->shnum : SIZE_MAX;
+	for (size_t k = 0; k < w->nsec; k++) {
+		if (w->sec[k].index ? w->sec[k].index == i : nth == 0)
+			return &w->sec[k];
+		if (!w->sec[k].index && nth != SIZE_MAX)
+			nth--;
+	}
+	return NULL;
+}
+
 /* Every section copied where it was (ELF_F_LAYOUT), the grown names and
- * .BTF after the last byte in use. */
+ * the sections we write after the last byte in use. */
 static int copy_sections(struct ew *w)
 {
-	for (size_t i = 1; i < w->shnum + (w->btf_index ? 0 : 1); i++) {
+	for (size_t i = 1; i < w->shnum + w->nnew; i++) {
 		Elf_Scn *so = elf_newscn(w->out);
 		Elf_Data *dout = so ? elf_newdata(so) : NULL;
+		struct ew_sec *ws = written(w, i);
 		GElf_Shdr sh;
 		if (!dout)
 			return diag_fail(w->d, EIO, "%s: %s", w->out_path, elf_errmsg(-1));
@@ -104,25 +140,25 @@ static int copy_sections(struct ew *w)
 			}
 			if (i == w->shstrndx && w->names) {
 				dout->d_buf = w->names;
-				dout->d_size = w->names_size + 5;
-				sh.sh_size = w->names_size + 5;
+				dout->d_size = w->names_grown;
+				sh.sh_size = w->names_grown;
 				sh.sh_offset = w->end;
 				w->end += sh.sh_size;
 			}
 		} else {
 			memset(&sh, 0, sizeof(sh));
-			sh.sh_name = w->btf_name;
+			sh.sh_name = ws->name_off;
 			sh.sh_type = SHT_PROGBITS;
 			sh.sh_addralign = 4;
 		}
-		if (i == w->btf_index || i == w->shnum) {
-			dout->d_buf = (void *)w->btf;
-			dout->d_size = w->btf_size;
+		if (ws) {
+			dout->d_buf = (void *)ws->data;
+			dout->d_size = ws->size;
 			dout->d_type = ELF_T_BYTE;
 			dout->d_align = 1;
-			sh.sh_size = w->btf_size;
+			sh.sh_size = ws->size;
 			sh.sh_offset = w->end = align_up(w->end, 4);
-			w->end += w->btf_size;
+			w->end += ws->size;
 		}
 		if (!gelf_update_shdr(so, &sh))
 			return diag_fail(w->d, EIO, "%s: section %zu: %s", w->out_path, i, elf_errmsg(-1));
@@ -131,7 +167,7 @@ static int copy_sections(struct ew *w)
 }
 
 int elf_write__btf(const char *in_path, const char *out_path, const void *btf, size_t btf_size,
-		   struct diag *d)
+		   const void *base, size_t base_size, struct diag *d)
 {
 	int fd = open(in_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -139,7 +175,8 @@ int elf_write__btf(const char *in_path, const char *out_path, const void *btf, s
 		return diag_fail(d, err, "%s: cannot open: %s", in_path, strerror(err));
 	}
 	elf_version(EV_CURRENT);
-	struct ew w = { .in_path = in_path, .out_path = out_path, .btf = btf, .btf_size = btf_size, .d = d };
+	struct ew w = { .in_path = in_path, .out_path = out_path, .d = d, .nsec = base ? 2 : 1,
+			.sec = { { ".BTF", btf, btf_size, 0, 0 }, { ".BTF.base", base, base_size, 0, 0 } } };
 	w.in = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	struct outfile of = { .fd = -1 };
 	int err = 0;
@@ -148,7 +185,7 @@ int elf_write__btf(const char *in_path, const char *out_path, const void *btf, s
 		err = diag_fail(d, ENOEXEC, "%s: not an ELF file we can rewrite", in_path);
 		goto out;
 	}
-	if (w.shnum >= SHN_LORESERVE) {
+	if (w.shnum + 2 >= SHN_LORESERVE) {
 		err = diag_fail(d, ENOTSUP, "%s: %zu sections: writing .BTF into ELF files with more than "
 				"%d sections is not supported; use a detached BTF file", in_path, w.shnum,
 				SHN_LORESERVE - 1);
@@ -172,7 +209,7 @@ int elf_write__btf(const char *in_path, const char *out_path, const void *btf, s
 		goto out;
 	GElf_Ehdr oh = w.eh;
 	oh.e_shoff = align_up(w.end, 8);
-	oh.e_shnum = (uint16_t)(w.shnum + (w.btf_index ? 0 : 1));
+	oh.e_shnum = (uint16_t)(w.shnum + w.nnew);
 	if (!gelf_update_ehdr(w.out, &oh) || elf_update(w.out, ELF_C_WRITE) < 0) {
 		err = diag_fail(d, EIO, "%s: writing the ELF failed: %s", out_path, elf_errmsg(-1));
 		goto out;

@@ -6,9 +6,10 @@
 
 struct diag;
 
-/* A copy of in_path with .BTF holding btf (the caller's, only read),
+/* A copy of in_path with .BTF holding btf, and with base (NULL: none)
+ * .BTF.base holding that distilled base (both the caller's, only read),
  * written atomically to out_path. 0, or a negative errno with the detail in d. */
 int elf_write__btf(const char *in_path, const char *out_path, const void *btf, size_t btf_size,
-		  struct diag *d);
+		   const void *base, size_t base_size, struct diag *d);
 
 #endif

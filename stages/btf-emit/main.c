@@ -9,6 +9,7 @@
  */
 #include "emit.h"
 #include "base_index.h"
+#include "btf_raw.h"
 #include "output.h"
 #include "run.h"
 #include "../../common/cachedir.h"
@@ -193,7 +194,13 @@ int main(int argc, char **argv)
 			cachedir__close(memo.cache); /* an input it cannot hash: emit says why */
 			memo.cache = NULL;
 		} else if ((hit = memo_fetch(memo.cache, memo.key, &raw, &size))) {
-			err = size > UINT32_MAX ? -EFBIG : output__write(&o, raw, (uint32_t)size, &d, &where);
+			/* The BTF, then a distilled base if there was one (run.c). */
+			size_t first = btf_raw__size(raw, size);
+			if (size > UINT32_MAX || !first)
+				err = size > UINT32_MAX ? -EFBIG : DIAG_BUG(&d, "a memoized BTF that checked out has no header");
+			else
+				err = output__write(&o, raw, (uint32_t)first, first < size ? raw + first : NULL,
+						    (uint32_t)(size - first), &d, &where);
 			free(raw);
 		}
 	}

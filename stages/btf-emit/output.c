@@ -4,6 +4,7 @@
 #include "elf_write.h"
 #include "../../common/outfile.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,17 +37,30 @@ static void log_output(const char *path, const char *base)
 	free(b);
 }
 
-int output__write(const struct emit_opts *o, const void *raw, uint32_t size, struct diag *d,
-			 const char **where)
+int output__write(const struct emit_opts *o, const void *raw, uint32_t size, const void *dbase, uint32_t dbase_size,
+		  struct diag *d, const char **where)
 {
 	int err = 0;
 	if (o->cli.output && (err = outfile__write_all(o->cli.output, raw, size, d)))
 		return err;
+	if (o->cli.output && dbase) {
+		/* The distilled base beside it: OUT.base (kernel 7.x names
+		 * resolve_btfids' F.BTF.base so). */
+		char *bpath = NULL;
+		if (asprintf(&bpath, "%s.base", o->cli.output) < 0)
+			return -ENOMEM;
+		*where = bpath;
+		err = outfile__write_all(bpath, dbase, dbase_size, d);
+		*where = o->cli.output;
+		free(bpath);
+		if (err)
+			return err;
+	}
 	if (o->cli.output)
 		log_output(o->cli.output, o->base);
 	if (o->elf_out) {
 		*where = o->elf_out;
-		if (!(err = elf_write__btf(o->elf, o->elf_out, raw, size, d)))
+		if (!(err = elf_write__btf(o->elf, o->elf_out, raw, size, dbase, dbase_size, d)))
 			log_output(o->elf_out, o->base);
 	}
 	return err;

@@ -9,6 +9,7 @@
 #include "btf_raw.h"
 #include "elf_info.h"
 #include "emit.h"
+#include "distill.h"
 #include "encode.h"
 #include "explain.h"
 #include "funcs.h"
@@ -71,6 +72,8 @@ struct emit_run {
 	/* split */
 	struct buf split;			/* split BTF by base_dedup.c */
 	struct buf laid;			/* with the kind layout (feature layout) */
+	struct buf dbase;			/* the distilled base (feature distilled_base) */
+	int distilled;				/* split now holds the split BTF over dbase */
 	/* write: the bytes written (into ours, split or btf) */
 	const void *raw;
 	uint32_t size;
@@ -334,6 +337,31 @@ static int encode_pass(struct emit_run *r)
 	return 0;
 }
 
+/* distilled_base: the split BTF (ours or libbpf's, in the host's byte
+ * order) distilled against the base read in place: r->split becomes the
+ * split BTF over r->dbase. */
+static int distill_pass(struct emit_run *r)
+{
+	if (!r->have_view && base_view__open(&r->view, r->o->base))
+		return diag_fail(r->d, ENOTSUP, "distilled_base: base %s cannot be read in place "
+				 "(another byte order?)", r->o->base);
+	r->have_view = 1;
+	const void *raw = r->split.data;
+	uint32_t size = (uint32_t)r->split.len;
+	if (!r->own_dedup && !(raw = btf__raw_data(r->btf, &size)))
+		return -ENOMEM;
+	struct buf ds = { 0 };
+	int err = distill__split(raw, size, &r->view, &r->dbase, &ds, r->d);
+	if (err) {
+		buf_free(&ds);
+		return err;
+	}
+	buf_free(&r->split);
+	r->split = ds;
+	r->distilled = 1;
+	return 0;
+}
+
 static int split_pass(struct emit_run *r)
 {
 	int err;
@@ -363,16 +391,23 @@ static int split_pass(struct emit_run *r)
 			return diag_fail(r->d, -err, "deduplicating%s%s failed: %s", r->o->base ? " against base " : "",
 					 r->o->base ? r->o->base : "", strerror(-err));
 	}
-	if (r->big && !r->own_dedup && btf__set_endianness(r->btf, BTF_BIG_ENDIAN))
+	/* Without a base there is nothing to distill: pahole fails there, we
+	 * write plain BTF. */
+	if (r->o->base && HAS_FEAT(r->o, FEAT_DISTILLED_BASE) && (err = distill_pass(r)))
+		return err;
+	int ours = r->own_dedup || r->distilled; /* the bytes are in r->split */
+	if (r->big && !ours && btf__set_endianness(r->btf, BTF_BIG_ENDIAN))
 		return -EINVAL;
 	/* Counted before the bytes may be swapped for a big-endian target. */
 	if (r->o->cli.stats)
-		r->nkinds = kinds_of(r->own_dedup ? NULL : r->btf, r->own_dedup ? r->split.data : r->ours.data,
-				     r->kinds);
-	if (r->big && r->own_dedup && host_endianness() != BTF_BIG_ENDIAN)
+		r->nkinds = kinds_of(ours ? NULL : r->btf, ours ? r->split.data : r->ours.data, r->kinds);
+	if (r->big && ours && host_endianness() != BTF_BIG_ENDIAN) {
 		split__bswap(r->split.data);
-	r->size = (uint32_t)(r->own_dedup ? r->split.len : r->ours.len);
-	r->raw = r->own_dedup ? r->split.data : r->btf ? btf__raw_data(r->btf, &r->size) : r->ours.data;
+		if (r->distilled)
+			split__bswap(r->dbase.data);
+	}
+	r->size = (uint32_t)(ours ? r->split.len : r->ours.len);
+	r->raw = ours ? r->split.data : r->btf ? btf__raw_data(r->btf, &r->size) : r->ours.data;
 	if (!r->raw)
 		return -ENOMEM;
 	/* The kind layout: base BTF only (layout.c says why). */
@@ -392,10 +427,13 @@ static int write_pass(struct emit_run *r)
 	int err;
 	if (r->o->skip_report && (err = skip_log__write(&r->skips, r->o->skip_report, r->d)))
 		return err;
-	if ((err = output__write(r->o, r->raw, r->size, r->d, r->where)))
+	const void *dbase = r->distilled ? r->dbase.data : NULL;
+	uint32_t dbase_size = (uint32_t)r->dbase.len;
+	if ((err = output__write(r->o, r->raw, r->size, dbase, dbase_size, r->d, r->where)))
 		return err;
+	/* The distilled base after the split BTF (main.c's memo_fetch() parts them). */
 	if (r->memo)
-		cachedir__put(r->memo->cache, r->memo->key, r->raw, r->size, NULL, 0);
+		cachedir__put(r->memo->cache, r->memo->key, r->raw, r->size, dbase, dbase ? dbase_size : 0);
 	return 0;
 }
 
@@ -410,6 +448,7 @@ static void run_free(struct emit_run *r)
 	base_view__close(&r->view);
 	buf_free(&r->split);
 	buf_free(&r->laid);
+	buf_free(&r->dbase);
 	buf_free(&r->ours);
 	type_map__free(&r->map);
 	elf_info__free(&r->ei);

@@ -17,6 +17,11 @@
  *       the same types print the same lines whatever their ids and whatever
  *       moved between base and split.
  *
+ *   btf18-check --distill BASE FILE OUT
+ *       libbpf 1.8's btf__distill_base() of FILE (split BTF over BASE, not
+ *       distilled): the distilled base to OUT.base, the split BTF over it to
+ *       OUT.split, both raw.
+ *
  * Exit: 0 all checks hold, 1 one failed, 2 usage.
  */
 #include <bpf/btf.h>
@@ -218,8 +223,48 @@ static void dump(const struct btf *b, unsigned first)
 	free(lines);
 }
 
+static int write_raw(const struct btf *b, const char *path)
+{
+	unsigned int n;
+	const void *raw = btf__raw_data(b, &n);
+	FILE *f = raw ? fopen(path, "wb") : NULL;
+	int bad = !f || fwrite(raw, 1, n, f) != n;
+	if (f && fclose(f))
+		bad = 1;
+	if (bad)
+		fprintf(stderr, "btf18-check: cannot write %s\n", path);
+	return bad;
+}
+
+static int distill(const char *base_path, const char *path, const char *out)
+{
+	struct btf *base = btf__parse(base_path, NULL), *split = base ? btf__parse_split(path, base) : NULL;
+	struct btf *nb = NULL, *ns = NULL;
+	char p[4096];
+	int bad = 1;
+	if (!split)
+		fprintf(stderr, "btf18-check: cannot parse %s over %s: %s\n", path, base_path, strerror(errno));
+	else if (btf__distill_base(split, &nb, &ns))
+		fprintf(stderr, "btf18-check: btf__distill_base() of %s failed: %s\n", path, strerror(errno));
+	else {
+		snprintf(p, sizeof(p), "%s.base", out);
+		bad = write_raw(nb, p);
+		snprintf(p, sizeof(p), "%s.split", out);
+		bad |= write_raw(ns, p);
+	}
+	btf__free(ns);
+	btf__free(nb);
+	btf__free(split);
+	btf__free(base);
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 5 && !strcmp(argv[1], "--distill")) {
+		libbpf_set_print(quiet_print);
+		return distill(argv[2], argv[3], argv[4]);
+	}
 	const char *base_path = NULL;
 	int want_dump = 0, i = 1;
 	for (; i < argc && argv[i][0] == '-'; i++) {
