@@ -7,6 +7,7 @@
 #   make SANITIZE=1 ...   the same with AddressSanitizer + UBSan (build in build-asan/)
 #   make SANITIZE=thread  ThreadSanitizer build in bin-tsan/ (t1330 runs -j4 on it)
 #   make check-kernel     tests on Debian's cloud vmlinux (installs the dbg package)
+#   make check-kfuncs     kfunc tags on Debian's 6.12 vmlinux against its .BTF_ids sets (a download)
 #   make check-lto        t1105 at kernel size: a 400-file program, 2,000+ CUs under thin LTO
 #   make check-kbuild     real kernels built with PAHOLE=pipeline.sh, booted (tests/kbuild/run.sh; an hour)
 #   make check-pahole-suite  pahole's own tests with btfpipe as the encoder (tests/pahole-suite/run.sh)
@@ -125,6 +126,11 @@ install: all
 check-kernel: deps all
 	@./tests/kernel/run.sh
 
+# bpf_kfunc tags on Debian's 6.12 cloud vmlinux against its .BTF_ids sets
+# (downloads linux-image-6.12.*-cloud-amd64-dbg; tests/kernel/kfuncs.sh).
+check-kfuncs: deps all
+	@./tests/kernel/kfuncs.sh
+
 # LTO at the size of a kernel: tests/t1105 on a 400-file, 400-struct program
 # (its five builds take minutes; they are kept in tests/out/shared).
 check-lto: deps all
@@ -157,4 +163,4 @@ bench-cache: all
 clean:
 	rm -rf build build-asan build-collide build-tsan bin bin-asan bin-collide bin-tsan tests/out
 
-.PHONY: all deps run test install check-kernel check-kbuild check-pahole-suite check-lto bench bench-cache bench-lto fuzz clean
+.PHONY: all deps run test install check-kernel check-kfuncs check-kbuild check-pahole-suite check-lto bench bench-cache bench-lto fuzz clean
