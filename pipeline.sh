@@ -24,14 +24,12 @@ case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
 if [ -x "$here/dwarf-extract" ]; then bin=${BTFPIPE_BIN:-$here}; else bin=${BTFPIPE_BIN:-$here/bin}; fi
 jobs="" keep="" from="" out="" cache="" verbose=0 features="" base="" elfout="" langx="" stats="" quiet=0
 
-# The version this front answers to pahole --version. The kernel's
-# scripts/pahole-version.sh turns "v1.27" into 127 and passes the flags of
-# that version: btf_features including decl_tag_kfuncs, but not attributes
-# (1.30) or layout (1.31), which this build cannot do yet. distilled_base
-# is asked of 1.28 and up for an out-of-tree module, but of 1.26 and up by
-# Debian's 6.12 scripts/Makefile.btf: accepted, and the module's split BTF
-# is then made over the whole vmlinux BTF, as pahole before 1.26 makes it.
-PAHOLE_COMPAT_VERSION=v1.27
+# The version this front answers to pahole --version: the highest pahole
+# whose every BTF feature btfpipe implements. The kernel's
+# scripts/pahole-version.sh turns "v1.32" into 132 and passes the flags of
+# that version: btf_features with decl_tag_kfuncs, attributes (1.30), layout
+# (1.31), and distilled_base for an out-of-tree module.
+PAHOLE_COMPAT_VERSION=v1.32
 
 # pahole's BTF features as pahole keeps them (its pahole.c,
 # parse_btf_features()): before any --btf_features, its legacy set (var,

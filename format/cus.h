@@ -22,7 +22,7 @@
 struct diag;
 
 #define CUS_MAGIC "BTFPCUS"	/* 8 bytes with its NUL */
-#define CUS_FORMAT_VERSION 1
+#define CUS_FORMAT_VERSION 2
 #define CUS_HEADER_SIZE 64
 #define CUS_INDEX_ENTRY_SIZE 40
 #define CUS_BLOB_MAGIC "CU1"	/* 4 bytes with its NUL */
@@ -59,7 +59,17 @@ enum cus_flag {
 #define CUS_FILE_ET_REL 1u
 
 /* Parameter location kinds (cus_rec.loc). */
-enum cus_loc { CUS_LOC_NONE, CUS_LOC_REG, CUS_LOC_CONST, CUS_LOC_EXPR, CUS_LOC_EMPTY };
+enum cus_loc { CUS_LOC_NONE, CUS_LOC_REG, CUS_LOC_CONST, CUS_LOC_EXPR, CUS_LOC_EMPTY, CUS_LOC_PIECES,
+	       CUS_LOC_STACK };
+/* CUS_LOC_PIECES: an aggregate of one to two registers' size described by
+ * DW_OP_pieces (true_signature reads it): loc_reg holds the register in its
+ * low 16 bits (CUS_PIECE_NO_REG: none named) and, in bits 16..23, the byte
+ * offset + 1 of the one piece left, or 0 when more than one is. */
+/* CUS_LOC_STACK: in the caller's frame (DW_OP_fbreg), as an aggregate
+ * larger than two registers is passed; loc_reg 0. */
+#define CUS_PIECE_NO_REG 0xffffu
+#define CUS_PIECE_REG(v) ((v) & 0xffffu)
+#define CUS_PIECE_AT(v) (((v) >> 16) & 0xffu)
 
 /* Type refs: 0 = void/absent, 2(k+1) = record k, 2e+1 = extern e. */
 typedef uint32_t cus_ref;
@@ -96,7 +106,7 @@ struct cus_rec {
 	uint32_t bit_size, bit_offset; /* base */
 	uint32_t alignment;	/* struct, union */
 	uint32_t inline_kind, cc; /* func: DW_AT_inline, DW_AT_calling_convention */
-	uint32_t loc, loc_reg;	/* param: enum cus_loc and register */
+	uint32_t loc, loc_reg;	/* param: enum cus_loc and register (or pieces) */
 	uint32_t tag;		/* unsupported: the DWARF tag */
 	/* struct/union: members; enum: enumerators; array: dimensions;
 	 * subroutine: parameters; func: the number of param records after it. */

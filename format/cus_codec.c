@@ -307,7 +307,7 @@ static int dec_rec(struct dec *x, struct cus_rec *r, uint64_t prev_die)
 #undef DEC_KIND
 	}
 #undef DEC_FIELD
-	if (!err && r->kind == CUS_PARAM && r->loc > CUS_LOC_EMPTY)
+	if (!err && r->kind == CUS_PARAM && r->loc > CUS_LOC_STACK)
 		err = dec_fail(x, "unknown parameter location kind");
 	if (!err && cus_kind_has_items(r->kind))
 		err = dec_items(x, r);

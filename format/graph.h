@@ -17,7 +17,7 @@
 struct diag;
 
 #define GRAPH_MAGIC "BTFPGRF"
-#define GRAPH_FORMAT_VERSION 1
+#define GRAPH_FORMAT_VERSION 2
 #define GRAPH_HEADER_SIZE 64
 #define GRAPH_NSECTIONS 7
 

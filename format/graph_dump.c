@@ -1,4 +1,5 @@
 /* graph_dump.c: canonical text of a `.graph` (spec: TYPE-GRAPH.md, "Text dump"). */
+#include "cus.h"
 #include "graph.h"
 #include "dump_text.h"
 #include "dwarf_names.h"
@@ -172,13 +173,19 @@ int graph__dump(const struct graph *g, FILE *o, int full, struct diag *d)
 		fputs(" locs=(", o);
 		for (uint32_t k = 0; k < f->loc_count; k++) {
 			const struct graph_loc *l = &g->locs[f->loc_first + k];
-			static const char *const ln[] = { "none", "reg", "const", "expr", "empty" };
+			static const char *const ln[] = { "none", "reg", "const", "expr", "empty", "pieces", "stack" };
 			if (k)
 				fputs(", ", o);
-			if (l->loc == 1)
+			if (l->loc == CUS_LOC_REG)
 				fprintf(o, "reg(%u)", l->loc_reg);
+			else if (l->loc == CUS_LOC_PIECES && CUS_PIECE_AT(l->loc_reg))
+				fprintf(o, "pieces(%d@%u)", CUS_PIECE_REG(l->loc_reg) == CUS_PIECE_NO_REG ? -1
+					: (int)CUS_PIECE_REG(l->loc_reg), CUS_PIECE_AT(l->loc_reg) - 1);
+			else if (l->loc == CUS_LOC_PIECES)
+				fprintf(o, "pieces(%d)", CUS_PIECE_REG(l->loc_reg) == CUS_PIECE_NO_REG ? -1
+					: (int)CUS_PIECE_REG(l->loc_reg));
 			else
-				fputs(l->loc < 5 ? ln[l->loc] : "?", o);
+				fputs(l->loc < 7 ? ln[l->loc] : "?", o);
 		}
 		fputc(')', o);
 		for (uint32_t k = 0; k < f->loc_count; k++) {

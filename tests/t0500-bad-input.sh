@@ -220,11 +220,11 @@ w("flip-index-lang", flip(index_off + 12), 1, "", "bit flipped: index language")
 w("flip-index-key", flip(index_off + 40 + 30), 1, "", "bit flipped: index key of CU 1")
 
 w("bad-magic", b"BTFPCUX\0" + b[8:], 1, "", "magic changed")
-# Version 2 with the checksum left stale: the version check comes first,
-# so the message must be about the version, not the checksum.
+# The next version with the checksum left stale: the version check comes
+# first, so the message must be about the version, not the checksum.
 x = bytearray(b)
-struct.pack_into("<I", x, 8, 2)
-w("version-2", bytes(x), 1, "version", "format version 2")
+struct.pack_into("<I", x, 8, struct.unpack_from("<I", b, 8)[0] + 1)
+w("version-next", bytes(x), 1, "version", "the next format version")
 w("empty", b"", 1, "", "empty file")
 
 # Resealed: damage under valid checksums (xxh3 from libxxhash), so that the

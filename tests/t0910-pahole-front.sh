@@ -11,9 +11,9 @@ build_fixture gcc -O2 5 "$T_OUT" sample || not_ok "build sample"
 elf="$T_OUT/sample"
 
 out=$("$P" --version)
-[ "$out" = "v1.27" ] && ok "--version answers v1.27" || not_ok "--version answers v1.27" "$out"
+[ "$out" = "v1.32" ] && ok "--version answers v1.32" || not_ok "--version answers v1.32" "$out"
 v=$(echo "$out" | sed -E 's/v([0-9]+)\.([0-9]+)/\1\2/')
-[ "$v" = "127" ] && ok "scripts/pahole-version.sh reads it as 127" || not_ok "pahole-version.sh form" "$v"
+[ "$v" = "132" ] && ok "scripts/pahole-version.sh reads it as 132" || not_ok "pahole-version.sh form" "$v"
 "$P" --supported_btf_features >"$T_OUT/feats"
 for f in encode_force var float decl_tag type_tag enum64 optimized_func consistent_func decl_tag_kfuncs; do
 	check_grep "--supported_btf_features lists $f (kernel Makefile.btf asks for it)" "(^|,)$f(,|$)" "$T_OUT/feats"

@@ -313,7 +313,7 @@ fi
 
 # --- (a) pipeline.sh as PAHOLE, the cache from the environment ---------------
 
-# The flags scripts/Makefile.btf gives pahole 1.27 (what --version answers).
+# The flags Debian 6.12's scripts/Makefile.btf gives pahole 1.27 and up.
 KFLAGS=(-j1 "--btf_features=encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs")
 CA="$T_OUT/cache-a"
 A="$T_OUT/a"

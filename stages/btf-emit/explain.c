@@ -70,14 +70,15 @@ static void put_proto(FILE *o, const struct graph *g, const struct graph_func *f
 
 static void put_locs(FILE *o, const struct graph *g, const struct graph_func *f)
 {
-	static const char *const names[] = { "no location", "reg", "constant", "expression", "empty" };
+	static const char *const names[] = { "no location", "reg", "constant", "expression", "empty", "pieces",
+					      "stack" };
 	fputs("  params at entry:", o);
 	for (uint32_t i = 0; i < f->loc_count; i++) {
 		const struct graph_loc *l = &g->locs[f->loc_first + i];
 		if (l->loc == 1)
 			fprintf(o, " reg%u", l->loc_reg);
 		else
-			fprintf(o, " %s", l->loc < 5 ? names[l->loc] : "?");
+			fprintf(o, " %s", l->loc < 7 ? names[l->loc] : "?");
 	}
 	fputc('\n', o);
 }

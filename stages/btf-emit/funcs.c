@@ -31,16 +31,16 @@
  *     stack, where no tracer can tell where its bytes are: skip.
  * With the opt-in feature true_signature, a function that rule 6 would skip
  * is encoded instead with the signature its code has: under the clone's
- * symbol name (foo.isra.0) and with only the parameters still passed.
+ * symbol name (foo.isra.0) and with only the parameters still passed
+ * (funcs__true_sig_params(): for clang's DW_CC_nocall, pahole's walk over
+ * the ABI's register slots, an aggregate of which one field is left
+ * written as that field, `param__field`).
  * FUNCs are added in name order with linkage static, as pahole writes them
  * all, each with its decl tags and, for kfuncs, bpf_kfunc / bpf_fastcall.
  *
  * With attributes (and decl_tag_kfuncs), an arena kfunc's flagged pointers
  * point to an address_space(1) attribute: its prototype is its own
  * (types.c, plan_pick_protos()).
- *
- * Not done (pahole master has it): true_signature's renaming of an aggregate
- * parameter of which one field survives to param__field.
  */
 #include "funcs.h"
 #include "btf_writer.h"
@@ -48,6 +48,7 @@
 #include "emit.h"
 #include "skip_log.h"
 #include "types.h"
+#include "../../format/cus.h"
 #include "../../format/graph.h"
 #include "../../common/diag.h"
 #include "../../common/pool.h"
@@ -224,6 +225,102 @@ static int unexpected_register(const struct graph *g, const struct graph_func *f
 			return 1;
 	}
 	return 0;
+}
+
+/* ---- true_signature's parameters ---- */
+
+/* A parameter's byte size through typedefs and qualifiers (pointers: 8). */
+static uint64_t param_size(const struct graph *g, uint32_t t)
+{
+	for (int depth = 0; t && depth < 16; depth++) {
+		const struct graph_node *n = &g->nodes[t];
+		if (n->kind == G_PTR)
+			return 8;
+		if (n->kind != G_TYPEDEF && n->kind != G_CONST && n->kind != G_VOLATILE && n->kind != G_ATOMIC)
+			return n->size;
+		t = n->type;
+	}
+	return 0;
+}
+
+/* The direct member of struct type t (through typedefs and qualifiers)
+ * that starts at byte off: its index in g->items, or UINT32_MAX (a union,
+ * or no member starts there: pahole looks no deeper). */
+static uint32_t member_at(const struct graph *g, uint32_t t, uint64_t off)
+{
+	for (int depth = 0; t && depth < 16; depth++) {
+		const struct graph_node *n = &g->nodes[t];
+		if (n->kind == G_STRUCT) {
+			for (uint32_t k = 0; k < n->item_count; k++) {
+				const struct graph_item *it = &g->items[n->item_first + k];
+				if (it->value == off * 8 && *graph_str(g, it->name) && it->type)
+					return n->item_first + k;
+			}
+			return UINT32_MAX;
+		}
+		if (n->kind != G_TYPEDEF && n->kind != G_CONST && n->kind != G_VOLATILE)
+			return UINT32_MAX;
+		t = n->type;
+	}
+	return UINT32_MAX;
+}
+
+/* The register a parameter's location names at entry, or -1. */
+static int loc_register(const struct graph_loc *l)
+{
+	if (l->loc == CUS_LOC_REG)
+		return (int)l->loc_reg;
+	if (l->loc == CUS_LOC_PIECES && CUS_PIECE_REG(l->loc_reg) != CUS_PIECE_NO_REG)
+		return (int)CUS_PIECE_REG(l->loc_reg);
+	return -1;
+}
+
+void funcs__true_sig_params(const struct graph *g, const struct graph_func *f, uint8_t *keep, uint32_t *member)
+{
+	const struct graph_node *p = &g->nodes[f->proto];
+	size_t nregs;
+	const uint8_t *regs = abi_regs(g->ninputs ? g->inputs[0].e_machine : 0, &nregs);
+	uint32_t n = p->item_count < f->loc_count ? p->item_count : f->loc_count;
+	for (uint32_t k = 0; k < p->item_count; k++) {
+		keep[k] = k < n && g->locs[f->loc_first + k].loc == CUS_LOC_REG;
+		member[k] = UINT32_MAX;
+	}
+	/* A GCC clone drops what it does not pass: the rule above. clang's
+	 * DW_CC_nocall function keeps the ABI's register slots, as pahole's
+	 * function__analyze_parameter_locations() walks them: a parameter
+	 * with no location is kept when the next one still sits in the
+	 * register after its slots (it was passed, just unused); an aggregate
+	 * of two registers of which one piece is left becomes that field,
+	 * unless the next parameter shows the aggregate still takes both. */
+	if (f->cc != DW_CC_nocall_ || !regs)
+		return;
+	uint32_t reg_idx = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		const struct graph_loc *l = &g->locs[f->loc_first + k];
+		uint64_t size = param_size(g, g->items[p->item_first + k].type);
+		uint32_t slots = size > 8 && size <= 16 ? 2 : 1;
+		const struct graph_loc *next = k + 1 < n ? &g->locs[f->loc_first + k + 1] : NULL;
+		int next_keeps_slots = next && loc_register(next) >= 0 && reg_idx + slots < nregs &&
+				       loc_register(next) == regs[reg_idx + slots];
+		if (reg_idx >= nregs && (l->loc == CUS_LOC_REG || l->loc == CUS_LOC_STACK || l->loc == CUS_LOC_PIECES)) {
+			keep[k] = 1; /* past the argument registers: passed as it was */
+		} else if (l->loc == CUS_LOC_REG) {
+			reg_idx += size > 16 ? 1 : slots;
+		} else if (l->loc == CUS_LOC_STACK && size > 16) {
+			keep[k] = 1; /* passed in memory, as the ABI passes it: no register */
+		} else if (l->loc == CUS_LOC_PIECES) {
+			keep[k] = 1;
+			uint32_t at = CUS_PIECE_AT(l->loc_reg);
+			if (at && !next_keeps_slots &&
+			    (member[k] = member_at(g, g->items[p->item_first + k].type, at - 1)) != UINT32_MAX)
+				reg_idx += 1;
+			else
+				reg_idx += slots;
+		} else if ((l->loc == CUS_LOC_NONE || l->loc == CUS_LOC_CONST) && reg_idx < nregs && next_keeps_slots) {
+			keep[k] = 1; /* passed, unused: no location, a register still taken */
+			reg_idx += slots;
+		}
+	}
 }
 
 /* ---- rule 9 ---- */

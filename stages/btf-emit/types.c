@@ -38,6 +38,7 @@
 #include <bpf/btf.h>
 #include <dwarf.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -171,6 +172,7 @@ struct tsig {
 struct tsig_param {
 	uint32_t name;		/* graph string */
 	uint32_t type;		/* BTF id */
+	uint32_t field;		/* graph string: written name__field; 0 none */
 };
 
 struct extras {
@@ -571,8 +573,8 @@ static uint64_t proto_hash(uint32_t ret, const struct graph *g, const struct tsi
 {
 	uint64_t h = hash_mix(ret, n);
 	for (uint32_t k = 0; k < n; k++) {
-		const char *name = graph_str(g, p[k].name);
-		h = hash_mix(hash_mix(h, hash64(name, strlen(name))), p[k].type);
+		const char *name = graph_str(g, p[k].name), *field = graph_str(g, p[k].field);
+		h = hash_mix(hash_mix(hash_mix(h, hash64(name, strlen(name))), hash64(field, strlen(field))), p[k].type);
 	}
 	return h;
 }
@@ -580,7 +582,8 @@ static uint64_t proto_hash(uint32_t ret, const struct graph *g, const struct tsi
 static int same_params(const struct graph *g, const struct tsig_param *a, const struct tsig_param *b, uint32_t n)
 {
 	for (uint32_t k = 0; k < n; k++)
-		if (a[k].type != b[k].type || strcmp(graph_str(g, a[k].name), graph_str(g, b[k].name)))
+		if (a[k].type != b[k].type || strcmp(graph_str(g, a[k].name), graph_str(g, b[k].name)) ||
+		    strcmp(graph_str(g, a[k].field), graph_str(g, b[k].field)))
 			return 0;
 	return 1;
 }
@@ -601,7 +604,7 @@ static int node_params(const struct graph *g, const struct graph_node *n, const 
 		return -ENOMEM;
 	for (uint32_t k = 0; k < n->item_count; k++) {
 		const struct graph_item *it = &g->items[n->item_first + k];
-		px->scratch[k] = (struct tsig_param){ it->name, it->type ? map->ids[it->type] : 0 };
+		px->scratch[k] = (struct tsig_param){ it->name, it->type ? map->ids[it->type] : 0, 0 };
 	}
 	return 0;
 }
@@ -705,15 +708,35 @@ static int plan_pick_protos(const struct graph *g, const uint32_t *picks, const 
 		/* The return type's first, as pahole adds them. */
 		if ((arena & KF_ARENA_RET) && (err = arena_ptr(g, map, p->type, &ret, fname, "the return type", next)))
 			break;
+		uint8_t *keep = NULL;
+		uint32_t *field = NULL;
+		if (true_sig) {
+			keep = malloc(p->item_count + 1);
+			field = malloc((p->item_count + 1) * sizeof(*field));
+			if (!keep || !field) {
+				free(keep);
+				free(field);
+				err = -ENOMEM;
+				break;
+			}
+			funcs__true_sig_params(g, f, keep, field);
+		}
 		for (uint32_t k = 0; k < p->item_count && !err; k++) {
 			const struct graph_item *it = &g->items[p->item_first + k];
-			if (true_sig && k < f->loc_count && g->locs[f->loc_first + k].loc != 1)
+			if (true_sig && !keep[k])
 				continue; /* optimized out: not passed any more */
-			uint32_t t = it->type ? map->ids[it->type] : 0;
+			uint32_t type = it->type, fname_str = 0;
+			if (true_sig && field[k] != UINT32_MAX) {
+				type = g->items[field[k]].type; /* the one field left */
+				fname_str = g->items[field[k]].name;
+			}
+			uint32_t t = type ? map->ids[type] : 0;
 			if ((k == 0 && (arena & KF_ARENA_ARG1)) || (k == 1 && (arena & KF_ARENA_ARG2)))
 				err = arena_ptr(g, map, it->type, &t, fname, k ? "argument 2" : "argument 1", next);
-			x->tparams[first + n++] = (struct tsig_param){ it->name, t };
+			x->tparams[first + n++] = (struct tsig_param){ it->name, t, fname_str };
 		}
+		free(keep);
+		free(field);
 		if (err)
 			break;
 		const struct tsig_param *tp = x->tparams + first;
@@ -833,7 +856,12 @@ int types__encode_extras(struct bw *btf, const struct graph *g, const struct typ
 			id = bw__add_func_proto(btf, (int)t->ret);
 			for (uint32_t i = 0; i < t->n && id > 0; i++) {
 				const struct tsig_param *p = &map->extras->tparams[t->first + i];
-				int r = bw__add_func_param(btf, graph_str(g, p->name), (int)p->type);
+				/* An aggregate reduced to one field: pahole's param__field. */
+				char *both = NULL;
+				if (p->field && asprintf(&both, "%s__%s", graph_str(g, p->name), graph_str(g, p->field)) < 0)
+					return -ENOMEM;
+				int r = bw__add_func_param(btf, both ? both : graph_str(g, p->name), (int)p->type);
+				free(both);
 				if (r < 0)
 					id = r;
 			}

@@ -407,8 +407,78 @@ static int rec_subroutine(struct cu_walk *w, Dwarf_Die *die, const struct die_at
 	return 0;
 }
 
+/* The byte size of a parameter's type (through its abstract origin, typedefs
+ * and qualifiers), or 0. */
+static Dwarf_Word param_type_size(Dwarf_Die *die)
+{
+	Dwarf_Attribute at;
+	Dwarf_Die t;
+	Dwarf_Word size;
+	if (!dwarf_attr_integrate(die, DW_AT_type, &at) || !dwarf_formref_die(&at, &t) ||
+	    dwarf_aggregate_size(&t, &size))
+		return 0;
+	return size;
+}
+
+static int is_reg_op(uint8_t atom)
+{
+	return (atom >= DW_OP_reg0 && atom <= DW_OP_reg31) || atom == DW_OP_regx;
+}
+
+static uint32_t reg_of(const Dwarf_Op *op)
+{
+	return op->atom == DW_OP_regx ? (uint32_t)op->number : (uint32_t)(op->atom - DW_OP_reg0);
+}
+
+/* An aggregate of one to two registers' size whose location is in pieces
+ * (clang writes `DW_OP_reg5, DW_OP_piece 8` for a struct of which only the
+ * first eight bytes are live): which bytes each register still carries,
+ * over every entry of the location list, as pahole's dwarf_loader.c
+ * (parameter__multi_exprs) counts them, for true_signature's
+ * `param__field`. A leading piece is a part that is absent; the register is
+ * the one that holds the first bytes, else the first one named. Returns 1
+ * with *loc_reg (CUS_LOC_PIECES's encoding) when there are pieces. */
+static int param_pieces(Dwarf_Attribute *at, unsigned addr_size, uint32_t *loc_reg)
+{
+	Dwarf_Addr base, start, end;
+	Dwarf_Op *ops;
+	size_t n;
+	uint64_t first = 0, second = 0;
+	uint32_t reg = CUS_PIECE_NO_REG;
+	ptrdiff_t next = 0;
+	for (int entries = 0; entries < 4096 && (next = dwarf_getlocations(at, next, &base, &start, &end, &ops, &n)) > 0;
+	     entries++) {
+		uint64_t off = 0;
+		if (n && (ops[0].atom == DW_OP_constu || ops[0].atom == DW_OP_consts ||
+			  (ops[0].atom >= DW_OP_lit0 && ops[0].atom <= DW_OP_lit31)))
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			if (ops[i].atom == DW_OP_piece) {
+				if (i == 0) {
+					off = ops[i].number;
+					continue;
+				}
+				if (off < addr_size)
+					first |= 1ull << off;
+				else if (off - addr_size < 64)
+					second |= 1ull << (off - addr_size);
+				off += ops[i].number;
+			} else if (is_reg_op(ops[i].atom) && (off < addr_size || reg == CUS_PIECE_NO_REG)) {
+				reg = reg_of(&ops[i]) < CUS_PIECE_NO_REG ? reg_of(&ops[i]) : CUS_PIECE_NO_REG;
+			}
+		}
+	}
+	if (!first && !second)
+		return 0;
+	uint32_t at_plus1 = 0;
+	if (!(first && second) && __builtin_popcountll(first | second) == 1)
+		at_plus1 = (first ? (uint32_t)__builtin_ctzll(first) : addr_size + (uint32_t)__builtin_ctzll(second)) + 1;
+	*loc_reg = reg | (at_plus1 < 256 ? at_plus1 << 16 : 0);
+	return 1;
+}
+
 /* Where a parameter lives at function entry (spec: "loc"). */
-static void param_loc(Dwarf_Die *die, const struct die_attrs *a, struct cus_rec *r)
+static void param_loc(Dwarf_Die *die, const struct die_attrs *a, unsigned addr_size, struct cus_rec *r)
 {
 	if (!HAS(a, LOCATION)) {
 		r->loc = HAS(a, CONST_VALUE) ? CUS_LOC_CONST : CUS_LOC_NONE;
@@ -418,7 +488,6 @@ static void param_loc(Dwarf_Die *die, const struct die_attrs *a, struct cus_rec 
 	Dwarf_Addr base, start, end;
 	Dwarf_Op *ops;
 	size_t n;
-	(void)die;
 	ptrdiff_t got = dwarf_getlocations(&at, 0, &base, &start, &end, &ops, &n);
 	if (got <= 0) {
 		r->loc = got == 0 ? CUS_LOC_EMPTY : CUS_LOC_EXPR;
@@ -430,8 +499,17 @@ static void param_loc(Dwarf_Die *die, const struct die_attrs *a, struct cus_rec 
 	} else if (n == 1 && ops[0].atom == DW_OP_regx) {
 		r->loc = CUS_LOC_REG;
 		r->loc_reg = (uint32_t)ops[0].number;
+	} else if (n == 1 && ops[0].atom == DW_OP_fbreg) {
+		r->loc = CUS_LOC_STACK;
 	} else {
 		r->loc = n ? CUS_LOC_EXPR : CUS_LOC_EMPTY;
+		/* Pieces only matter for an aggregate passed in two registers
+		 * (pahole's agg_use_two_regs: not on s390, whose ABI passes
+		 * larger ones by reference). */
+		Dwarf_Word size;
+		if (n > 1 && addr_size && (size = param_type_size(die)) > addr_size && size <= 2 * addr_size &&
+		    param_pieces(&at, addr_size, &r->loc_reg))
+			r->loc = CUS_LOC_PIECES;
 	}
 }
 
@@ -446,7 +524,7 @@ static int rec_param(struct cu_walk *w, Dwarf_Die *die, const struct die_attrs *
 		return err;
 	struct cus_rec *r = rec_at(w, idx);
 	r->origin = origin;
-	param_loc(die, a, r);
+	param_loc(die, a, w->in->ident.e_machine == EM_S390 ? 0 : w->cu.addr_size, r);
 	return 0;
 }
 
