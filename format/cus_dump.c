@@ -50,17 +50,8 @@ static void put_annots(FILE *o, const struct cus_cu *cu, uint32_t first, uint32_
 
 static void put_loc(FILE *o, const struct cus_rec *r)
 {
-	static const char *const names[] = { "none", "reg", "const", "expr", "empty", "pieces", "stack" };
-	if (r->loc == CUS_LOC_REG)
-		fprintf(o, " loc=reg(%u)", r->loc_reg);
-	else if (r->loc == CUS_LOC_PIECES && CUS_PIECE_AT(r->loc_reg))
-		fprintf(o, " loc=pieces(%d@%u)", CUS_PIECE_REG(r->loc_reg) == CUS_PIECE_NO_REG ? -1
-			: (int)CUS_PIECE_REG(r->loc_reg), CUS_PIECE_AT(r->loc_reg) - 1);
-	else if (r->loc == CUS_LOC_PIECES)
-		fprintf(o, " loc=pieces(%d)", CUS_PIECE_REG(r->loc_reg) == CUS_PIECE_NO_REG ? -1
-			: (int)CUS_PIECE_REG(r->loc_reg));
-	else
-		fprintf(o, " loc=%s", names[r->loc]);
+	fputs(" loc=", o);
+	dump_loc(o, r->loc, r->loc_reg);
 }
 
 static void dump_items(FILE *o, const struct cus_cu *cu, const struct cus_rec *r)

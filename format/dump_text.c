@@ -1,5 +1,6 @@
 /* dump_text.c: see dump_text.h. */
 #include "dump_text.h"
+#include "cus.h"
 
 #include <ctype.h>
 
@@ -28,4 +29,18 @@ void dump_flags(FILE *o, uint32_t f)
 	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if ((f & (1u << i)) && names[i])
 			fprintf(o, " %s", names[i]);
+}
+
+void dump_loc(FILE *o, uint32_t loc, uint32_t loc_reg)
+{
+	static const char *const names[] = { "none", "reg", "const", "expr", "empty", "pieces", "stack" };
+	int reg = CUS_PIECE_REG(loc_reg) == CUS_PIECE_NO_REG ? -1 : (int)CUS_PIECE_REG(loc_reg);
+	if (loc == CUS_LOC_REG)
+		fprintf(o, "reg(%u)", loc_reg);
+	else if (loc == CUS_LOC_PIECES && CUS_PIECE_AT(loc_reg))
+		fprintf(o, "pieces(%d@%u)", reg, CUS_PIECE_AT(loc_reg) - 1);
+	else if (loc == CUS_LOC_PIECES)
+		fprintf(o, "pieces(%d)", reg);
+	else
+		fputs(loc < sizeof(names) / sizeof(names[0]) ? names[loc] : "?", o);
 }

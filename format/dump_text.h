@@ -11,5 +11,8 @@ void dump_quoted(FILE *o, const char *s);
 /* " decl external ..." for the CU-RECORDS.md flag bits that are words in a
  * dump (ANNOT, HAS_PC and HAS_ADDR show as lines or fields instead). */
 void dump_flags(FILE *o, uint32_t flags);
+/* A parameter's location (CU-RECORDS.md `loc`, `loc_reg`): "reg(5)",
+ * "pieces(5@0)", "pieces(5)", "stack", "none", ... */
+void dump_loc(FILE *o, uint32_t loc, uint32_t loc_reg);
 
 #endif

@@ -173,19 +173,9 @@ int graph__dump(const struct graph *g, FILE *o, int full, struct diag *d)
 		fputs(" locs=(", o);
 		for (uint32_t k = 0; k < f->loc_count; k++) {
 			const struct graph_loc *l = &g->locs[f->loc_first + k];
-			static const char *const ln[] = { "none", "reg", "const", "expr", "empty", "pieces", "stack" };
 			if (k)
 				fputs(", ", o);
-			if (l->loc == CUS_LOC_REG)
-				fprintf(o, "reg(%u)", l->loc_reg);
-			else if (l->loc == CUS_LOC_PIECES && CUS_PIECE_AT(l->loc_reg))
-				fprintf(o, "pieces(%d@%u)", CUS_PIECE_REG(l->loc_reg) == CUS_PIECE_NO_REG ? -1
-					: (int)CUS_PIECE_REG(l->loc_reg), CUS_PIECE_AT(l->loc_reg) - 1);
-			else if (l->loc == CUS_LOC_PIECES)
-				fprintf(o, "pieces(%d)", CUS_PIECE_REG(l->loc_reg) == CUS_PIECE_NO_REG ? -1
-					: (int)CUS_PIECE_REG(l->loc_reg));
-			else
-				fputs(l->loc < 7 ? ln[l->loc] : "?", o);
+			dump_loc(o, l->loc, l->loc_reg);
 		}
 		fputc(')', o);
 		for (uint32_t k = 0; k < f->loc_count; k++) {
