@@ -4,14 +4,21 @@
 # needs from Debian's archive and takes minutes per kernel, so it is not part
 # of `make test`.
 #
-# Builds (KBUILD_BUILDS, default all five, in this order), each by
+# Builds (KBUILD_BUILDS, default all six, in this order), each by
 # tests/kbuild/kernel.sh from Debian's linux-source packages into
 # tests/out/kbuild/NAME (kept: a second run rebuilds what changed):
 #   6.1-gcc    Linux 6.1, gcc (its scripts pass pahole's legacy flags)
 #   6.12-gcc   Linux 6.12, gcc (scripts/Makefile.btf passes --btf_features=...)
+#   6.12-gcc-pm  6.12-gcc's build tree copied and linked again with pahole
+#              master as PAHOLE (../shared/anchors): the same kernel, another
+#              vmlinux BTF (other ids, flat arrays, other functions); booted
+#              by extmod_reloc only
 #   6.12-thin  Linux 6.12, clang-19 thin LTO (LLVM=-19 LLVM_IAS=1)
 #   extmod     tests/kbuild/extmod, an out-of-tree module, built with make M=
-#              against 6.12-gcc (Makefile.btf adds --btf_features=distilled_base)
+#              against 6.12-gcc (Makefile.btf adds --btf_features=distilled_base),
+#              then, as built, relocated onto another kernel's vmlinux BTF
+#              (KBUILD_RELOC_TO, default 6.12-gcc-pm): by libbpf 1.8 and,
+#              booted in qemu, by that kernel at insmod (extmod_reloc)
 #   6.1-thin   Linux 6.1, clang-19 thin LTO: clang's 3-byte DW_OP_convert base
 #              types and DIEs referred to across CUs (issue 28's kernel)
 # For each kernel:
@@ -51,8 +58,13 @@ BTFCMP="$T_TOP/tools/btfcmp.py"
 BTFCHECK="$T_BIN/tools/btfcheck"
 K="$T_TOP/tests/out/kbuild"
 mkdir -p "$K"
-builds=${KBUILD_BUILDS:-6.1-gcc 6.12-gcc 6.12-thin extmod 6.1-thin}
+builds=${KBUILD_BUILDS:-6.1-gcc 6.12-gcc 6.12-gcc-pm 6.12-thin extmod 6.1-thin}
 cache_builds=${KBUILD_CACHE_BUILDS:-6.12-gcc}
+# The kernel extmod_reloc loads the out-of-tree module into: a 6.12 build
+# other than 6.12-gcc, listed before extmod in KBUILD_BUILDS (or kept from
+# an earlier run). Not 6.12-thin: clang names base types otherwise ('long'
+# for gcc's 'long int'), and relocation matches them by name.
+reloc_to=${KBUILD_RELOC_TO:-6.12-gcc-pm}
 anchors=$(cd "$T_TOP/.." && pwd)/shared/anchors
 P="$T_TOP/pipeline.sh"
 export BTFPIPE_BIN="$T_BIN"
@@ -376,18 +388,26 @@ extmod() {
 	else
 		not_ok "extmod: make M=... calls PAHOLE on the module" "no call in $d/btf-calls"
 	fi
-	check "extmod: its split BTF parses over the vmlinux BTF and btf__dedup removes nothing" \
-		"$BTFCHECK" --base "$kb/vmlinux" --dedup "$ko"
+	# With a distilled base (Makefile.btf asks for distilled_base), .BTF is
+	# split BTF over .BTF.base, not over the vmlinux BTF: Debian's libbpf
+	# and bpftool, which do not know .BTF.base, read the two sections.
+	local bview="$kb/vmlinux" sview="$ko" over="the vmlinux BTF"
+	if readelf -SW "$ko" 2>/dev/null | grep -q ' \.BTF\.base '; then
+		objcopy --dump-section .BTF="$d/split.btf" --dump-section .BTF.base="$d/dbase.btf" "$ko" "$d/sections.o"
+		bview="$d/dbase.btf" sview="$d/split.btf" over="its distilled base"
+	fi
+	check "extmod: its split BTF parses over $over and btf__dedup removes nothing" \
+		"$BTFCHECK" --base "$bview" --dedup "$sview"
 	# Its kfunc (6.12's Makefile.btf asks for decl_tag_kfuncs): one
 	# DECL_TAG "bpf_kfunc" on the FUNC btfpipe_kfunc_weigh.
 	local tagged
-	tagged=$(bpftool -B "$kb/vmlinux" btf dump file "$ko" 2>&1 | awk '
+	tagged=$(bpftool -B "$bview" btf dump file "$sview" 2>&1 | awk '
 		$2 == "FUNC" && $3 == "'\''btfpipe_kfunc_weigh'\''" { f = substr($1, 2, length($1) - 2) }
 		$2 == "DECL_TAG" && $3 == "'\''bpf_kfunc'\''" { split($4, a, "="); t[a[2]] = 1 }
 		END { print (f != "" && (f in t)) ? "yes" : "no" }')
 	if [ "$tagged" = yes ]; then ok "extmod: its kfunc btfpipe_kfunc_weigh carries the bpf_kfunc decl tag"
 	else not_ok "extmod: its kfunc btfpipe_kfunc_weigh carries the bpf_kfunc decl tag" \
-		"$(bpftool -B "$kb/vmlinux" btf dump file "$ko" 2>&1 | grep -E "btfpipe_kfunc|bpf_kfunc|rror" | head -5)"; fi
+		"$(bpftool -B "$bview" btf dump file "$sview" 2>&1 | grep -E "btfpipe_kfunc|bpf_kfunc|rror" | head -5)"; fi
 	local out booted=no
 	if out=$("$T_TOP/tests/kbuild/boot.sh" "$kb" "$K/extmod-boot" "$ko" 2>&1); then
 		ok "extmod: qemu: 6.12-gcc with it (its init registers its kfunc set): $out"
@@ -408,6 +428,17 @@ extmod() {
 		pms=$((($(date +%s%N) - t0) / 1000000))
 		if [ $rc -ne 0 ]; then
 			not_ok "extmod: pahole $(pahole --version) encodes the module" "$(tail -5 "$K/extmod-pahole.log")"
+		elif [ "$sview" != "$ko" ]; then
+			# Distilled: relocated onto the vmlinux BTF by libbpf 1.8, the
+			# types it names against pahole's (1.24 writes no kfunc tag).
+			if ! libbpf18 "extmod: its types against pahole's (libbpf 1.8 reads .BTF.base)"; then :
+			elif out=$(diff <("$T_BTF18" --dump --base "$kb/vmlinux" "$ko" 2>&1 | grep -v '^types \|bpf_kfunc decl_tag') \
+				<("$T_BTF18" --dump --base "$pv" "$K/extmod.pahole.ko" 2>&1 | grep -v '^types ')); then
+				ok "extmod: its types, relocated onto the vmlinux BTF, equal pahole $(pahole --version)'s on the same module"
+				same=yes
+			else
+				not_ok "extmod: its types, relocated onto the vmlinux BTF, equal pahole's on the same module" "$out"
+			fi
 		elif out=$(O=$d compare_types "extmod:btfpipe_extmod" "$ko" "$K/extmod.pahole.ko" pahole "$kb/vmlinux" "$pv"); then
 			ok "extmod: its types equal pahole $(pahole --version)'s on the same module"
 			same=yes
@@ -420,10 +451,146 @@ extmod() {
 	printf '| extmod | %s | gcc | 1 | %s | - | %s | - | %s / %s | - | - |\n' \
 		"$(make -s -C "$src" O="$kb" kernelrelease)" "$booted" "$same" "$ms" "${pms:--}" \
 		>>"$K/summary.rows"
+	extmod_reloc "$ko" "$pv"
+}
+
+# types_of BTF_FILE: its number of types (btfcheck, libbpf 1.1: base BTF).
+types_of() { "$BTFCHECK" "$1" 2>/dev/null | sed -n 's/^types //p'; }
+
+# int_names BTF_FILE: the sorted names of the INTs of a BTF file (raw or ELF).
+int_names() { bpftool btf dump file "$1" 2>/dev/null | sed -n "s/^\[[0-9]*\] INT '\([^']*\)'.*/\1/p" | sort -u; }
+
+# extmod_reloc KO PAHOLE_VMLINUX: the out-of-tree module, built against
+# 6.12-gcc, in a kernel whose vmlinux BTF differs ($reloc_to). Its .BTF is
+# split BTF over the distilled base in .BTF.base (distilled_base, which
+# 6.12's Makefile.btf asks for with KBUILD_EXTMOD); libbpf 1.8's
+# btf__parse_elf_split() (btf18-check --base) and the 6.12 kernel at insmod
+# (btf_parse_module -> btf_relocate) map that base onto the vmlinux BTF at
+# hand by name (and size, kind, encoding) and renumber the split types
+# after it. Relocated anywhere, the module must describe the same types
+# (btf18-check --dump, by name, whatever the ids) as over 6.12-gcc's own
+# vmlinux BTF. PAHOLE_VMLINUX (pahole 1.24's BTF of 6.12-gcc, when made)
+# is a vmlinux BTF that differs from ours by the same compiler's names.
+extmod_reloc() {
+	local ko=$1 pv=$2 kb="$K/6.12-gcc" kt="$K/$reloc_to" out ref got why="" n
+	if readelf -SW "$ko" 2>&1 | grep -q ' \.BTF\.base '; then
+		ok "extmod: it has a .BTF.base section (its distilled base)"
+	else
+		not_ok "extmod: it has a .BTF.base section (Makefile.btf asks for distilled_base)" \
+			"its sections: $(readelf -SW "$ko" 2>&1 | grep -i btf)"
+	fi
+	libbpf18 "extmod: libbpf 1.8 relocates its BTF onto other vmlinux BTF" || T_BTF18=""
+	if [ -n "$T_BTF18" ]; then
+		# Over its own distilled base, then relocated onto its own vmlinux's
+		# BTF (the reference) and onto pahole 1.24's of the same kernel.
+		ref=$("$T_BTF18" --dump --base "$kb/vmlinux" "$ko" 2>&1) || why+="onto 6.12-gcc's vmlinux BTF: $ref"$'\n'
+		out=$("$T_BTF18" "$ko" 2>&1)
+		n=$(sed -n 's/^distilled //p' <<<"$out")
+		[ -n "$n" ] || why+="btf18-check finds no distilled base: $out"$'\n'
+		if [ -z "$pv" ]; then :
+		elif ! got=$("$T_BTF18" --dump --base "$pv" "$ko" 2>&1); then
+			why+="onto pahole 1.24's vmlinux BTF of 6.12-gcc: $got"$'\n'
+		elif [ -z "$why" ] && [ "$got" != "$ref" ]; then
+			why+="relocated onto pahole 1.24's vmlinux BTF, other types: $(diff <(echo "$ref") <(echo "$got") | head -10)"$'\n'
+		fi
+		local onto="6.12-gcc's vmlinux BTF"
+		[ -z "$pv" ] || onto+=" and pahole 1.24's ($(types_of "$pv") types, ours $(types_of "$kb/vmlinux"))"
+		if [ -z "$why" ]; then
+			ok "extmod: libbpf 1.8 reads its distilled base ($n types) and relocates it onto $onto, the same types"
+		else
+			not_ok "extmod: libbpf 1.8 reads its distilled base and relocates it onto $onto, the same types" "$why"
+		fi
+	fi
+	if [ ! -f "$kt/vmlinux" ] || [ ! -f "$kt/.kernel-sh" ] || [ ! -f "$kt/arch/x86/boot/bzImage" ]; then
+		skip "extmod: loads into $reloc_to" "$reloc_to is not built (KBUILD_BUILDS must list it before extmod)"
+		return
+	fi
+	# The two vmlinux BTFs must differ, else relocating proves nothing.
+	local t
+	t=$(mktemp -d)
+	objcopy --dump-section .BTF="$t/a" "$kb/vmlinux" "$t/a.o" 2>/dev/null
+	objcopy --dump-section .BTF="$t/b" "$kt/vmlinux" "$t/b.o" 2>/dev/null
+	if [ ! -s "$t/a" ] || [ ! -s "$t/b" ]; then
+		not_ok "extmod: 6.12-gcc's and $reloc_to's vmlinux have a .BTF" "$(ls -l "$t")"
+	elif cmp -s "$t/a" "$t/b"; then
+		not_ok "extmod: 6.12-gcc's and $reloc_to's vmlinux BTF differ" "their .BTF sections are the same bytes"
+	else
+		ok "extmod: 6.12-gcc's and $reloc_to's vmlinux BTF differ ($(wc -c <"$t/a") and $(wc -c <"$t/b") bytes, $(types_of "$kb/vmlinux") and $(types_of "$kt/vmlinux") types)"
+	fi
+	# The names its distilled base needs that the other kernel's BTF lacks:
+	# relocation matches INTs by name (gcc says 'long int', clang 'long').
+	local lacks=""
+	objcopy --dump-section .BTF.base="$t/base" "$ko" "$t/c.o" 2>/dev/null &&
+		lacks=$(comm -23 <(int_names "$t/base") <(int_names "$kt/vmlinux") | sed "s/.*/'&'/" | tr '\n' ' ')
+	rm -rf "$t"
+	[ -z "$lacks" ] || lacks="its distilled base has INTs that $reloc_to's vmlinux BTF does not name: $lacks"
+	if [ -n "$T_BTF18" ]; then
+		if ! got=$("$T_BTF18" --dump --base "$kt/vmlinux" "$ko" 2>&1); then
+			not_ok "extmod: libbpf 1.8 relocates its BTF onto $reloc_to's vmlinux BTF" "$got"$'\n'"$lacks"
+		elif [ -n "$ref" ] && [ "$got" != "$ref" ]; then
+			not_ok "extmod: relocated onto $reloc_to's vmlinux BTF by libbpf 1.8, it describes the same types" \
+				"$(diff <(echo "$ref") <(echo "$got") | head -20)"
+		else
+			ok "extmod: libbpf 1.8 relocates its BTF onto $reloc_to's vmlinux BTF, the same types"
+		fi
+	fi
+	# The kernel checks vermagic before BTF (no MODVERSIONS, no signing here).
+	local vm vt
+	vm=$(modinfo -F vermagic "$ko" 2>/dev/null)
+	vt=$(modinfo -F vermagic "$(find "$kt" -name '*.ko' | head -1)" 2>/dev/null)
+	if [ -n "$vm" ] && [ "$vm" = "$vt" ]; then ok "extmod: its vermagic is $reloc_to's ($vm)"
+	else not_ok "extmod: its vermagic is $reloc_to's" "'$vm', $reloc_to's modules '$vt'"; fi
+	# Booted: the other kernel insmods it with its own modules; it must load
+	# and its BTF be there (the kernel refuses a module whose BTF it cannot
+	# relocate or validate: no CONFIG_MODULE_ALLOW_BTF_MISMATCH).
+	local name c="$K/extmod-$reloc_to-boot/console.txt" booted=no bpf=no
+	name=$(modinfo -F name "$ko" 2>/dev/null)
+	if out=$("$T_TOP/tests/kbuild/boot.sh" "$kt" "$K/extmod-$reloc_to-boot" "$ko" 2>&1); then
+		bpf=yes
+		why=""
+		grep -q "^GUEST-BTF-FILES.* ${name:-btfpipe_extmod} " "$c" || why+="no /sys/kernel/btf/$name: $(grep '^GUEST-BTF-FILES' "$c")"$'\n'
+		grep -q "${name:-btfpipe_extmod}: loaded" "$c" || why+="its init did not say it loaded"$'\n'
+		grep -Eq 'failed to validate module|distilled base|BTF mismatch' "$c" &&
+			why+="$(grep -E 'failed to validate module|distilled base|BTF mismatch' "$c" | head -5)"$'\n'
+		if [ -z "$why" ]; then
+			ok "extmod: qemu: $reloc_to loads it (built against 6.12-gcc) with its BTF relocated, /sys/kernel/btf/$name: $out"
+			booted=yes
+		else
+			not_ok "extmod: qemu: $reloc_to loads it with its BTF relocated" "$why"
+		fi
+	else
+		not_ok "extmod: qemu: $reloc_to loads it (built against 6.12-gcc) with its BTF relocated" "$out"$'\n'"$lacks"
+	fi
+	printf '| extmod in %s | %s | gcc | 1 | %s | %s | - | - | - | - | - |\n' \
+		"$reloc_to" "$(cat "$kt/include/config/kernel.release" 2>/dev/null)" "$booted" "$bpf" >>"$K/summary.rows"
+}
+
+# 6.12-gcc-pm: 6.12-gcc's objects linked again by pahole master, a kernel
+# whose vmlinux BTF is not the one extmod was built against.
+kernel_pm() {
+	local kb="$K/6.12-gcc" d="$K/6.12-gcc-pm" src t0
+	if [ -z "$master" ]; then
+		skip "6.12-gcc-pm: 6.12-gcc linked by pahole master" "no pahole master"
+		return
+	fi
+	if [ ! -f "$kb/vmlinux" ] || [ ! -f "$kb/.kernel-sh" ]; then
+		not_ok "6.12-gcc-pm: 6.12-gcc's tree to copy" "6.12-gcc is not built (KBUILD_BUILDS must list it first)"
+		return
+	fi
+	src=$(source_tree 6.12) || return
+	[ -f "$d/.kernel-sh" ] || cp -a "$kb" "$d" # then kept, built again in place
+	t0=$(date +%s)
+	if ! "$T_TOP/tests/kbuild/kernel.sh" "$src" "$d" gcc "$master" >"$K/6.12-gcc-pm.log" 2>&1; then
+		not_ok "6.12-gcc-pm: 6.12-gcc links again with PAHOLE=pahole master" "$(tail -20 "$K/6.12-gcc-pm.log")"
+		return
+	fi
+	ok "6.12-gcc-pm: 6.12-gcc links again with PAHOLE=pahole master ($(tail -1 "$K/6.12-gcc-pm.log" | sed 's/^kernel.sh: //') in $(($(date +%s) - t0)) s)"
+	check "6.12-gcc-pm: libbpf parses its vmlinux BTF" "$BTFCHECK" "$d/vmlinux"
 }
 
 for b in $builds; do
 	case $b in
+	6.12-gcc-pm) kernel_pm ;;
 	6.1-gcc) kernel "$b" 6.1 gcc ;;
 	6.12-gcc) kernel "$b" 6.12 gcc ;;
 	6.12-thin) kernel "$b" 6.12 clang-thin ;;

@@ -17,6 +17,10 @@
  *       the same types print the same lines whatever their ids and whatever
  *       moved between base and split.
  *
+ *   btf18-check --raw-out OUT [--base BASE] FILE
+ *       ... and FILE's own types as raw BTF to OUT: with a distilled base
+ *       relocated onto BASE, plain split BTF over BASE that Debian's libbpf
+ *       1.1 and bpftool read (what the kernel sees after relocating).
  *   btf18-check --distill BASE FILE OUT
  *       libbpf 1.8's btf__distill_base() of FILE (split BTF over BASE, not
  *       distilled): the distilled base to OUT.base, the split BTF over it to
@@ -265,18 +269,20 @@ int main(int argc, char **argv)
 		libbpf_set_print(quiet_print);
 		return distill(argv[2], argv[3], argv[4]);
 	}
-	const char *base_path = NULL;
+	const char *base_path = NULL, *raw_out = NULL;
 	int want_dump = 0, i = 1;
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "--dump"))
 			want_dump = 1;
+		else if (!strcmp(argv[i], "--raw-out") && i + 1 < argc)
+			raw_out = argv[++i];
 		else if (!strcmp(argv[i], "--base") && i + 1 < argc)
 			base_path = argv[++i];
 		else
 			break;
 	}
 	if (i != argc - 1) {
-		fprintf(stderr, "usage: btf18-check [--dump] [--base BASE] FILE\n");
+		fprintf(stderr, "usage: btf18-check [--dump] [--raw-out OUT] [--base BASE] FILE\n");
 		return 2;
 	}
 	const char *path = argv[i];
@@ -299,6 +305,8 @@ int main(int argc, char **argv)
 	if (own_base && own_base != base)
 		printf("distilled %u\n", btf__type_cnt(own_base) - 1);
 	int bad = check_layout(btf);
+	if (raw_out)
+		bad |= write_raw(btf, raw_out);
 	if (want_dump)
 		dump(btf, first);
 	btf__free(btf);
