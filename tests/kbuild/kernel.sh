@@ -68,6 +68,10 @@ keep_logs() {
 	done
 }
 
+# The build number (#N in linux_banner) fixed: the banner's length is an
+# array type's in the DWARF, so #9 and #10 would make other BTF, and a
+# relink could not be compared with another.
+export KBUILD_BUILD_VERSION=${KBUILD_BUILD_VERSION:-1}
 k() { make -C "$src" O="$out" "${mk[@]}" PAHOLE="$wrap" "$@"; }
 
 # What makes the BTF: PAHOLE and, for pipeline.sh, the stages it runs.
