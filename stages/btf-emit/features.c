@@ -3,8 +3,8 @@
  *
  * "a,b" switches on exactly a and b; "default" the default set; a leading
  * '+' means the default set plus the list. Unknown names are ignored unless
- * strict. A feature this build cannot provide (its libbpf is too old) is
- * accepted, reported once, and left off.
+ * strict. Every feature of pahole 1.32 is here: none needs a newer libbpf,
+ * as btf-emit writes the BTF itself.
  */
 #include "features.h"
 #include "../../common/diag.h"
@@ -15,30 +15,29 @@
 static const struct feature {
 	const char *name;
 	int in_default;
-	const char *missing; /* why this build cannot do it, NULL when it can */
 } features[FEAT_COUNT] = {
-	[FEAT_ENCODE_FORCE] = { "encode_force", 1, NULL },
-	[FEAT_VAR] = { "var", 1, NULL },
-	[FEAT_FLOAT] = { "float", 1, NULL },
-	[FEAT_DECL_TAG] = { "decl_tag", 1, NULL },
-	[FEAT_TYPE_TAG] = { "type_tag", 1, NULL },
-	[FEAT_ENUM64] = { "enum64", 1, NULL },
-	[FEAT_OPTIMIZED_FUNC] = { "optimized_func", 1, NULL },
-	[FEAT_CONSISTENT_FUNC] = { "consistent_func", 1, NULL },
-	[FEAT_DECL_TAG_KFUNCS] = { "decl_tag_kfuncs", 1, NULL },
-	[FEAT_REPRODUCIBLE_BUILD] = { "reproducible_build", 0, NULL },
-	[FEAT_DISTILLED_BASE] = { "distilled_base", 0, NULL },
-	[FEAT_GLOBAL_VAR] = { "global_var", 0, NULL },
-	[FEAT_ATTRIBUTES] = { "attributes", 0, NULL },
-	[FEAT_TRUE_SIGNATURE] = { "true_signature", 0, NULL },
-	[FEAT_LAYOUT] = { "layout", 0, NULL },
+	[FEAT_ENCODE_FORCE] = { "encode_force", 1 },
+	[FEAT_VAR] = { "var", 1 },
+	[FEAT_FLOAT] = { "float", 1 },
+	[FEAT_DECL_TAG] = { "decl_tag", 1 },
+	[FEAT_TYPE_TAG] = { "type_tag", 1 },
+	[FEAT_ENUM64] = { "enum64", 1 },
+	[FEAT_OPTIMIZED_FUNC] = { "optimized_func", 1 },
+	[FEAT_CONSISTENT_FUNC] = { "consistent_func", 1 },
+	[FEAT_DECL_TAG_KFUNCS] = { "decl_tag_kfuncs", 1 },
+	[FEAT_REPRODUCIBLE_BUILD] = { "reproducible_build", 0 },
+	[FEAT_DISTILLED_BASE] = { "distilled_base", 0 },
+	[FEAT_GLOBAL_VAR] = { "global_var", 0 },
+	[FEAT_ATTRIBUTES] = { "attributes", 0 },
+	[FEAT_TRUE_SIGNATURE] = { "true_signature", 0 },
+	[FEAT_LAYOUT] = { "layout", 0 },
 };
 
 uint32_t features__default(void)
 {
 	uint32_t m = 0;
 	for (int i = 0; i < FEAT_COUNT; i++)
-		if (features[i].in_default && !features[i].missing)
+		if (features[i].in_default)
 			m |= 1u << i;
 	return m;
 }
@@ -62,10 +61,7 @@ int features__parse(const char *spec, int strict, uint32_t *out, struct diag *d)
 			if (strlen(features[i].name) != n || strncmp(p, features[i].name, n))
 				continue;
 			found = 1;
-			if (features[i].missing)
-				diag_warn("btf-emit", "feature %s left off: %s", features[i].name, features[i].missing);
-			else
-				m |= 1u << i;
+			m |= 1u << i;
 		}
 		if (!found && n && strict)
 			return diag_fail(d, EINVAL, "unknown BTF feature '%.*s' (see --supported-features)", (int)n, p);
@@ -81,8 +77,6 @@ void features__print_supported(FILE *o)
 {
 	int first = 1;
 	for (int i = 0; i < FEAT_COUNT; i++) {
-		if (features[i].missing)
-			continue;
 		fprintf(o, "%s%s", first ? "" : ",", features[i].name);
 		first = 0;
 	}

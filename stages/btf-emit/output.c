@@ -12,7 +12,8 @@
 #include <unistd.h>
 
 /* $BTFPIPE_EMIT_LOG names a file that gets a line "OUTPUT<TAB>BASE" (both
- * absolute, BASE empty without --btf-base) for each BTF written: a test
+ * absolute, BASE empty without --btf-base, OUTPUT.base with a distilled
+ * base; an ELF with .BTF.base is not logged) for each BTF written: a test
  * harness or a build system can check every output (tests/run.sh has
  * libbpf deduplicate each). One O_APPEND write per line, so the lines of
  * emits running at once never mix. Best effort: the BTF is written
@@ -52,15 +53,19 @@ int output__write(const struct emit_opts *o, const void *raw, uint32_t size, con
 		*where = bpath;
 		err = outfile__write_all(bpath, dbase, dbase_size, d);
 		*where = o->cli.output;
+		if (!err) /* split BTF over its distilled base */
+			log_output(o->cli.output, bpath);
 		free(bpath);
 		if (err)
 			return err;
-	}
-	if (o->cli.output)
+	} else if (o->cli.output) {
 		log_output(o->cli.output, o->base);
+	}
 	if (o->elf_out) {
 		*where = o->elf_out;
-		if (!(err = elf_write__btf(o->elf, o->elf_out, raw, size, dbase, dbase_size, d)))
+		/* (Not with a distilled base: the ELF's .BTF is over its own
+		 * .BTF.base, which the log's readers cannot take as a base.) */
+		if (!(err = elf_write__btf(o->elf, o->elf_out, raw, size, dbase, dbase_size, d)) && !dbase)
 			log_output(o->elf_out, o->base);
 	}
 	return err;
