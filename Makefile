@@ -51,7 +51,7 @@ COMMON := $(wildcard common/*.c)
 FORMAT := $(wildcard format/*.c)
 STAGES := dwarf-extract dedup-merge btf-emit
 
-all: $(addprefix $(BIN)/,$(STAGES)) $(BIN)/tools/btfcheck $(BIN)/tools/strsort-check $(BIN)/tools/pool-check $(BIN)/tools/bw-check $(BIN)/tools/diag-check $(BIN)/tools/measure
+all: $(addprefix $(BIN)/,$(STAGES)) $(BIN)/btfpipe-archive $(BIN)/tools/btfcheck $(BIN)/tools/strsort-check $(BIN)/tools/pool-check $(BIN)/tools/bw-check $(BIN)/tools/diag-check $(BIN)/tools/measure
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 
@@ -65,6 +65,11 @@ $(BIN)/$(1): $(call obj,$(wildcard stages/$(1)/*.c) $(COMMON) $(FORMAT))
 	$(CC) $(LDFLAGS) -o $$@ $$^ $(LDLIBS)
 endef
 $(foreach s,$(STAGES),$(eval $(call stage_rule,$(s))))
+
+# The batch front for BTF archives (a script; beside the stages when installed).
+$(BIN)/btfpipe-archive: tools/btfpipe-archive
+	@mkdir -p $(BIN)
+	install -m 755 $< $@
 
 # Test helpers: programs the tests run, never part of a stage.
 $(BIN)/tools/btfcheck: $(call obj,tests/tools/btfcheck.c)
@@ -120,7 +125,7 @@ install: all
 	install -m 755 $(addprefix $(BIN)/,$(STAGES)) pipeline.sh $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -d $(DESTDIR)$(PREFIX)/share/btfpipe
-	install -m 755 tools/btfpipe-diff $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 tools/btfpipe-diff tools/btfpipe-archive $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 tools/btfcmp.py $(DESTDIR)$(PREFIX)/share/btfpipe/
 
 check-kernel: deps all

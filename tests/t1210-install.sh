@@ -9,7 +9,7 @@ san=""
 [ "${T_VARIANT:-bin}" = bin-asan ] && san="SANITIZE=1"
 # shellcheck disable=SC2086
 check "make install PREFIX=..." make -s -C "$T_TOP" $san install PREFIX="$p"
-for f in dwarf-extract dedup-merge btf-emit pipeline.sh; do
+for f in dwarf-extract dedup-merge btf-emit pipeline.sh btfpipe-archive; do
 	[ -x "$p/bin/$f" ] && ok "installed: bin/$f" || not_ok "installed: bin/$f"
 done
 for m in dwarf-extract dedup-merge btf-emit pipeline.sh; do
@@ -30,4 +30,10 @@ done
 # The diff tool, installed, on the installed pipeline's output.
 env -u BTFPIPE_BIN "$p/bin/pipeline.sh" -o "$T_OUT/s2.btf" "$T_OUT/sample"
 check "the installed btfpipe-diff: equal BTF is exit 0" env -u BTFPIPE_BIN "$p/bin/btfpipe-diff" "$T_OUT/s.btf" "$T_OUT/s2.btf"
+# The archive front, installed, finds the installed pipeline.
+check "the installed btfpipe-archive runs" env -u BTFPIPE_BIN "$p/bin/btfpipe-archive" --distro d --release r \
+	-o "$T_OUT/arch" "$T_OUT/sample"
+env -u BTFPIPE_BIN "$p/bin/pipeline.sh" --btf_gen_floats --skip_encoding_btf_inconsistent_proto \
+	--btf_gen_optimized --btf_encode_detached="$T_OUT/arch.btf" "$T_OUT/sample"
+check_same "... and writes the installed pipeline's BTF (BTFHub's flags)" "$T_OUT/arch/d/r/x86_64/sample.btf" "$T_OUT/arch.btf"
 test_done
