@@ -4,6 +4,7 @@
  * driver; nothing here allocates.
  */
 #include "btf_raw.h"
+#include "../../common/buf.h"
 
 #include <bpf/btf.h>
 #include <errno.h>
@@ -100,6 +101,18 @@ int btf_raw__header(const uint8_t *p, size_t n, struct btf_header *h)
 			return -EINVAL;
 	}
 	return 0;
+}
+
+void btf_raw__put(struct buf *out, const void *types, size_t types_len, const char *strs, size_t str_len)
+{
+	struct btf_header h = {
+		.magic = BTF_MAGIC, .version = BTF_VERSION, .hdr_len = sizeof(h),
+		.type_off = 0, .type_len = (uint32_t)types_len,
+		.str_off = (uint32_t)types_len, .str_len = (uint32_t)str_len,
+	};
+	buf_put(out, &h, sizeof(h));
+	buf_put(out, types, types_len);
+	buf_put(out, strs, str_len);
 }
 
 size_t btf_raw__size(const uint8_t *p, size_t n)

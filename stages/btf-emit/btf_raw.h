@@ -7,6 +7,7 @@
 
 struct btf_header;
 struct btf_type;
+struct buf;
 
 /* The raw BTF bytes [*p, *p + *n) of file path, mapped at m (size bytes):
  * all of it, or an ELF's one .BTF section. 0, or -errno (btf_raw__elf_section()). */
@@ -22,6 +23,9 @@ int btf_raw__header(const uint8_t *p, size_t n, struct btf_header *h);
  * bytes), strings last as every writer here lays them out: where a second
  * one may follow. 0 when p does not start with such BTF. */
 size_t btf_raw__size(const uint8_t *p, size_t n);
+/* Raw BTF as every writer here lays it out appended to out: the 24-byte
+ * header, types_len bytes of types, then str_len bytes of strings. */
+void btf_raw__put(struct buf *out, const void *types, size_t types_len, const char *strs, size_t str_len);
 /* The bytes a BTF type takes, header included (known kinds). */
 size_t btf_raw__type_size(const struct btf_type *t);
 /* The bytes of the type at offset at of a type section of len bytes, when

@@ -276,17 +276,6 @@ static int distill_split(struct distill *x)
 	return 0;
 }
 
-static void put_raw(struct buf *out, const struct buf *types, const char *strs, size_t str_len)
-{
-	struct btf_header h = {
-		.magic = BTF_MAGIC, .version = BTF_VERSION, .hdr_len = sizeof(h),
-		.type_len = (uint32_t)types->len, .str_off = (uint32_t)types->len, .str_len = (uint32_t)str_len,
-	};
-	buf_put(out, &h, sizeof(h));
-	buf_put(out, types->data, types->len);
-	buf_put(out, strs, str_len);
-}
-
 /* The split's types, indexed: split__check() made sure they lie whole. */
 static int src_open(struct src *s, const uint8_t *split, size_t n, const struct base_view *base)
 {
@@ -327,8 +316,9 @@ int distill__split(const uint8_t *split, size_t n, const struct base_view *base,
 	if (!err)
 		err = distill_split(&x);
 	if (!err) {
-		put_raw(dbase, &x.btypes, strtab__data(x.bstr), strtab__size(x.bstr));
-		put_raw(dsplit, &x.stypes, strtab__data(x.sstr) + 1, strtab__size(x.sstr) - 1);
+		btf_raw__put(dbase, x.btypes.data, x.btypes.len, strtab__data(x.bstr), strtab__size(x.bstr));
+		/* The split's own strings, without sstr's leading "". */
+		btf_raw__put(dsplit, x.stypes.data, x.stypes.len, strtab__data(x.sstr) + 1, strtab__size(x.sstr) - 1);
 		err = dbase->err ? dbase->err : dsplit->err;
 	}
 	free(x.s.offs);

@@ -216,15 +216,8 @@ int split__write(const struct base_view *ours, const struct base_view *base, con
 		err = types.err ? types.err : w.err;
 	}
 	if (!err) {
-		size_t own_len = strtab__size(w.own) - 1; /* without the leading "" */
-		struct btf_header h = {
-			.magic = BTF_MAGIC, .version = BTF_VERSION, .hdr_len = sizeof(h),
-			.type_off = 0, .type_len = (uint32_t)types.len,
-			.str_off = (uint32_t)types.len, .str_len = (uint32_t)own_len,
-		};
-		buf_put(raw, &h, sizeof(h));
-		buf_put(raw, types.data, types.len);
-		buf_put(raw, strtab__data(w.own) + 1, own_len);
+		/* Its own strings, without the leading "". */
+		btf_raw__put(raw, types.data, types.len, strtab__data(w.own) + 1, strtab__size(w.own) - 1);
 		err = raw->err;
 	}
 	if (!err)
