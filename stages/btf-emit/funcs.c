@@ -116,6 +116,19 @@ static uint32_t strip_cv(const struct graph *g, uint32_t t)
 	return t;
 }
 
+/* t through typedefs and qualifiers. Bounded: funcs__select() runs before
+ * types__plan() refuses a loop of typedefs. */
+static uint32_t strip_typedefs(const struct graph *g, uint32_t t)
+{
+	for (int depth = 0; t && depth < 64; depth++) {
+		t = strip_cv(g, t);
+		if (!t || g->nodes[t].kind != G_TYPEDEF)
+			return t;
+		t = g->nodes[t].type;
+	}
+	return t;
+}
+
 static int named_kind(const struct graph_node *n)
 {
 	switch (n->kind) {
@@ -189,9 +202,7 @@ static int is_struct_by_value(const struct graph *g, uint32_t t)
 
 static int is_float(const struct graph *g, uint32_t t)
 {
-	t = strip_cv(g, t);
-	while (t && g->nodes[t].kind == G_TYPEDEF)
-		t = strip_cv(g, g->nodes[t].type);
+	t = strip_typedefs(g, t);
 	return t && g->nodes[t].kind == G_BASE &&
 	       (g->nodes[t].encoding == DW_ATE_float || g->nodes[t].encoding == DW_ATE_complex_float);
 }
@@ -232,15 +243,8 @@ static int unexpected_register(const struct graph *g, const struct graph_func *f
 /* A parameter's byte size through typedefs and qualifiers (pointers: 8). */
 static uint64_t param_size(const struct graph *g, uint32_t t)
 {
-	for (int depth = 0; t && depth < 16; depth++) {
-		const struct graph_node *n = &g->nodes[t];
-		if (n->kind == G_PTR)
-			return 8;
-		if (n->kind != G_TYPEDEF && n->kind != G_CONST && n->kind != G_VOLATILE && n->kind != G_ATOMIC)
-			return n->size;
-		t = n->type;
-	}
-	return 0;
+	t = strip_typedefs(g, t);
+	return !t ? 0 : g->nodes[t].kind == G_PTR ? 8 : g->nodes[t].size;
 }
 
 /* The direct member of struct type t (through typedefs and qualifiers)
@@ -248,19 +252,12 @@ static uint64_t param_size(const struct graph *g, uint32_t t)
  * or no member starts there: pahole looks no deeper). */
 static uint32_t member_at(const struct graph *g, uint32_t t, uint64_t off)
 {
-	for (int depth = 0; t && depth < 16; depth++) {
-		const struct graph_node *n = &g->nodes[t];
-		if (n->kind == G_STRUCT) {
-			for (uint32_t k = 0; k < n->item_count; k++) {
-				const struct graph_item *it = &g->items[n->item_first + k];
-				if (it->value == off * 8 && *graph_str(g, it->name) && it->type)
-					return n->item_first + k;
-			}
-			return UINT32_MAX;
-		}
-		if (n->kind != G_TYPEDEF && n->kind != G_CONST && n->kind != G_VOLATILE)
-			return UINT32_MAX;
-		t = n->type;
+	t = strip_typedefs(g, t);
+	const struct graph_node *n = t ? &g->nodes[t] : NULL;
+	for (uint32_t k = 0; n && n->kind == G_STRUCT && k < n->item_count; k++) {
+		const struct graph_item *it = &g->items[n->item_first + k];
+		if (it->value == off * 8 && *graph_str(g, it->name) && it->type)
+			return n->item_first + k;
 	}
 	return UINT32_MAX;
 }
