@@ -9,6 +9,12 @@
 #    that definition: libbpf's btf__dedup() rule, so c.c's holder is a.c's,
 #    and no fwd amb is left (pahole's BTF has the same); libbpf's dedup
 #    then finds nothing more to merge;
+#  - the same when the fwd comes first (holder2: a.c only declares amb2, b.c
+#    and c.c define it): b.c's holder2 is a.c's, the fwd bound to b.c's
+#    amb2, c.c's stays apart (arm64's of_pci_range_parser and of_bus);
+#  - a multi-dimensional array whose inner dims are an array of their own
+#    (b.c's int[4][2][4], a.c's int[2][4]) has that one as its inner ARRAY,
+#    not a second copy of it;
 #  - two different definitions of one name both survive (struct conflict);
 #  - several inputs merge in command-line order; bad inputs are refused.
 . "$(dirname "$0")/lib.sh"
@@ -42,8 +48,13 @@ expect_count "ambiguous fwd: both definitions of struct amb stay" 2 '^#[0-9]+ st
 expect_count "ambiguous fwd: c.c's holder is a.c's, b.c's stays apart" 2 '^#[0-9]+ struct "holder" ' "$M"
 check_grep "ambiguous fwd: a.c's holder came from a.c and c.c" \
 	'from: 2 CUs: merge:"[^"]*a\.c" merge:"[^"]*c\.c"' "$M"
+expect_count "fwd first: b.c's holder2 is a.c's, c.c's stays apart" 2 '^#[0-9]+ struct "holder2" ' "$M"
+expect_count "fwd first: no fwd amb2 left" 0 '^#[0-9]+ fwd "amb2"' "$M"
 check "merge: btf-emit writes it" "$T_BIN/btf-emit" --elf "$T_OUT/merge" -o "$T_OUT/merge.btf" "$T_OUT/merge.graph"
 check "merge: libbpf's btf__dedup removes nothing from it" "$T_BIN/tools/btfcheck" --dedup "$T_OUT/merge.btf"
+n2=$(bpftool btf dump file "$T_OUT/merge.btf" | grep -c "^\[[0-9]*\] ARRAY .* nr_elems=2\$")
+[ "$n2" = 1 ] && ok "int[4][2][4]'s inner ARRAY is int[2][4]'s: one ARRAY of 2" ||
+	not_ok "int[4][2][4]'s inner ARRAY is int[2][4]'s" "$n2 ARRAYs of 2: $(bpftool btf dump file "$T_OUT/merge.btf" | grep ARRAY)"
 if have pahole && pahole -J --btf_gen_floats --btf_encode_detached="$T_OUT/merge.pahole.btf" "$T_OUT/merge" >/dev/null 2>&1; then
 	check "merge: the types equal pahole's" python3 "$T_TOP/tools/btfcmp.py" --flatten-arrays \
 		"$T_OUT/merge.btf" "$T_OUT/merge.pahole.btf"

@@ -184,6 +184,12 @@ struct extras {
 	size_t ntsigs, cap_tsigs;
 	struct tsig_param *tparams;
 	size_t ntparams, cap_tparams;
+	/* The graph's multi-dimensional arrays by (element, dims): a chain of
+	 * inner dims that is a node of its own is that node (int[4][2][4]'s
+	 * [2][4] is the graph's int[2][4] when it has one). Node index + 1,
+	 * open addressing. */
+	uint32_t *mslots;
+	size_t nmslots;
 };
 
 static uint64_t extra_hash(uint8_t kind, uint32_t target, uint32_t detail)
@@ -230,6 +236,35 @@ static uint32_t dim_count(const struct graph_item *it)
 	return it->value ? (uint32_t)(it->value - 1) : 0;
 }
 
+/* The hash of array node n's dims k.. over its element's BTF id, built from
+ * the innermost dim out, as inner_target() walks them. */
+static uint64_t dims_hash(uint64_t h, uint32_t dim)
+{
+	return hash_mix(h ^ 0x9e3779b97f4a7c15ull, dim);
+}
+
+/* The node that is an ARRAY of n's dims k.. (at least two) of n's element,
+ * or 0. h: dims_hash() of those dims. */
+static uint32_t dims_node(const struct graph *g, const struct graph_node *n, const struct type_map *map, uint32_t k,
+			  uint64_t h)
+{
+	const struct extras *x = map->extras;
+	if (!x->nmslots)
+		return 0;
+	uint32_t elem = n->type ? map->ids[n->type] : 0, len = n->item_count - k;
+	for (size_t j = h & (x->nmslots - 1); x->mslots[j]; j = (j + 1) & (x->nmslots - 1)) {
+		const struct graph_node *c = &g->nodes[x->mslots[j] - 1];
+		if (c->item_count != len || (c->type ? map->ids[c->type] : 0) != elem)
+			continue;
+		uint32_t i = 0;
+		while (i < len && dim_count(&g->items[c->item_first + i]) == dim_count(&g->items[n->item_first + k + i]))
+			i++;
+		if (i == len)
+			return x->mslots[j] - 1;
+	}
+	return 0;
+}
+
 static int is_tag(const struct graph *g, const struct graph_annot *a, const char *what)
 {
 	return !strcmp(graph_str(g, a->name), what);
@@ -261,9 +296,15 @@ static uint32_t inner_target(const struct graph *g, const struct graph_node *n, 
 {
 	uint32_t t = n->type ? map->ids[n->type] : 0, flat;
 	if (n->kind == G_ARRAY && !flat_nelems(g, n, map, &flat)) {
-		for (uint32_t k = n->item_count; k-- > 1;)
-			t = extra_get(map->extras, EX_ARRAY, t, dim_count(&g->items[n->item_first + k]),
-				      next_id, create);
+		uint64_t h = t;
+		for (uint32_t k = n->item_count; k-- > 1;) {
+			uint32_t dim = dim_count(&g->items[n->item_first + k]), same;
+			h = dims_hash(h, dim);
+			if (k < n->item_count - 1 && (same = dims_node(g, n, map, k, h)))
+				t = map->ids[same];
+			else
+				t = extra_get(map->extras, EX_ARRAY, t, dim, next_id, create);
+		}
 	} else if (n->kind == G_PTR && map->type_tags) {
 		/* DIE order [a1, a2] gives PTR -> a2 -> a1 -> pointee, as clang's
 		 * own BTF writes `int __tag(a1) __tag(a2) *`. */
@@ -305,6 +346,35 @@ static int plan_ids(const struct graph *g, struct type_map *map, uint32_t first_
 			return -ENOMEM;
 	}
 	map->first_extra = map->extras->n;
+	/* Multi-dimensional arrays by their dims, for inner_target(). */
+	size_t nmulti = 0;
+	for (size_t i = 1; i <= g->nnodes; i++) {
+		const struct graph_node *n = &g->nodes[i];
+		uint32_t flat;
+		nmulti += n->kind == G_ARRAY && !map->dropped[i] && n->item_count > 1 && !flat_nelems(g, n, map, &flat);
+	}
+	if (nmulti) {
+		struct extras *x = map->extras;
+		for (x->nmslots = 16; x->nmslots < nmulti * 2; x->nmslots *= 2)
+			;
+		if (!(x->mslots = calloc(x->nmslots, sizeof(*x->mslots))))
+			return -ENOMEM;
+		for (size_t i = 1; i <= g->nnodes; i++) {
+			const struct graph_node *n = &g->nodes[i];
+			uint32_t flat;
+			if (n->kind != G_ARRAY || map->dropped[i] || n->item_count < 2 || flat_nelems(g, n, map, &flat))
+				continue;
+			uint64_t h = n->type ? map->ids[n->type] : 0;
+			for (uint32_t k = n->item_count; k-- > 0;)
+				h = dims_hash(h, dim_count(&g->items[n->item_first + k]));
+			/* Deduplicated, the graph has one node per key (were there
+			 * two, dims_node() would take the first either way). */
+			size_t j = h & (x->nmslots - 1);
+			while (x->mslots[j])
+				j = (j + 1) & (x->nmslots - 1);
+			x->mslots[j] = (uint32_t)i + 1;
+		}
+	}
 	for (size_t i = 1; i <= g->nnodes; i++) {
 		const struct graph_node *n = &g->nodes[i];
 		uint32_t flat;
@@ -443,6 +513,7 @@ void type_map__free(struct type_map *map)
 	if (map->extras) {
 		free(map->extras->v);
 		free(map->extras->slots);
+		free(map->extras->mslots);
 		free(map->extras->tsigs);
 		free(map->extras->tparams);
 		free(map->extras);

@@ -270,7 +270,7 @@ static int absorb_run(struct absorb *a)
 {
 	struct merge *m = a->m;
 	uint32_t n = m->ncls;
-	uint8_t *mark = calloc((size_t)n + 1, 1);
+	uint8_t *mark = calloc((size_t)n + 1, 1), *wmark = NULL;
 	uint32_t *order = malloc(((size_t)n + 1) * sizeof(*order));
 	uint32_t *byweak = malloc(((size_t)n + 1) * sizeof(*byweak));
 	size_t *first = malloc(((size_t)n + 1) * sizeof(*first)); /* per class: its group's start */
@@ -279,6 +279,19 @@ static int absorb_run(struct absorb *a)
 		goto out;
 	if ((err = mark_reaching(a, mark)))
 		goto out;
+	/* libbpf compares a later type with every earlier one of its hash,
+	 * whichever of the two has the fwd: a class with a definition whose
+	 * earlier sibling reaches the fwd is compared too (of_pci_range_parser
+	 * on arm64: the fwd of_bus one first, then one with struct of_bus,
+	 * which libbpf merges into it). So a whole weak class is compared once
+	 * one of its classes reaches an open fwd. */
+	if (!(wmark = calloc((size_t)m->nweak + 1, 1))) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t c = 0; c < n; c++)
+		if (a->rep[c] && mark[c])
+			wmark[weak_of(a, c)] = 1;
 	uint32_t k = 0;
 	for (uint32_t c = 0; c < n; c++)
 		if (a->rep[c])
@@ -290,7 +303,7 @@ static int absorb_run(struct absorb *a)
 		first[byweak[i]] = i && weak_of(a, byweak[i]) == weak_of(a, byweak[i - 1]) ? first[byweak[i - 1]] : i;
 	for (uint32_t i = 0; i < k && !err; i++) {
 		uint32_t c = order[i];
-		if (!mark[c] || a->open_fwd[c] || find(a, c) != c)
+		if (!wmark[weak_of(a, c)] || a->open_fwd[c] || find(a, c) != c)
 			continue;
 		size_t g = first[c], e = g;
 		while (e < k && weak_of(a, byweak[e]) == weak_of(a, c))
@@ -299,6 +312,7 @@ static int absorb_run(struct absorb *a)
 	}
 out:
 	free(mark);
+	free(wmark);
 	free(order);
 	free(byweak);
 	free(first);
