@@ -597,6 +597,10 @@ int cachedir_cli_finish(struct cachedir_cli *cli, const char *tool)
 	}
 	if (cli_env_flag("BTFPIPE_CACHE_READONLY"))
 		cli->readonly = 1;
+	/* From the environment, the counters are wanted only where a cache
+	 * is in use: btfpipe-archive reads each kernel's hits this way. */
+	if (cli->dir && cli_env_flag("BTFPIPE_CACHE_STATS"))
+		cli->stats = 1;
 	if (cli->stats && !cli->dir) {
 		diag_error(tool, "--cache-stats needs --cache DIR (or $BTFPIPE_CACHE_DIR)");
 		return EXIT_USAGE;

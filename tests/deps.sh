@@ -4,13 +4,14 @@
 # Tests: clang-19 lld-19 llvm-19 (fixtures, LTO), libclang-rt-19-dev (libFuzzer), dwarves (pahole) and bpftool
 # (reference outputs), python3 (test scripts), dwz and binutils (dwz-compressed
 # DWARF, readelf/objcopy/nm in tests), strace (t1310 kills stages at exact
-# system calls) and time (/usr/bin/time: make bench, make check-kernel).
+# system calls), time (/usr/bin/time: make bench, make check-kernel) and
+# parallel (GNU parallel runs btfpipe-archive's job list in t1500).
 # Run: bash-builtins (pipeline.sh's mktemp and rm without a fork each).
 # Without root it prints the exact apt-get line and fails.
 set -eu
 pkgs="libdw-dev libelf-dev libbpf-dev libxxhash-dev pkg-config gcc make
       clang-19 libclang-rt-19-dev lld-19 llvm-19 dwarves bpftool python3 dwz binutils man-db strace time
-      bash-builtins"
+      parallel bash-builtins"
 missing=""
 for p in $pkgs; do
 	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

@@ -11,7 +11,17 @@
 #  (c) resumable: a second run makes nothing again (outputs untouched); an
 #      output removed is made again alone;
 #  (d) --job-list: each line run on its own, under make -j2, gives the same
-#      bytes and manifest as the batch; @FILE lists inputs.
+#      bytes and manifest as the batch; @FILE lists inputs;
+#  (e) --modules, on a generated kernel and two modules (tests/gen/
+#      kmod-pair.py) in a package, streamed, and as a directory: each
+#      module's split BTF over the kernel's, the bytes pipeline.sh gives,
+#      named as /sys/kernel/btf names them; a broken module fails its
+#      kernel with its name, the rest still made;
+#  (f) --xz: KERNEL.btf.tar.xz holding the same BTF, the same bytes twice;
+#  (g) the job list under GNU parallel and --makefile under make -j2: the
+#      batch's bytes;
+#  (h) killed: batches SIGKILLed at staggered moments and rerun give the
+#      uninterrupted batch's tree, with no temp left.
 . "$(dirname "$0")/lib.sh"
 
 A=$T_BIN/btfpipe-archive
@@ -113,4 +123,100 @@ check_same "(d) make -j2: the package's BTF" "$D/jl/local/lab/x86_64/1.0-test-am
 check_same "(d) make -j2: the bare vmlinux's" "$D/jl/local/lab/x86_64/1.0-bare.btf" "$bare"
 python3 -c "import json,sys; k=json.load(open(sys.argv[1]))['kernels']; assert len(k)==2 and all(x['status']=='ok' for x in k)" \
 	"$D/jl/manifest.json" && ok "(d) make -j2: the manifest names both" || not_ok "(d) make -j2: the manifest" "$(cat "$D/jl/manifest.json")"
+# (e)
+G=$D/gen
+python3 "$T_TOP/tests/gen/kmod-pair.py" "$G" 300 >/dev/null || not_ok "(e) generate a kernel and a module"
+for f in base base2 mod; do gcc -O2 -gdwarf-5 -c -o "$G/$f.o" "$G/$f.c" || not_ok "(e) build $f.o"; done
+k=$D/kpkg
+mkdir -p "$k/DEBIAN" "$k/usr/lib/debug/boot" "$k/usr/lib/debug/lib/modules/2.0-gen-amd64/kernel/x"
+sed 's/1.0-test-amd64/2.0-gen-amd64/; s/1.0-1~deb12u1/2.0-1~deb12u1/' "$p/DEBIAN/control" >"$k/DEBIAN/control"
+cp "$G/base.o" "$k/usr/lib/debug/boot/vmlinux-2.0-gen-amd64"
+cp "$G/mod.o" "$k/usr/lib/debug/lib/modules/2.0-gen-amd64/kernel/x/mod.ko"
+cp "$G/mod.o" "$k/usr/lib/debug/lib/modules/2.0-gen-amd64/kernel/x/other-mod.ko"
+dpkg-deb -Zxz --build "$k" "$D/gen-dbg.deb" >/dev/null 2>&1 || not_ok "(e) build the package with modules"
+"$T_TOP/pipeline.sh" --btf_gen_floats --skip_encoding_btf_inconsistent_proto --btf_gen_optimized \
+	--btf_encode_detached="$D/gen.btf" "$G/base.o"
+"$T_TOP/pipeline.sh" --btf_gen_floats --skip_encoding_btf_inconsistent_proto --btf_gen_optimized \
+	--btf_base "$D/gen.btf" --btf_encode_detached="$D/genmod.btf" "$G/mod.o"
+check "(e) --modules from the package" "$A" --modules --cache "$D/cache3" -o "$D/mo" "$D/gen-dbg.deb"
+md=$D/mo/debian/12/x86_64
+check_same "(e) the kernel's BTF" "$md/2.0-gen-amd64.btf" "$D/gen.btf"
+check_same "(e) mod.ko's split BTF over it" "$md/2.0-gen-amd64.modules/mod.btf" "$D/genmod.btf"
+check_same "(e) other-mod.ko's, named other_mod as the kernel names it" "$md/2.0-gen-amd64.modules/other_mod.btf" "$D/genmod.btf"
+check "(e) libbpf reads mod.btf over the kernel's BTF" "$T_BIN/tools/btfcheck" --base "$md/2.0-gen-amd64.btf" "$md/2.0-gen-amd64.modules/mod.btf"
+python3 -c "import json,sys; k=json.load(open(sys.argv[1]))['kernels'][0]; assert k['status']=='ok' and k['modules']==2 and k['modules_failed']==0 and k['modules_output'].endswith('2.0-gen-amd64.modules'), k" \
+	"$D/mo/manifest.json" && ok "(e) the manifest: 2 modules, none failed" || not_ok "(e) the manifest counts the modules" "$(cat "$D/mo/manifest.json")"
+check "(e) --modules from the unpacked directory" "$A" --modules --distro debian --release 12 -o "$D/mdir" "$k/usr/lib/debug"
+check_same "(e) directory: the kernel's BTF" "$D/mdir/debian/12/x86_64/2.0-gen-amd64.btf" "$D/gen.btf"
+check_same "(e) directory: mod.btf" "$D/mdir/debian/12/x86_64/2.0-gen-amd64.modules/mod.btf" "$D/genmod.btf"
+head -c 2000 "$G/mod.o" >"$k/usr/lib/debug/lib/modules/2.0-gen-amd64/kernel/x/bad.ko"
+dpkg-deb -Zxz --build "$k" "$D/genbad-dbg.deb" >/dev/null 2>&1
+"$A" --modules -o "$D/mbad" "$D/genbad-dbg.deb" >/dev/null 2>"$D/mbad.err"
+rc=$?
+[ $rc -eq 1 ] && grep -q 'bad: ' "$D/mbad.err" && ok "(e) a broken module: exit 1, named ($(head -1 "$D/mbad.err" | cut -c1-150))" ||
+	not_ok "(e) a broken module: exit 1, named" "exit $rc: $(cat "$D/mbad.err")"
+[ -s "$D/mbad/debian/12/x86_64/2.0-gen-amd64.modules/mod.btf" ] && ok "(e) a broken module: the others still made" ||
+	not_ok "(e) a broken module: the others still made" "$(find "$D/mbad" -type f)"
+rm "$k/usr/lib/debug/lib/modules/2.0-gen-amd64/kernel/x/bad.ko"
+
+# (f)
+check "(f) --xz" "$A" --xz --modules -o "$D/xz" "$D/gen-dbg.deb"
+xd=$D/xz/debian/12/x86_64
+tar -xOJf "$xd/2.0-gen-amd64.btf.tar.xz" 2.0-gen-amd64.btf >"$D/xz.btf" 2>/dev/null
+check_same "(f) KERNEL.btf.tar.xz holds the kernel's BTF as KERNEL.btf" "$D/xz.btf" "$D/gen.btf"
+tar -xOJf "$xd/2.0-gen-amd64.modules.tar.xz" 2.0-gen-amd64.modules/mod.btf >"$D/xzmod.btf" 2>/dev/null
+check_same "(f) KERNEL.modules.tar.xz holds mod.btf" "$D/xzmod.btf" "$D/genmod.btf"
+check "(f) again, into another directory" "$A" --xz --modules -o "$D/xz2" "$D/gen-dbg.deb"
+check_same "(f) the same tar.xz bytes twice" "$D/xz2/debian/12/x86_64/2.0-gen-amd64.btf.tar.xz" "$xd/2.0-gen-amd64.btf.tar.xz"
+check_same "(f) the same modules tar.xz bytes twice" "$D/xz2/debian/12/x86_64/2.0-gen-amd64.modules.tar.xz" \
+	"$xd/2.0-gen-amd64.modules.tar.xz"
+
+# tree DIR: every output file of an archive with its hash (not the records
+# or the manifest, which hold times).
+tree() { (cd "$1" && find . -path ./.jobs -prune -o -type f ! -name manifest.json -print0 | LC_ALL=C sort -z | xargs -0r sha256sum); }
+cp "$G/base2.o" "$D/vmlinux-2.1-other"
+B="$D/gen-dbg.deb $D/vmlinux-2.1-other $D/vmlinux-1.0-bare"
+# shellcheck disable=SC2086
+"$A" --modules --distro local --release lab -o "$D/ref" $B >/dev/null 2>&1 || not_ok "(g) the reference batch"
+tree "$D/ref" >"$D/ref.tree"
+
+# (g)
+# shellcheck disable=SC2086
+"$A" --modules --distro local --release lab --job-list -o "$D/par" $B >"$D/par.jobs"
+if have parallel; then
+	head -n -1 "$D/par.jobs" | parallel --will-cite -j2 >/dev/null 2>&1 && tail -1 "$D/par.jobs" | sh
+	rc=$?
+	[ $rc -eq 0 ] && ok "(g) GNU parallel -j2 runs the job list" || not_ok "(g) GNU parallel -j2 runs the job list" "exit $rc"
+	tree "$D/par" >"$D/par.tree"
+	check_same "(g) GNU parallel: the batch's tree" "$D/par.tree" "$D/ref.tree"
+else
+	skip "(g) GNU parallel runs the job list" "parallel is not installed (make deps)"
+fi
+# shellcheck disable=SC2086
+"$A" --modules --distro local --release lab --makefile -o "$D/mk" $B >"$D/jobs.mk"
+check "(g) make -j2 -f the --makefile" make -s -j2 -f "$D/jobs.mk"
+tree "$D/mk" >"$D/mk.tree"
+check_same "(g) --makefile: the batch's tree" "$D/mk.tree" "$D/ref.tree"
+
+# (h)
+kills=0
+for ms in 50 150 300 500 800 1200; do
+	# shellcheck disable=SC2086
+	"$A" --modules --cache "$D/kcache" --distro local --release lab -o "$D/killed" $B >/dev/null 2>&1 &
+	pid=$!
+	sleep "$(awk -v m=$ms 'BEGIN { print m / 1000 }')"
+	# The whole job: the script, tar, the stages under it.
+	pkill -KILL -P "$pid" 2>/dev/null
+	kill -KILL "$pid" 2>/dev/null && kills=$((kills + 1))
+	wait "$pid" 2>/dev/null
+	pkill -KILL -f "$D/killed" 2>/dev/null
+done
+# shellcheck disable=SC2086
+"$A" --modules --cache "$D/kcache" --distro local --release lab -o "$D/killed" $B >/dev/null 2>&1
+rc=$?
+[ $rc -eq 0 ] && ok "(h) the rerun after $kills kills: exit 0" || not_ok "(h) the rerun after the kills: exit 0" "exit $rc"
+tree "$D/killed" >"$D/killed.tree"
+check_same "(h) killed and rerun: the uninterrupted batch's tree" "$D/killed.tree" "$D/ref.tree"
+left=$(find "$D/killed" -name '*.tmp*' -o -name '*.old.*' -o -name 'tmp.*')
+[ -z "$left" ] && ok "(h) no temp left after the rerun" || not_ok "(h) no temp left after the rerun" "$left"
 test_done
