@@ -17,6 +17,7 @@
 # --cache DIR (or BTFPIPE_CACHE_DIR in the environment, which also reaches a
 # pipeline.sh run as PAHOLE) reuses extracted CUs, and each stage's whole
 # output when its inputs did not change (format/CU-CACHE.md).
+# BTFPIPE_STATS=1 in the environment is --stats, in either form.
 set -u
 # (No dirname or subshell: this runs once per module in a kernel build.)
 case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
@@ -168,6 +169,9 @@ while [ $# -gt 0 ]; do
 	*) break ;;
 	esac
 done
+# BTFPIPE_STATS=1: --stats (text) where no option can be given, as PAHOLE
+# in a kernel build or under btfpipe-archive.
+[ -z "$stats" ] && [ "${BTFPIPE_STATS:-0}" != 0 ] && stats=text
 if [ $pahole_mode -eq 0 ]; then
 	[ $# -eq 1 ] || die_usage "need exactly one input ELF"
 	elf=$1
