@@ -14,6 +14,7 @@
 #   make bench-lto        btfpipe vs pahole -J on LTO inputs (bench/lto.sh)
 #   make bench            btfpipe vs pahole -J: wall, CPU, RSS medians (bench/README.md)
 #   make bench-cache      the cache: warm vs cold vs pahole on modules, relink (bench/cache.sh)
+#   make bench-archive    btfpipe-archive vs pahole on 7 Debian kernels (bench/archive.sh; ~2.6 GB download)
 #   make fuzz             each libFuzzer target for FUZZ_SECONDS (default 60; tests/fuzz/run.sh)
 
 CC ?= gcc
@@ -165,7 +166,11 @@ bench: all
 bench-cache: all
 	@BENCH_BIN="$(CURDIR)/$(BIN)" ./bench/cache.sh
 
+# A BTF archive's batch: real Debian kernels, downloaded once.
+bench-archive: all
+	@BENCH_BIN="$(CURDIR)/$(BIN)" ./bench/archive.sh
+
 clean:
 	rm -rf build build-asan build-collide build-tsan bin bin-asan bin-collide bin-tsan tests/out
 
-.PHONY: all deps run test install check-kernel check-kfuncs check-kbuild check-pahole-suite check-lto bench bench-cache bench-lto fuzz clean
+.PHONY: all deps run test install check-kernel check-kfuncs check-kbuild check-pahole-suite check-lto bench bench-cache bench-archive bench-lto fuzz clean
