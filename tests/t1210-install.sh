@@ -12,7 +12,7 @@ check "make install PREFIX=..." make -s -C "$T_TOP" $san install PREFIX="$p"
 for f in dwarf-extract dedup-merge btf-emit pipeline.sh btfpipe-archive; do
 	[ -x "$p/bin/$f" ] && ok "installed: bin/$f" || not_ok "installed: bin/$f"
 done
-for m in dwarf-extract dedup-merge btf-emit pipeline.sh; do
+for m in dwarf-extract dedup-merge btf-emit pipeline.sh btfpipe-archive; do
 	if out=$(MANWIDTH=80 man -l "$p/share/man/man1/$m.1" 2>&1 >/dev/null) && [ -z "$out" ] &&
 		MANWIDTH=80 man -l "$p/share/man/man1/$m.1" 2>/dev/null | grep -q '^NAME'; then
 		ok "man -l renders $m.1"
