@@ -21,7 +21,10 @@
 #  (g) the job list under GNU parallel and --makefile under make -j2: the
 #      batch's bytes;
 #  (h) killed: batches SIGKILLed at staggered moments and rerun give the
-#      uninterrupted batch's tree, with no temp left.
+#      uninterrupted batch's tree, with no temp left;
+#  (i) a list line INPUT<TAB>FLAGS encodes that kernel with its own flags,
+#      in the batch and in the job list;
+#  (j) an Ubuntu .ddeb (linux-image-unsigned-...-dbgsym) goes under ubuntu/.
 . "$(dirname "$0")/lib.sh"
 
 A=$T_BIN/btfpipe-archive
@@ -223,4 +226,26 @@ tree "$D/killed" >"$D/killed.tree"
 check_same "(h) killed and rerun: the uninterrupted batch's tree" "$D/killed.tree" "$D/ref.tree"
 left=$(find "$D/killed" -name '*.tmp*' -o -name '*.old.*' -o -name 'tmp.*')
 [ -z "$left" ] && ok "(h) no temp left after the rerun" || not_ok "(h) no temp left after the rerun" "$left"
+# (i)
+printf '%s\n%s\t%s\n' "$D/vmlinux-1.0-bare" "$D/vmlinux-2.1-other" kernel >"$D/flist"
+check "(i) a list with per-kernel flags" "$A" --distro local --release lab -o "$D/fl" @"$D/flist"
+"$T_TOP/pipeline.sh" -j --btf_features=default --btf_encode_detached="$D/kflags.btf" "$D/vmlinux-2.1-other"
+check_same "(i) the kernel with 'kernel' flags: pipeline.sh's BTF with pahole 1.32's defaults" \
+	"$D/fl/local/lab/x86_64/2.1-other.btf" "$D/kflags.btf"
+check_same "(i) the other with the batch's (BTFHub's)" "$D/fl/local/lab/x86_64/1.0-bare.btf" "$D/direct.btf"
+grep -q -- '"flags": "-j --btf_features=default"' "$D/fl/manifest.json" && ok "(i) the manifest names its flags" ||
+	not_ok "(i) the manifest names its flags" "$(cat "$D/fl/manifest.json")"
+"$A" --distro local --release lab --job-list -o "$D/fl2" @"$D/flist" >"$D/fl.jobs"
+[ "$(grep -c -- '--flags kernel ' "$D/fl.jobs")" = 1 ] && [ "$(grep -c -- '--flags btfhub ' "$D/fl.jobs")" = 1 ] &&
+	ok "(i) the job list: each line with its kernel's flags" || not_ok "(i) the job list's flags" "$(cat "$D/fl.jobs")"
+
+# (j)
+u=$D/upkg
+cp -r "$p" "$u"
+sed -i 's/^Package: .*/Package: linux-image-unsigned-1.0-7-generic-dbgsym/; s/^Version: .*/Version: 1.0-7.8/' "$u/DEBIAN/control"
+mv "$u/usr/lib/debug/boot/vmlinux-1.0-test-amd64" "$u/usr/lib/debug/boot/vmlinux-1.0-7-generic"
+dpkg-deb -Zxz --build "$u" "$D/ub.ddeb" >/dev/null 2>&1 || not_ok "(j) build the .ddeb"
+check "(j) an Ubuntu .ddeb" "$A" -o "$D/ub" "$D/ub.ddeb"
+check_same "(j) at ubuntu/unknown/x86_64/1.0-7-generic.btf (no release in an Ubuntu version)" \
+	"$D/ub/ubuntu/unknown/x86_64/1.0-7-generic.btf" "$D/direct.btf"
 test_done
