@@ -24,7 +24,13 @@
 #      uninterrupted batch's tree, with no temp left;
 #  (i) a list line INPUT<TAB>FLAGS encodes that kernel with its own flags,
 #      in the batch and in the job list;
-#  (j) an Ubuntu .ddeb (linux-image-unsigned-...-dbgsym) goes under ubuntu/.
+#  (j) an Ubuntu .ddeb (linux-image-unsigned-...-dbgsym) goes under ubuntu/;
+#  (k) a vmlinux that does not convert: recorded failed, the manifest still
+#      valid JSON with numbers where numbers go;
+#  (l) an OUTDIR with a space, a quote and a tab, the job list (with --modules:
+#      tar's command) run by /bin/sh, which is dash;
+#  (m) two inputs that would share an output are refused;
+#  (n) the manifest line takes no record of another job (other flags).
 . "$(dirname "$0")/lib.sh"
 
 A=$T_BIN/btfpipe-archive
@@ -47,7 +53,9 @@ cp "$D/sample" "$p/usr/lib/debug/boot/vmlinux-1.0-test-amd64"
 head -c 100000 /dev/urandom >"$p/usr/lib/debug/lib/modules/1.0-test-amd64/a.ko"
 echo doc >"$p/usr/share/doc/x/README"
 dpkg-deb -Zxz --build "$p" "$D/test-dbg.deb" >/dev/null 2>&1 || { not_ok "build the .deb"; test_done; }
-head -c 3000 "$D/test-dbg.deb" >"$D/broken-dbg.deb"
+# (Not a cut copy of test-dbg.deb: that would be the same kernel, one output
+# for two inputs, which a batch refuses: (m).)
+head -c 3000 /dev/urandom >"$D/broken-dbg.deb"
 
 O=$D/out
 "$A" -j 2 --cache "$D/cache" --distro local --release lab -o "$O" "$D/test-dbg.deb" "$D/vmlinux-1.0-bare" \
@@ -236,7 +244,8 @@ check_same "(i) the other with the batch's (BTFHub's)" "$D/fl/local/lab/x86_64/1
 grep -q -- '"flags": "-j --btf_features=default"' "$D/fl/manifest.json" && ok "(i) the manifest names its flags" ||
 	not_ok "(i) the manifest names its flags" "$(cat "$D/fl/manifest.json")"
 "$A" --distro local --release lab --job-list -o "$D/fl2" @"$D/flist" >"$D/fl.jobs"
-[ "$(grep -c -- '--flags kernel ' "$D/fl.jobs")" = 1 ] && [ "$(grep -c -- '--flags btfhub ' "$D/fl.jobs")" = 1 ] &&
+[ "$(grep -- ' --one ' "$D/fl.jobs" | grep -c -- "--flags 'kernel' ")" = 1 ] &&
+	[ "$(grep -- ' --one ' "$D/fl.jobs" | grep -c -- "--flags 'btfhub' ")" = 1 ] &&
 	ok "(i) the job list: each line with its kernel's flags" || not_ok "(i) the job list's flags" "$(cat "$D/fl.jobs")"
 
 # (j)
@@ -248,4 +257,37 @@ dpkg-deb -Zxz --build "$u" "$D/ub.ddeb" >/dev/null 2>&1 || not_ok "(j) build the
 check "(j) an Ubuntu .ddeb" "$A" -o "$D/ub" "$D/ub.ddeb"
 check_same "(j) at ubuntu/unknown/x86_64/1.0-7-generic.btf (no release in an Ubuntu version)" \
 	"$D/ub/ubuntu/unknown/x86_64/1.0-7-generic.btf" "$D/direct.btf"
+# (k)
+mkdir -p "$D/nod" && cp /bin/true "$D/nod/vmlinux-9.9-nodwarf"
+"$A" --distro local --release lab -o "$D/nod/out" "$D/nod/vmlinux-9.9-nodwarf" >/dev/null 2>"$D/nod.err"
+rc=$?
+[ $rc -eq 1 ] && ok "(k) a vmlinux without DWARF: exit 1" || not_ok "(k) a vmlinux without DWARF: exit 1" "exit $rc"
+python3 -c "
+import json, sys
+k = json.load(open(sys.argv[1]))['kernels'][0]
+assert k['status'] == 'failed' and 'encoding failed' in k['reason'], k
+assert all(isinstance(k[f], (int, float)) for f in ('wall_s', 'cpu_s', 'peak_rss_kb', 'job_wall_s')), k
+print(k['reason'][:120])" "$D/nod/out/manifest.json" >"$D/nod.py" 2>&1 &&
+	ok "(k) recorded failed, the manifest valid JSON ($(cat "$D/nod.py"))" || not_ok "(k) the manifest after a failed conversion" "$(cat "$D/nod.py")"
+
+# (l)
+# (A tab: bash's printf %q would write $'\t', which dash does not read.)
+Q="$D/out dir 'q'"$'\t'"t"
+"$A" --modules --distro local --release lab --job-list -o "$Q" "$D/gen-dbg.deb" >"$D/q.jobs"
+check "(l) the job list, run by /bin/sh" sh "$D/q.jobs"
+check_same "(l) the kernel's BTF under the odd OUTDIR" "$Q/local/lab/x86_64/2.0-gen-amd64.btf" "$D/gen.btf"
+check_same "(l) mod.btf, through tar's command" "$Q/local/lab/x86_64/2.0-gen-amd64.modules/mod.btf" "$D/genmod.btf"
+
+# (m)
+mkdir -p "$D/m1" "$D/m2" && cp "$D/sample" "$D/m1/vmlinux" && cp "$D/sample" "$D/m2/vmlinux"
+check_exit "(m) two files named vmlinux: one output, refused (exit 2)" 2 "$A" --distro d --release r -o "$D/mm" "$D/m1/vmlinux" "$D/m2/vmlinux"
+check_grep "(m) ... naming both" 'm1/vmlinux and .*m2/vmlinux would both be d/r/x86_64/vmlinux.btf' "$T_OUT/last.err"
+
+# (n)
+"$A" --flags kernel --distro local --release lab --job-list -o "$D/jl" @"$D/list" | tail -1 >"$D/other.manifest"
+sh "$D/other.manifest" 2>/dev/null
+rc=$?
+python3 -c "import json,sys; k=json.load(open(sys.argv[1]))['kernels']; assert len(k)==2 and all(x['status']=='failed' and 'no record of this job' in x['reason'] for x in k), k" \
+	"$D/jl/manifest.json" 2>"$D/n.err" && [ $rc -eq 1 ] && ok "(n) a manifest for other flags takes no record: both failed, exit 1" ||
+	not_ok "(n) a manifest for other flags takes no record" "exit $rc: $(cat "$D/n.err")"
 test_done
