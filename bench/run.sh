@@ -33,7 +33,10 @@
 # up to nproc, and nproc, on bigger machines), BENCH_INPUTS ("vmlinux modules
 # fixture"), BENCH_MODULES (paths under the modules' kernel/ directory),
 # BENCH_VMLINUX, BENCH_MODDIR, BENCH_FIXTURE_CUS (120), BENCH_BIN (bin/),
-# BENCH_PAHOLE (/usr/bin/pahole). Report on stdout and in bench/results/latest.md.
+# BENCH_PAHOLE (/usr/bin/pahole), BENCH_PAHOLE_MASTER (pahole's master
+# branch: else built once from ../shared/anchors into tests/out/shared, the
+# tests' copy; without either, no third column). Report on stdout and in
+# bench/results/latest.md.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=${BENCH_BIN:-$top/bin}
@@ -65,6 +68,22 @@ done
 measure=$bin/tools/measure
 [ -x "$measure" ] || die "$measure missing (bench/measure.c; make builds it)"
 command -v "$pahole" >/dev/null || die "$pahole missing (make deps installs dwarves)"
+# pahole master: the newest pahole, a third column (-J -jN --btf_features=default).
+master=${BENCH_PAHOLE_MASTER:-}
+anchors=${BTFPIPE_ANCHORS:-$(cd "$top/.." && pwd)/shared/anchors}
+master_note=""
+if [ -z "$master" ] && [ -x "$anchors/build.sh" ]; then
+	dest=$top/tests/out/shared/anchors
+	mkdir -p "$dest"
+	(
+		flock 9
+		[ -x "$dest/bin/pahole" ] || { echo "bench: building pahole master from $anchors (once)" >&2
+			"$anchors/build.sh" "$dest" >"$dest/build.log" 2>&1; }
+	) 9>"$dest/.lock"
+	[ -x "$dest/bin/pahole" ] && master=$dest/bin/pahole || master_note="SKIP pahole master: its build failed ($dest/build.log)"
+elif [ -z "$master" ]; then
+	master_note="SKIP pahole master: no $anchors/build.sh (its source); compared with Debian's pahole alone"
+fi
 want() { case " $inputs " in *" $1 "*) return 0 ;; esac; return 1; }
 
 W=$(mktemp -d "${TMPDIR:-/tmp}/btfpipe-bench.XXXXXX") || die "mktemp failed"
@@ -171,6 +190,16 @@ bench_input() {
 			echo "$in $j $r pahole $M_WALL $M_CPU $M_RSS" >>"$W/samples"
 			[ -e "$W/$in.pahole.btf" ] || cp "$W/$in.ph.btf" "$W/$in.pahole.btf"
 			echo "bench: $in -j$j run $r/$n: btfpipe ${bw} s, pahole ${M_WALL} s" >&2
+			if [ -n "$master" ]; then
+				rm -f "$W/$in.pm.btf"
+				warm "$elf" ${base:+"$base"}
+				if measure "$in.master" "$master" -J "${pj[@]}" --btf_features=default "${pflags[@]}" \
+					--btf_encode_detached="$W/$in.pm.btf" "$elf"; then
+					echo "$in $j $r master $M_WALL $M_CPU $M_RSS" >>"$W/samples"
+				else
+					fail "$in -j$j: pahole master exited $?: $(tail -3 "$W/$in.master.err")"
+				fi
+			fi
 			# Modules: the three stages chained in one measured shell, the
 			# "(stages)" row (what a Makefile calling them per module pays;
 			# one measurement, not three rounded ones summed), then once
@@ -211,6 +240,7 @@ vmlinux=${BENCH_VMLINUX:-$(printf '%s\n' /usr/lib/debug/boot/vmlinux-*-cloud-amd
 [ -n "$vmlinux" ] && [ ! -r "$vmlinux" ] && die "BENCH_VMLINUX $vmlinux: not readable"
 skip_vm="SKIP vmlinux: no /usr/lib/debug/boot/vmlinux-*-cloud-amd64 (apt-get install linux-image-cloud-amd64-dbg, or BENCH_VMLINUX=PATH)"
 order=""
+[ -n "$master_note" ] && note "$master_note"
 if want vmlinux; then
 	if [ -n "$vmlinux" ]; then bench_input vmlinux "$vmlinux"; order="vmlinux"; else note "$skip_vm"; fi
 fi
@@ -262,13 +292,13 @@ fmt() {
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b + 0 == 0) print "n/a"; else printf "%.2f\n", a / b }'; }
 size() { awk -v i="$1" -v k="$2" '$1 == i && $2 == k { print $3 }' "$W/sizes" | median; }
 
-# row LABEL INPUT J KEY: one line of the summary table, KEY's medians
-# (btfpipe, or stages) against pahole's.
+# row LABEL INPUT J KEY [REF]: one line of the summary table, KEY's medians
+# (btfpipe, or stages) against REF's (pahole, or master).
 row() {
-	local bw pw bc pc br pr
-	bw=$(med "$2" "$3" "$4" 5) pw=$(med "$2" "$3" pahole 5)
-	bc=$(med "$2" "$3" "$4" 6) pc=$(med "$2" "$3" pahole 6)
-	br=$(med "$2" "$3" "$4" 7) pr=$(med "$2" "$3" pahole 7)
+	local bw pw bc pc br pr ref=${5:-pahole}
+	bw=$(med "$2" "$3" "$4" 5) pw=$(med "$2" "$3" "$ref" 5)
+	bc=$(med "$2" "$3" "$4" 6) pc=$(med "$2" "$3" "$ref" 6)
+	br=$(med "$2" "$3" "$4" 7) pr=$(med "$2" "$3" "$ref" 7)
 	echo "| $1 | $3 | $(fmt s "$bw") | $(fmt s "$pw") | $(ratio "$bw" "$pw") |" \
 		"$(fmt s "$bc") | $(fmt s "$pc") | $(ratio "$bc" "$pc") |" \
 		"$(fmt mib "$br") | $(fmt mib "$pr") | $(ratio "$br" "$pr") |"
@@ -293,6 +323,16 @@ report() {
 			[ "$(med "$in" "$j" stages 5)" = "-" ] || row "$in (stages)" "$in" "$j" stages
 		done
 	done
+	if [ -n "$master" ]; then
+		echo
+		echo "Against pahole master ($master, \`-J -jN --btf_features=default\`), in the same rounds:"
+		echo
+		echo "| input | -j | btfpipe wall s | master wall s | wall ratio | btfpipe CPU s | master CPU s | CPU ratio | btfpipe RSS MiB | master RSS MiB | RSS ratio |"
+		echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+		for in in $order; do
+			for j in $jobs; do row "$in" "$in" "$j" btfpipe master; done
+		done
+	fi
 	echo
 	echo "Per-stage breakdown (medians; wall s / CPU s / peak RSS MiB; write = the stages' write phases):"
 	echo
@@ -332,7 +372,48 @@ report() {
 			echo "$line"
 		done
 	done
+	amdahl
 	if [ -s "$W/notes" ]; then echo; sed 's/^/    /' "$W/notes"; fi
+}
+
+# amdahl: beyond two cores, on paper. For each stage on the vmlinux (and the
+# three summed), Amdahl's serial fraction s from its -j1 and -j2 medians
+# (T2 = T1 (s + (1 - s) / 2), so s = 2 T2 / T1 - 1), the speedup that
+# implies at 8, 16 and 64 threads, 1 / (s + (1 - s) / N), and the phase with
+# the most serial time (s_p T1_p, each phase's own s_p the same way): the one
+# that bounds the stage. Two cores make s an estimate: memory bandwidth and
+# the thread pool's own cost count as serial here.
+amdahl() {
+	case " $order " in *" vmlinux "*) ;; *) return ;; esac
+	case " $jobs " in *" 1 "*) ;; *) return ;; esac
+	case " $jobs " in *" 2 "*) ;; *) return ;; esac
+	echo
+	echo "Amdahl on the vmlinux, from the -j1 and -j2 medians (s: serial fraction; bound: the phase with the most serial time):"
+	echo
+	echo "| stage | wall -j1 s | wall -j2 s | speedup at 2 | s | at 8 | at 16 | at 64 | bound: phase (serial s at -j1) |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---|"
+	local st t1 t2 bound tool
+	for st in extract merge emit btfpipe; do
+		t1=$(med vmlinux 1 "$st" 5) t2=$(med vmlinux 2 "$st" 5)
+		[ "$t1" = "-" ] || [ "$t2" = "-" ] && continue
+		# The phase whose serial time is largest (for the sum: over all stages).
+		tool=$(case $st in extract) echo dwarf-extract ;; merge) echo dedup-merge ;; emit) echo btf-emit ;; esac)
+		bound=$(awk -v st="$tool" '$1 == "vmlinux" && ($2 == 1 || $2 == 2) && (st == "" || $4 == st) {
+				k = $4 " " $5; n[k, $2]++; v[k, $2, n[k, $2]] = $6; keys[k] = 1 }
+			function med(k, j,   c, a, b, t, x) { c = n[k, j]; if (!c) return -1
+				for (a = 1; a <= c; a++) x[a] = v[k, j, a]
+				for (a = 2; a <= c; a++) for (b = a; b > 1 && x[b - 1] > x[b]; b--) { t = x[b]; x[b] = x[b - 1]; x[b - 1] = t }
+				return (c % 2) ? x[(c + 1) / 2] : (x[c / 2] + x[c / 2 + 1]) / 2 }
+			END { best = -1
+				for (k in keys) { a = med(k, 1); b = med(k, 2); if (a <= 0 || b < 0) continue
+					sp = 2 * b / a - 1; if (sp < 0) sp = 0; if (sp > 1) sp = 1
+					if (sp * a > best) { best = sp * a; bk = k } }
+				if (best >= 0) printf "%s (%.3f)", bk, best; else printf "-" }' "$W/phases")
+		awk -v st="$st" -v a="$t1" -v b="$t2" -v bd="$bound" 'BEGIN {
+			s = 2 * b / a - 1; if (s < 0) s = 0; if (s > 1) s = 1
+			printf "| %s | %.3f | %.3f | %.2f | %.2f | %.2f | %.2f | %.2f | %s |\n", st == "btfpipe" ? "all three" : st,
+				a, b, a / b, s, 1 / (s + (1 - s) / 8), 1 / (s + (1 - s) / 16), 1 / (s + (1 - s) / 64), bd }'
+	done
 }
 
 mkdir -p "$top/bench/results"
