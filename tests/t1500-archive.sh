@@ -30,7 +30,11 @@
 #  (l) an OUTDIR with a space, a quote and a tab, the job list (with --modules:
 #      tar's command) run by /bin/sh, which is dash;
 #  (m) two inputs that would share an output are refused;
-#  (n) the manifest line takes no record of another job (other flags).
+#  (n) the manifest line takes no record of another job (other flags);
+#  (o) --modules on a package cut short after its vmlinux: the kernel fails
+#      with "reading the package failed", not ok with modules missing;
+#  (p) a temp dir a killed job left after its record was written goes when
+#      the job runs again, even with nothing left to make.
 . "$(dirname "$0")/lib.sh"
 
 A=$T_BIN/btfpipe-archive
@@ -290,4 +294,19 @@ rc=$?
 python3 -c "import json,sys; k=json.load(open(sys.argv[1]))['kernels']; assert len(k)==2 and all(x['status']=='failed' and 'no record of this job' in x['reason'] for x in k), k" \
 	"$D/jl/manifest.json" 2>"$D/n.err" && [ $rc -eq 1 ] && ok "(n) a manifest for other flags takes no record: both failed, exit 1" ||
 	not_ok "(n) a manifest for other flags takes no record" "exit $rc: $(cat "$D/n.err")"
+# (o)
+sz=$(stat -c %s "$D/gen-dbg.deb")
+head -c $((sz * 9 / 10)) "$D/gen-dbg.deb" >"$D/cut-dbg.deb"
+"$A" --modules -o "$D/cut" "$D/cut-dbg.deb" >/dev/null 2>"$D/cut.err"
+rc=$?
+[ $rc -eq 1 ] && grep -q 'reading the package failed\|no ./usr/lib/debug/boot' "$D/cut.err" &&
+	ok "(o) a package cut short: exit 1, $(cut -c1-120 "$D/cut.err" | head -1)" || not_ok "(o) a package cut short: exit 1, said" "exit $rc: $(cat "$D/cut.err")"
+grep -q '"status": "ok"' "$D/cut/.jobs/"*.json 2>/dev/null && not_ok "(o) ... and not recorded ok" || ok "(o) ... and not recorded ok"
+
+# (p)
+k1=$(printf '%s' "$D/vmlinux-1.0-bare" | xxhsum -H2 | cut -c1-16)
+mkdir -p "$O/.jobs/tmp.$k1.stale" && touch "$O/.jobs/tmp.$k1.stale/k.btf"
+"$A" --distro local --release lab -o "$O" "$D/vmlinux-1.0-bare" >/dev/null 2>&1
+[ ! -e "$O/.jobs/tmp.$k1.stale" ] && ok "(p) a stale temp dir goes when its job runs again, nothing to make" ||
+	not_ok "(p) a stale temp dir goes when its job runs again" "$(ls "$O/.jobs")"
 test_done
