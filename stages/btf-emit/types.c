@@ -317,6 +317,15 @@ static uint32_t inner_target(const struct graph *g, const struct graph_node *n, 
 	return t;
 }
 
+/* Node i is written as nested ARRAYs: a kept array of several dims, not
+ * flattened into one. */
+static int nested_array(const struct graph *g, const struct type_map *map, size_t i)
+{
+	const struct graph_node *n = &g->nodes[i];
+	uint32_t flat;
+	return n->kind == G_ARRAY && !map->dropped[i] && n->item_count > 1 && !flat_nelems(g, n, map, &flat);
+}
+
 /* ids[i] for every node; transparent nodes take their target's id; extra
  * types get ids from the first free one on. */
 static int plan_ids(const struct graph *g, struct type_map *map, uint32_t first_id, uint32_t *next_id)
@@ -348,11 +357,8 @@ static int plan_ids(const struct graph *g, struct type_map *map, uint32_t first_
 	map->first_extra = map->extras->n;
 	/* Multi-dimensional arrays by their dims, for inner_target(). */
 	size_t nmulti = 0;
-	for (size_t i = 1; i <= g->nnodes; i++) {
-		const struct graph_node *n = &g->nodes[i];
-		uint32_t flat;
-		nmulti += n->kind == G_ARRAY && !map->dropped[i] && n->item_count > 1 && !flat_nelems(g, n, map, &flat);
-	}
+	for (size_t i = 1; i <= g->nnodes; i++)
+		nmulti += nested_array(g, map, i);
 	if (nmulti) {
 		struct extras *x = map->extras;
 		for (x->nmslots = 16; x->nmslots < nmulti * 2; x->nmslots *= 2)
@@ -361,8 +367,7 @@ static int plan_ids(const struct graph *g, struct type_map *map, uint32_t first_
 			return -ENOMEM;
 		for (size_t i = 1; i <= g->nnodes; i++) {
 			const struct graph_node *n = &g->nodes[i];
-			uint32_t flat;
-			if (n->kind != G_ARRAY || map->dropped[i] || n->item_count < 2 || flat_nelems(g, n, map, &flat))
+			if (!nested_array(g, map, i))
 				continue;
 			uint64_t h = n->type ? map->ids[n->type] : 0;
 			for (uint32_t k = n->item_count; k-- > 0;)
