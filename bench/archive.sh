@@ -69,19 +69,21 @@ EXPECTED="\
 *-amd64${TAB}^count VAR A=([0-9]+) B=[0-9]+\$${TAB}the same variable
 *-amd64${TAB}^only-in-[AB] datasec \.data\.\.percpu .*\$${TAB}the same variable in the DATASEC (make check-kernel checks it is the only difference)"
 
-# explained LABEL FILE: every btfcmp difference line of FILE is a row of
-# EXPECTED for LABEL; prints the unexplained ones.
-explained() {
-	local label=$1 f=$2 line glob ere why ok_=0 bad=0
-	while IFS= read -r line; do
-		ok_=0
-		while IFS=$TAB read -r glob ere why; do
-			# shellcheck disable=SC2254 # glob is a pattern
-			case $label in $glob) grep -Eq -- "$ere" <<<"$line" && { ok_=1; break; } ;; esac
-		done <<<"$EXPECTED"
-		[ $ok_ -eq 1 ] || { echo "    $line"; bad=$((bad + 1)); }
-	done < <(sed -n 's/^  \(only-in-.*\|count .*\)$/\1/p' "$f")
-	return $bad
+# types_eq LABEL CMP WHO: sets EQ to "yes (N explained)" when btfcmp's output
+# CMP has no difference that a row of EXPECTED for LABEL does not explain
+# (tests/expected.sh), else to "NO" after a FAIL naming them.
+. "$top/tests/expected.sh"
+types_eq() {
+	local unexp
+	EQ=NO
+	if ! grep -q '^btfcmp: [0-9]* differences' "$2"; then
+		fail "$1: btfcmp could not compare ours with $3: $(tail -2 "$2")"
+	elif unexp=$(unexplained "$1" "$2") && [ -z "$unexp" ]; then
+		EQ="yes ($(sed -n 's/^btfcmp: \([0-9]*\) differences.*/\1/p' "$2") explained)"
+	else
+		fail "$1: type differences from $3 no row explains:"
+		note "$unexp"
+	fi
 }
 
 # --- The packages -------------------------------------------------------
@@ -204,7 +206,8 @@ fi
 } >"$W/kernels.md"
 for i in "${!names[@]}"; do
 	k=${names[$i]}
-	read -r pw pu ps prss <"$W/p124/$k.time" 2>/dev/null || { pw=0 pu=0 ps=0 prss=0; }
+	# (time(1)'s last line: a failed run has "Command exited ..." first.)
+	read -r pw pu ps prss < <(tail -1 "$W/p124/$k.time" 2>/dev/null) || { pw=0 pu=0 ps=0 prss=0; }
 	pcpu=$(awk -v a="$pu" -v b="$ps" 'BEGIN { print a + b }')
 	out=$(find "$W/ours" -name "$k.btf" | head -1)
 	ocpu=$(field "$W/ours" "$k" cpu_s) orss=$(field "$W/ours" "$k" peak_rss_kb)
@@ -214,13 +217,8 @@ for i in "${!names[@]}"; do
 	eq="-" eqm="-" dd="-"
 	if [ -s "$W/p124/$k.btf" ] && [ -n "$out" ]; then
 		python3 "$BTFCMP" --flatten-arrays "$W/p124/$k.btf" "$out" >"$W/$k.cmp" 2>&1
-		if ! grep -q '^btfcmp: [0-9]* differences' "$W/$k.cmp"; then
-			fail "$k: btfcmp could not compare: $(tail -2 "$W/$k.cmp")"
-		elif unexp=$(explained "$k" "$W/$k.cmp"); then
-			eq="yes ($(sed -n 's/^btfcmp: \([0-9]*\) differences.*/\1/p' "$W/$k.cmp") explained)"
-		else
-			eq="NO"; fail "$k: type differences from pahole 1.24 no row explains:"; note "$unexp"
-		fi
+		types_eq "$k" "$W/$k.cmp" "pahole 1.24"
+		eq=$EQ
 		dd=$("$bin/tools/btfcheck" --dedup "$out" 2>&1 | sed -n 's/^dedup \([0-9]*\) -> \([0-9]*\)$/\1 \2/p' |
 			awk '{ print $1 - $2 }')
 		[ "$dd" = 0 ] || fail "$k: libbpf's dedup removes ${dd:-?} types from ours"
@@ -229,11 +227,8 @@ for i in "${!names[@]}"; do
 	fi
 	if [ -n "$master" ] && [ -s "$W/pmaster/$k.btf" ] && [ -n "$out" ]; then
 		python3 "$BTFCMP" --flatten-arrays "$W/pmaster/$k.btf" "$out" >"$W/$k.mcmp" 2>&1
-		if unexp=$(explained "$k@master" "$W/$k.mcmp") && grep -q '^btfcmp: [0-9]* differences' "$W/$k.mcmp"; then
-			eqm="yes ($(sed -n 's/^btfcmp: \([0-9]*\) differences.*/\1/p' "$W/$k.mcmp") explained)"
-		else
-			eqm="NO"; fail "$k: type differences from pahole master no row explains:"; note "$unexp"
-		fi
+		types_eq "$k@master" "$W/$k.mcmp" "pahole master"
+		eqm=$EQ
 	fi
 	printf '| %s | %s | %.2f | %d | %.2f | %d | %s | %s | %s of %s | %s | %s | %s |\n' "$k" "$arch" "$pcpu" $((prss / 1024)) \
 		"$ocpu" $((${orss:-0} / 1024)) "$(ratio "$ocpu" "$pcpu")" "$(ratio "${orss:-0}" "$prss")" "$hits" \
