@@ -22,16 +22,13 @@
 #include "base_index.h"
 #include "base_dedup.h"
 #include "base_view.h"
-#include "btf_raw.h"
 #include "str_match.h"
-#include "../../common/mapfile.h"
 #include "../../common/memo.h"
 
 #include <bpf/btf.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #define BI_VERSION 1
@@ -44,32 +41,6 @@
 struct bi_head {
 	uint32_t version, ntypes, str_len, flags, tbits, ntents, sbits, nsents;
 };
-
-int base_index__digest(const char *path, struct key128 *out)
-{
-	const void *m;
-	const uint8_t *p;
-	size_t size, n;
-	int err = mapfile_open(path, 1, "base BTF", &m, &size, NULL);
-	if (err)
-		return err;
-	/* The BTF a view would read, else the whole file: what emit leaves to
-	 * libbpf (and libbpf refuses, or finds more in). */
-	if (btf_raw__of_file(path, m, size, &p, &n)) {
-		p = m;
-		n = size;
-	}
-	uint64_t len = n;
-	XXH3_state_t st;
-	XXH3_128bits_reset(&st);
-	XXH3_128bits_update(&st, "BTF", 3);
-	XXH3_128bits_update(&st, &len, sizeof(len));
-	XXH3_128bits_update(&st, p, n);
-	XXH128_hash_t h = XXH3_128bits_digest(&st);
-	*out = (struct key128){ h.low64, h.high64 };
-	munmap((void *)m, size);
-	return 0;
-}
 
 static uint64_t table_bytes(uint32_t bits, uint32_t n)
 {

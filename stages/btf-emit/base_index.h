@@ -32,11 +32,6 @@ struct base_index {
 	const uint8_t *map;	/* or read from the cache, mapped (cachedir__map) */
 	size_t map_size;
 };
-/* What the cache keys a base file on: the xxh3-128 of its bytes, or of an
- * ELF's .BTF sections only (a vmlinux base is 600 MB of DWARF around 5 MB
- * of BTF, and hashing it all took 80 ms of every module's emit). 0 or
- * -errno (unreadable). */
-int base_index__digest(const char *path, struct key128 *out);
 /* The index of base (whose file has digest): from cache c, else made and
  * stored there. 0, or -errno when it cannot be had (then matching runs
  * without it). */

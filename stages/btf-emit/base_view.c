@@ -20,13 +20,12 @@
  */
 #include "base_view.h"
 #include "btf_raw.h"
+#include "../../common/btf_file.h"
 #include "../../common/mapfile.h"
 #include "../../common/vec.h"
 
 #include <bpf/btf.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -99,7 +98,7 @@ int base_view__open(struct base_view *v, const char *path)
 		return err;
 	v->map = m;
 	v->map_size = size;
-	if ((err = btf_raw__of_file(path, m, size, &p, &n)) || (err = view_raw(v, p, n)))
+	if ((err = btf_file__of_file(path, m, size, &p, &n)) || (err = view_raw(v, p, n)))
 		base_view__close(v);
 	return err;
 }

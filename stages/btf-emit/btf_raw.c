@@ -1,6 +1,6 @@
 /* btf_raw.c: raw BTF read where it lies, without libbpf: a header checked,
- * a type's size, the one .BTF section of an ELF, whether an encoder
- * flattened arrays. The leaf helpers of base_view.c, split_write.c and the
+ * a type's size, whether an encoder flattened arrays (finding the bytes in
+ * a file: common/btf_file.c). The leaf helpers of base_view.c, split_write.c and the
  * driver; nothing here allocates.
  */
 #include "btf_raw.h"
@@ -8,10 +8,7 @@
 
 #include <bpf/btf.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
 #include <string.h>
-#include <unistd.h>
 
 size_t btf_raw__type_size(const struct btf_type *t)
 {
@@ -33,52 +30,6 @@ size_t btf_raw__type_size(const struct btf_type *t)
 		return sizeof(*t) + n * sizeof(struct btf_var_secinfo);
 	}
 	return sizeof(*t);
-}
-
-int btf_raw__elf_section(const char *path, uint64_t *off, uint64_t *size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	elf_version(EV_CURRENT);
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	size_t shstrndx, fsize, found = 0;
-	int err = elf && elf_rawfile(elf, &fsize) && elf_kind(elf) == ELF_K_ELF &&
-		  !elf_getshdrstrndx(elf, &shstrndx) ? 0 : -EINVAL;
-	for (Elf_Scn *scn = NULL; !err && (scn = elf_nextscn(elf, scn));) {
-		GElf_Shdr sh;
-		const char *name;
-		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) || strcmp(name, ".BTF"))
-			continue;
-		if (sh.sh_type == SHT_NOBITS || sh.sh_flags & SHF_COMPRESSED || sh.sh_offset > fsize ||
-		    sh.sh_size > fsize - sh.sh_offset || found++)
-			err = -EINVAL;
-		*off = sh.sh_offset;
-		*size = sh.sh_size;
-	}
-	if (!err && !found)
-		err = -ENOENT;
-	elf_end(elf);
-	close(fd);
-	return err;
-}
-
-int btf_raw__of_file(const char *path, const uint8_t *m, size_t size, const uint8_t **p, size_t *n)
-{
-	if (size < SELFMAG || memcmp(m, ELFMAG, SELFMAG)) {
-		*p = m;
-		*n = size;
-		return 0;
-	}
-	uint64_t off, len;
-	int err = btf_raw__elf_section(path, &off, &len);
-	if (err)
-		return err;
-	if (off > size || len > size - off)
-		return -EINVAL; /* the file changed between the two looks */
-	*p = m + off;
-	*n = (size_t)len;
-	return 0;
 }
 
 int btf_raw__header(const uint8_t *p, size_t n, struct btf_header *h)

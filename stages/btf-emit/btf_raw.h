@@ -9,9 +9,6 @@ struct btf_header;
 struct btf_type;
 struct buf;
 
-/* The raw BTF bytes [*p, *p + *n) of file path, mapped at m (size bytes):
- * all of it, or an ELF's one .BTF section. 0, or -errno (btf_raw__elf_section()). */
-int btf_raw__of_file(const char *path, const uint8_t *m, size_t size, const uint8_t **p, size_t *n);
 /* The header of raw BTF p (n bytes) into *h, when libbpf would read it in
  * our byte order: the header every encoder writes (24 bytes, or libbpf
  * 1.8's 32 with a kind layout that lies between types and strings; callers
@@ -38,8 +35,5 @@ size_t btf_raw__type_whole(const uint8_t *types, uint32_t len, uint32_t at);
  * type(ctx, id) (NULL past the last). */
 int btf_raw__flattens(const uint32_t *ids, uint32_t n,
 		      const struct btf_type *(*type)(const void *ctx, uint32_t id), const void *ctx);
-/* The one .BTF section of ELF path: 0, -ENOENT (none), -EINVAL (several,
- * compressed, outside the file, not an ELF) or -errno. */
-int btf_raw__elf_section(const char *path, uint64_t *off, uint64_t *size);
 
 #endif

@@ -12,6 +12,7 @@
 #include "btf_raw.h"
 #include "output.h"
 #include "run.h"
+#include "../../common/btf_file.h"
 #include "../../common/cachedir.h"
 #include "../../common/cli.h"
 #include "../../common/diag.h"
@@ -185,7 +186,7 @@ int main(int argc, char **argv)
 	int err = 0, hit = 0;
 	/* A base that cannot be read has no key: then neither cache is used,
 	 * and emit says why. */
-	int base_keyed = !o.base || (o.cache.dir && !base_index__digest(o.base, &bc.digest));
+	int base_keyed = !o.base || (o.cache.dir && !btf_file__digest(o.base, &bc.digest));
 	/* Not with side outputs (--skip-report, --explain): the memo holds the BTF only. */
 	if (!o.skip_report && !o.explain && base_keyed && (memo.cache = cachedir_cli_open(&o.cache, "out-v1", TOOL))) {
 		uint8_t *raw;
