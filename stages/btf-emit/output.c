@@ -1,7 +1,7 @@
 /* output.c: see output.h. */
 #include "output.h"
 #include "emit.h"
-#include "elf_write.h"
+#include "../../common/elf_write.h"
 #include "../../common/outfile.h"
 
 #include <errno.h>

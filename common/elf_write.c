@@ -10,8 +10,8 @@
  * target is never half-written, even when it is the input itself.
  */
 #include "elf_write.h"
-#include "../../common/diag.h"
-#include "../../common/outfile.h"
+#include "diag.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 /* elf_write.h: a copy of an ELF with .BTF added or replaced (elf_write.c). */
-#ifndef BTFPIPE_EMIT_ELF_WRITE_H
-#define BTFPIPE_EMIT_ELF_WRITE_H
+#ifndef BTFPIPE_ELF_WRITE_H
+#define BTFPIPE_ELF_WRITE_H
 
 #include <stddef.h>
 
