@@ -52,7 +52,7 @@ COMMON := $(wildcard common/*.c)
 FORMAT := $(wildcard format/*.c)
 STAGES := dwarf-extract dedup-merge btf-emit
 
-all: $(addprefix $(BIN)/,$(STAGES)) $(BIN)/btfpipe-archive $(BIN)/tools/btfcheck $(BIN)/tools/strsort-check $(BIN)/tools/pool-check $(BIN)/tools/bw-check $(BIN)/tools/diag-check $(BIN)/tools/measure
+all: $(addprefix $(BIN)/,$(STAGES)) $(BIN)/btfpipe-pahole $(BIN)/btfpipe-archive $(BIN)/tools/btfcheck $(BIN)/tools/strsort-check $(BIN)/tools/pool-check $(BIN)/tools/bw-check $(BIN)/tools/diag-check $(BIN)/tools/measure
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 
@@ -66,6 +66,10 @@ $(BIN)/$(1): $(call obj,$(wildcard stages/$(1)/*.c) $(COMMON) $(FORMAT))
 	$(CC) $(LDFLAGS) -o $$@ $$^ $(LDLIBS)
 endef
 $(foreach s,$(STAGES),$(eval $(call stage_rule,$(s))))
+
+# pahole's command line run as the stages (not a stage: it links none of
+# them, it starts them), built as they are.
+$(eval $(call stage_rule,btfpipe-pahole))
 
 # The batch front for BTF archives (a script; beside the stages when installed).
 $(BIN)/btfpipe-archive: tools/btfpipe-archive
@@ -118,12 +122,12 @@ test: all
 	@$(MAKE) --no-print-directory SANITIZE=thread all
 	@./tests/run.sh
 
-# make install PREFIX=DIR: the three stages and pipeline.sh in DIR/bin, the
+# make install PREFIX=DIR: the three stages, btfpipe-pahole and pipeline.sh in DIR/bin, the
 # man pages in DIR/share/man/man1 (DESTDIR is honoured for packaging).
 PREFIX ?= /usr/local
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 755 $(addprefix $(BIN)/,$(STAGES)) pipeline.sh $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(addprefix $(BIN)/,$(STAGES)) $(BIN)/btfpipe-pahole pipeline.sh $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -d $(DESTDIR)$(PREFIX)/share/btfpipe
 	install -m 755 tools/btfpipe-diff tools/btfpipe-archive $(DESTDIR)$(PREFIX)/bin/

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Usage: pipeline.sh [-j N] [--keep DIR] [--from cus|graph] [-v] [-q] [--stats[=json]] [--features LIST]
 #                    [--btf-base BASE] [--lang-exclude rust] [--cache DIR] (-o OUT.btf | --elf-out FILE) ELF
-#        pipeline.sh PAHOLE-OPTIONS...   (a stand-in for pahole -J in kernel builds;
+#        pipeline.sh PAHOLE-OPTIONS...   (a stand-in for pahole -J in kernel builds: runs bin/btfpipe-pahole;
 #                                         see README "In a kernel build")
 #
 # DWARF to BTF the way a kernel build chains the stages:
@@ -25,108 +25,6 @@ case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
 if [ -x "$here/dwarf-extract" ]; then bin=${BTFPIPE_BIN:-$here}; else bin=${BTFPIPE_BIN:-$here/bin}; fi
 jobs="" keep="" from="" out="" cache="" verbose=0 features="" base="" elfout="" langx="" stats="" quiet=0
 
-# The version this front answers to pahole --version: the highest pahole
-# whose every BTF feature btfpipe implements. The kernel's
-# scripts/pahole-version.sh turns "v1.32" into 132 and passes the flags of
-# that version: btf_features with decl_tag_kfuncs, attributes (1.30), layout
-# (1.31), and distilled_base for an out-of-tree module.
-PAHOLE_COMPAT_VERSION=v1.32
-
-# pahole's BTF features as pahole keeps them (its pahole.c,
-# parse_btf_features()): before any --btf_features, its legacy set (var,
-# decl_tag, type_tag, enum64), which the legacy flags change; the first
-# --btf_features clears every feature, and each list, that one and any
-# later, adds to them ("default" and a leading '+' add the default set).
-# Options act in command-line order, as pahole's argp does. fset holds the
-# features on (and any unknown names, for --btf_features_strict to refuse),
-# each with a space before it.
-PAHOLE_FEATURES="encode_force var float decl_tag type_tag enum64 optimized_func consistent_func
-	decl_tag_kfuncs reproducible_build distilled_base global_var attributes true_signature layout"
-PAHOLE_DEFAULT_FEATURES="encode_force var float decl_tag type_tag enum64 optimized_func consistent_func
-	decl_tag_kfuncs"
-fset=" var decl_tag type_tag enum64" fseen=0
-feat_on() { case "$fset " in *" $1 "*) ;; *) fset="$fset $1" ;; esac; }
-feat_off() { fset=" $fset "; fset=${fset/ $1 / }; fset=${fset% }; }
-# feat_list LIST: one --btf_features value.
-feat_list() {
-	local l=$1 f
-	[ $fseen -eq 1 ] || fset=""
-	fseen=1
-	case "$l" in +*) l="default,${l#+}" ;; esac
-	for f in ${l//,/ }; do
-		if [ "$f" = default ]; then
-			local d
-			for d in $PAHOLE_DEFAULT_FEATURES; do feat_on "$d"; done
-		else
-			feat_on "$f"
-		fi
-	done
-}
-# features= the features on, pahole's order, then unknown names (no
-# subshell: this runs once per module in a kernel build).
-feat_string() {
-	local f list="" known=" ${PAHOLE_FEATURES//[$'\t\n']/ } "
-	for f in $PAHOLE_FEATURES; do case "$fset " in *" $f "*) list="$list,$f" ;; esac; done
-	for f in $fset; do case "$known" in *" $f "*) ;; *) list="$list,$f" ;; esac; done
-	features=${list#,}
-}
-
-# pahole's command line (as kernel Makefiles write it) -> our options.
-pahole_front() {
-	local encode=0 detached="" strict=0 file=""
-	while [ $# -gt 0 ]; do
-		local a=$1 v=""
-		case "$a" in --*=*) v=${a#*=}; a=${a%%=*} ;; esac
-		need() { # the value of an option: --opt=V or --opt V
-			if [ -n "$v" ]; then return 0; fi
-			[ $# -ge 2 ] || { echo "btfpipe: pipeline.sh: error: $a needs a value" >&2; exit 2; }
-			v=$2; shift_extra=1
-		}
-		shift_extra=0
-		case "$a" in
-		-J|--btf_encode) encode=1 ;;
-		-j) jobs=$(nproc) ;;
-		-j[0-9]*) jobs=${a#-j} ;;
-		--jobs) jobs=${v:-$(nproc)} ;;
-		--btf_encode_detached) need "$@"; detached=$v ;;
-		--btf_base) need "$@"; base=$v ;;
-		--btf_features) need "$@"; feat_list "$v" ;;
-		--btf_features_strict) need "$@"; feat_list "$v"; strict=1 ;;
-		--supported_btf_features) "$bin/btf-emit" --supported-features; exit $? ;;
-		--lang_exclude) need "$@"; langx=$v ;;
-		--btf_gen_floats|--btf_gen_all) feat_on float ;;
-		--btf_gen_optimized) feat_on optimized_func ;;
-		--reproducible_build) feat_on reproducible_build ;;
-		--skip_encoding_btf_inconsistent_proto) feat_on consistent_func ;;
-		--skip_encoding_btf_vars) feat_off var ;;
-		--skip_encoding_btf_decl_tag) feat_off decl_tag ;;
-		--skip_encoding_btf_type_tag) feat_off type_tag ;;
-		--skip_encoding_btf_enum64) feat_off enum64 ;;
-		--btf_encode_force) feat_on encode_force ;;
-		--version) echo "$PAHOLE_COMPAT_VERSION"; exit 0 ;;
-		--verbose|-V) pverbose=1 ;;
-		-q|--quiet) ;;
-		-*) echo "btfpipe: pipeline.sh: error: pahole option $1 is not supported" >&2; exit 2 ;;
-		*) file=$1 ;;
-		esac
-		shift $((1 + shift_extra))
-	done
-	[ -n "$file" ] || { echo "btfpipe: pipeline.sh: error: no input file" >&2; exit 2; }
-	[ -n "$langx" ] || langx=${PAHOLE_LANG_EXCLUDE:-}
-	feat_string
-	features_given=1 # even when empty: pahole then writes none of them
-	[ $strict -eq 1 ] && features_strict=1
-	if [ -n "$detached" ]; then
-		out=$detached
-	elif [ $encode -eq 1 ]; then
-		elfout=$file
-	else
-		echo "btfpipe: pipeline.sh: error: pahole mode needs -J or --btf_encode_detached" >&2
-		exit 2
-	fi
-	elf=$file
-}
-
 usage() {
 	sed -n '2,/^# pipeline.sh run as PAHOLE/p' "$0" | sed 's/^# \{0,1\}//'
 }
@@ -135,17 +33,13 @@ die_usage() {
 	exit 2
 }
 
-features_strict=0 features_given=0 pverbose=0
+features_given=0
+# pahole's command line: bin/btfpipe-pahole reads it and runs the stages
+# itself, without this shell (stages/btfpipe-pahole/main.c).
 case " $* " in
 *" -J "*|*" --btf_encode"*|*" --version "*|*" --supported_btf_features "*|*" --btf_features"*|*" --lang_exclude"*|*" --btf_base"*|*" --skip_encoding_btf"*|*" --btf_gen_"*)
-	pahole_mode=1 ;;
-*) pahole_mode=0 ;;
+	BTFPIPE_BIN=$bin exec "$bin/btfpipe-pahole" "$@" ;;
 esac
-
-if [ $pahole_mode -eq 1 ]; then
-	pahole_front "$@"
-	set --
-fi
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -172,10 +66,8 @@ done
 # BTFPIPE_STATS=1: --stats (text) where no option can be given, as PAHOLE
 # in a kernel build or under btfpipe-archive.
 [ -z "$stats" ] && [ "${BTFPIPE_STATS:-0}" != 0 ] && stats=text
-if [ $pahole_mode -eq 0 ]; then
-	[ $# -eq 1 ] || die_usage "need exactly one input ELF"
-	elf=$1
-fi
+[ $# -eq 1 ] || die_usage "need exactly one input ELF"
+elf=$1
 [ -n "$out" ] || [ -n "$elfout" ] || die_usage "need -o OUT.btf or --elf-out FILE"
 case "$from" in ""|cus|graph) ;; *) die_usage "--from takes cus or graph" ;; esac
 [ -z "$from" ] || [ -n "$keep" ] || die_usage "--from needs --keep DIR (where the checkpoints are)"
@@ -251,31 +143,13 @@ fi
 mflags=() eflags=()
 [ -n "$langx" ] && mflags+=(--lang-exclude "$langx")
 [ "$features_given" -eq 1 ] && eflags+=(--features "$features")
-[ "$features_strict" -eq 1 ] && eflags+=(--features-strict)
 [ -n "$base" ] && eflags+=(--btf-base "$base")
 [ -n "$out" ] && eflags+=(-o "$out")
 [ -n "$elfout" ] && eflags+=(--elf-out "$elfout")
 if [ -z "$from" ] || [ "$from" = cus ]; then
 	run "$bin/dedup-merge" "${jflag[@]}" "${xflags[@]}" "${mflags[@]}" -o "$graph" "$cus"
 fi
-# pahole --verbose: its lines for the functions it skips, on stdout (from
-# the skip report: the same decisions, worded as pahole words them).
-[ "$pverbose" -eq 1 ] && eflags+=(--skip-report "$dir/.skips")
 run "$bin/btf-emit" "${jflag[@]}" --elf "$elf" "${xflags[@]}" "${eflags[@]}" "$graph"
-if [ "$pverbose" -eq 1 ]; then
-	awk '/^func [^:]*: / {
-		name = substr($2, 1, length($2) - 1); why = substr($0, length($1) + length($2) + 3)
-		if (why ~ /^optimized parameters/) why = "optimized parameters"
-		else if (why ~ /^inconsistent prototype/) why = "inconsistent prototype"
-		else if (why ~ /^reordered parameters/) why = "reordered parameters"
-		else if (why ~ /unexpected register/) why = "unexpected register usage for parameter"
-		else if (why ~ /^uncertain parameter location/) why = "uncertain parameter location"
-		else if (why ~ /^ambiguous address/) why = "ambiguous address"
-		else next
-		printf "%s : skipping BTF encoding of function due to %s\n", name, why
-	}' "$dir/.skips"
-	rm -f "$dir/.skips"
-fi
 if [ "$stats" = json ]; then
 	# {"tool":"X",...} lines -> {"X": {...}, ...}
 	sed 's/^{"tool":"\([^"]*\)",/"\1":{/' "$dir/.stats.jsonl" | paste -sd, | sed 's/^/{/; s/$/}/'

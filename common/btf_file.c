@@ -3,13 +3,13 @@
  * memo), so that both key a base the same way.
  */
 #include "btf_file.h"
-#include "mapfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int btf_file__elf_section(const char *path, uint64_t *off, uint64_t *size)
@@ -58,20 +58,9 @@ int btf_file__of_file(const char *path, const uint8_t *m, size_t size, const uin
 	return 0;
 }
 
-int btf_file__digest(const char *path, struct key128 *out)
+/* The xxh3-128 digest of n bytes at p, as the cache keys a base. */
+static struct key128 digest_of(const void *p, size_t n)
 {
-	const void *m;
-	const uint8_t *p;
-	size_t size, n;
-	int err = mapfile_open(path, 1, "base BTF", &m, &size, NULL);
-	if (err)
-		return err;
-	/* The BTF a view would read, else the whole file: what emit leaves to
-	 * libbpf (and libbpf refuses, or finds more in). */
-	if (btf_file__of_file(path, m, size, &p, &n)) {
-		p = m;
-		n = size;
-	}
 	uint64_t len = n;
 	XXH3_state_t st;
 	XXH3_128bits_reset(&st);
@@ -79,7 +68,48 @@ int btf_file__digest(const char *path, struct key128 *out)
 	XXH3_128bits_update(&st, &len, sizeof(len));
 	XXH3_128bits_update(&st, p, n);
 	XXH128_hash_t h = XXH3_128bits_digest(&st);
-	*out = (struct key128){ h.low64, h.high64 };
-	munmap((void *)m, size);
+	return (struct key128){ h.low64, h.high64 };
+}
+
+/* Bytes [off, off + n) of path mapped, populated up front: a module's
+ * whole run is keyed on its base's digest, and one populating mmap() is
+ * cheaper than a page fault per 64 KiB of a vmlinux's 5 MB of BTF. */
+static int digest_range(const char *path, uint64_t off, uint64_t n, struct key128 *out)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), start = off & ~(page - 1);
+	size_t len = (size_t)(off - start + n);
+	void *m = len ? mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, (off_t)start) : NULL;
+	int err = m == MAP_FAILED ? -errno : 0;
+	close(fd);
+	if (err)
+		return err;
+	*out = digest_of(m ? (const uint8_t *)m + (off - start) : (const uint8_t *)"", (size_t)n);
+	if (m)
+		munmap(m, len);
 	return 0;
+}
+
+int btf_file__digest(const char *path, struct key128 *out)
+{
+	struct stat st;
+	unsigned char magic[SELFMAG];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int is_elf = pread(fd, magic, SELFMAG, 0) == SELFMAG && !memcmp(magic, ELFMAG, SELFMAG);
+	int err = fstat(fd, &st) ? -errno : 0;
+	close(fd);
+	if (err)
+		return err;
+	/* An ELF's one .BTF, else the whole file: the BTF a view would read,
+	 * else what emit leaves to libbpf (and libbpf refuses, or finds more in). */
+	uint64_t off = 0, n = (uint64_t)st.st_size;
+	if (is_elf && btf_file__elf_section(path, &off, &n)) {
+		off = 0;
+		n = (uint64_t)st.st_size;
+	}
+	return digest_range(path, off, n, out);
 }

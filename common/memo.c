@@ -6,11 +6,14 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 static struct key128 self_key;
 static int self_err;
@@ -138,6 +141,49 @@ void memo_key_file(struct memo_key *k, const char *path)
 		madvise((uint8_t *)p + off, n, MADV_DONTNEED);
 	}
 	munmap((void *)p, size);
+}
+
+/* The build id among ELF fd's note segments: 1 and hashed into k, or 0. */
+static int key_build_id(struct memo_key *k, int fd)
+{
+	elf_version(EV_CURRENT);
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	size_t nph = 0;
+	int found = 0;
+	if (elf && elf_kind(elf) == ELF_K_ELF && !elf_getphdrnum(elf, &nph)) {
+		for (size_t i = 0; i < nph && !found; i++) {
+			GElf_Phdr ph;
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
+				continue;
+			Elf_Data *data = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_NHDR);
+			GElf_Nhdr nh;
+			size_t off = 0, name_off, desc_off;
+			while (data && !found && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+				if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && nh.n_descsz &&
+				    !memcmp((const char *)data->d_buf + name_off, "GNU", 4)) {
+					memo_key_bytes(k, (const char *)data->d_buf + desc_off, nh.n_descsz);
+					found = 1;
+				}
+			}
+		}
+	}
+	elf_end(elf);
+	return found;
+}
+
+void memo_key_program(struct memo_key *k, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (!k->err)
+			k->err = -errno;
+		return;
+	}
+	int found = key_build_id(k, fd);
+	close(fd);
+	memo_key_str(k, found ? "build id" : "bytes");
+	if (!found)
+		memo_key_file(k, path);
 }
 
 void memo_key_bytes(struct memo_key *k, const void *p, size_t n)

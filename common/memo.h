@@ -34,6 +34,10 @@ void memo_key_u64(struct memo_key *k, uint64_t v);
 void memo_key_bytes(struct memo_key *k, const void *p, size_t n);
 /* The file's size and bytes (read through a mapping). */
 void memo_key_file(struct memo_key *k, const char *path);
+/* Another program's identity: its build id (NT_GNU_BUILD_ID, read from
+ * the file's notes), else its size and bytes. The driver that runs the
+ * stages keys on theirs; a stage keys on its own in memo_key_begin(). */
+void memo_key_program(struct memo_key *k, const char *path);
 /* Returns 0 with the key, or the first failure (the caller then runs as
  * without a cache). */
 int memo_key_end(struct memo_key *k, struct key128 *out);

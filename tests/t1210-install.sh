@@ -9,10 +9,10 @@ san=""
 [ "${T_VARIANT:-bin}" = bin-asan ] && san="SANITIZE=1"
 # shellcheck disable=SC2086
 check "make install PREFIX=..." make -s -C "$T_TOP" $san install PREFIX="$p"
-for f in dwarf-extract dedup-merge btf-emit pipeline.sh btfpipe-archive; do
+for f in dwarf-extract dedup-merge btf-emit btfpipe-pahole pipeline.sh btfpipe-archive; do
 	[ -x "$p/bin/$f" ] && ok "installed: bin/$f" || not_ok "installed: bin/$f"
 done
-for m in dwarf-extract dedup-merge btf-emit pipeline.sh btfpipe-archive; do
+for m in dwarf-extract dedup-merge btf-emit btfpipe-pahole pipeline.sh btfpipe-archive; do
 	if out=$(MANWIDTH=80 man -l "$p/share/man/man1/$m.1" 2>&1 >/dev/null) && [ -z "$out" ] &&
 		MANWIDTH=80 man -l "$p/share/man/man1/$m.1" 2>/dev/null | grep -q '^NAME'; then
 		ok "man -l renders $m.1"
@@ -36,4 +36,8 @@ check "the installed btfpipe-archive runs" env -u BTFPIPE_BIN "$p/bin/btfpipe-ar
 env -u BTFPIPE_BIN "$p/bin/pipeline.sh" --btf_gen_floats --skip_encoding_btf_inconsistent_proto \
 	--btf_gen_optimized --btf_encode_detached="$T_OUT/arch.btf" "$T_OUT/sample"
 check_same "... and writes the installed pipeline's BTF (BTFHub's flags)" "$T_OUT/arch/d/r/x86_64/sample.btf" "$T_OUT/arch.btf"
+# The installed pahole front finds the installed stages beside it.
+check "the installed btfpipe-pahole runs" env -u BTFPIPE_BIN "$p/bin/btfpipe-pahole" --btf_gen_floats \
+	--skip_encoding_btf_inconsistent_proto --btf_gen_optimized --btf_encode_detached="$T_OUT/drv.btf" "$T_OUT/sample"
+check_same "... and writes the installed pipeline's BTF" "$T_OUT/arch.btf" "$T_OUT/drv.btf"
 test_done

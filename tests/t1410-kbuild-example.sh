@@ -134,6 +134,9 @@ run_counts() {
 # all_runs DIR: "HITS MISSES" over every run that used the cache DIR.
 all_runs() { "$T_BIN/dwarf-extract" --cache "$1" --cache-stats 2>&1 |
 	sed -n 's/^cache .*(extracted CUs): all runs: \([0-9]*\) hits, \([0-9]*\) misses,.*/\1 \2/p'; }
+# out_hits DIR: the hits of every run on DIR's stage outputs (the stages'
+# memos and btfpipe-pahole's whole runs share the kind out-v1).
+out_hits() { sed -n 's/^hits //p' "$1/out-v1/stats" 2>/dev/null || echo 0; }
 ncus() { "$T_BIN/dwarf-extract" --dump "$1" | sed -n '1s/.* cus=\([0-9]*\).*/\1/p'; }
 # ref DIR: pipeline.sh per input, without a cache: what the Makefile must match.
 ref() {
@@ -325,10 +328,20 @@ n=$(ncus "$B/vmlinux.cus")
 entries=$(find "$CA/cu-v1" -type f 2>/dev/null | grep -cE '/[0-9a-f]{32}$')
 same "(a) first run: one cache entry per vmlinux CU" "$entries" "$n"
 same "(a) first run: no hit, a miss per CU" "$(all_runs "$CA")" "0 $n"
+# The second run: its inputs unchanged, btfpipe-pahole finds the whole
+# run's BTF and starts no stage (one more hit on the stage outputs, and
+# no extraction: the CU counts stay).
+h0=$(out_hits "$CA")
 check "(a) vmlinux, BTFPIPE_CACHE_DIR, second run" \
 	env BTFPIPE_CACHE_DIR="$CA" "$P" "${KFLAGS[@]}" --btf_encode_detached="$A/run2.btf" "$K/vmlinux"
-same "(a) second run: every CU hit" "$(all_runs "$CA")" "$n $n"
-check_same "(a) vmlinux: both cached runs give the same BTF" "$A/run1.btf" "$A/run2.btf"
+same "(a) second run: the whole run from the cache, no stage ran" "$(all_runs "$CA") $(($(out_hits "$CA") - h0))" "0 $n 1"
+# BTFPIPE_STATS (a side output) turns the whole-run memo off: the stages
+# run, and the cache reaches them through the environment.
+check "(a) vmlinux, BTFPIPE_CACHE_DIR, third run, BTFPIPE_STATS=1" \
+	env BTFPIPE_CACHE_DIR="$CA" BTFPIPE_STATS=1 "$P" "${KFLAGS[@]}" --btf_encode_detached="$A/run3.btf" "$K/vmlinux"
+same "(a) third run: every CU hit" "$(all_runs "$CA")" "$n $n"
+check_same "(a) vmlinux: every cached run gives the same BTF" "$A/run1.btf" "$A/run2.btf"
+check_same "(a) vmlinux: ... the stages' caches too" "$A/run1.btf" "$A/run3.btf"
 check_same "(a) vmlinux: the cache changes nothing" "$A/nocache.btf" "$A/run2.btf"
 check_same "(a) vmlinux: as PAHOLE with the kernel's features, the BTF is the Makefile's" \
 	"$B/vmlinux.btf" "$A/run2.btf"
@@ -338,13 +351,29 @@ check "(a) module, no cache" "$P" "${KFLAGS[@]}" --btf_base "$A/nocache.btf" \
 	--btf_encode_detached="$A/m1-nocache.btf" "$K/m1.o"
 counts=()
 for r in 1 2; do
+	h0=$(out_hits "$CA")
 	check "(a) module, BTFPIPE_CACHE_DIR, run $r" env BTFPIPE_CACHE_DIR="$CA" "$P" "${KFLAGS[@]}" \
 		--btf_base "$A/run2.btf" --btf_encode_detached="$A/m1-run$r.btf" "$K/m1.o"
-	counts[r]=$(all_runs "$CA")
+	counts[r]="$(all_runs "$CA") $(($(out_hits "$CA") - h0))"
 done
-same "(a) module: first run a miss, second a hit" "${counts[1]} / ${counts[2]}" \
-	"$n $((n + 1)) / $((n + 1)) $((n + 1))"
+same "(a) module: first run a miss, second the whole run from the cache" "${counts[1]} / ${counts[2]}" \
+	"$n $((n + 1)) 0 / $n $((n + 1)) 1"
 check_same "(a) module: both cached runs give the same BTF" "$A/m1-run1.btf" "$A/m1-run2.btf"
 check_same "(a) module: the cache changes nothing" "$A/m1-nocache.btf" "$A/m1-run2.btf"
 check_same "(a) module: the BTF is the Makefile's" "$B/m1.o.btf" "$A/m1-run2.btf"
+# -J: the whole run's BTF written into a fresh copy of the object, as the
+# stages write it (the memo holds the BTF, not the ELF).
+for r in 1 2; do
+	cp "$K/m1.o" "$A/m1-j$r.o"
+	chmod 600 "$A/m1-j$r.o"
+	h0=$(out_hits "$CA")
+	check "(a) module -J, BTFPIPE_CACHE_DIR, run $r" env BTFPIPE_CACHE_DIR="$CA" "$P" "${KFLAGS[@]}" \
+		--btf_base "$A/run2.btf" -J "$A/m1-j$r.o"
+	counts[r]=$(($(out_hits "$CA") - h0))
+done
+same "(a) module -J: the second run from the cache" "${counts[2]}" 1
+check_same "(a) module -J: the object from the cache is the stages' object" "$A/m1-j1.o" "$A/m1-j2.o"
+same "(a) module -J: the object keeps its mode" "$(stat -c %a "$A/m1-j2.o")" 600
+objcopy --dump-section .BTF="$A/m1-j2.btf" "$A/m1-j2.o" "$A/m1-j2.copy"
+check_same "(a) module -J: its .BTF is the detached BTF" "$A/m1-run1.btf" "$A/m1-j2.btf"
 test_done

@@ -1,0 +1,16 @@
+/* runmemo.h: a whole pahole run, reused when nothing it reads changed
+ * (runmemo.c; format/CU-CACHE.md, "Stage outputs"). */
+#ifndef BTFPIPE_PAHOLE_RUNMEMO_H
+#define BTFPIPE_PAHOLE_RUNMEMO_H
+
+#include "../../common/hash.h"
+
+struct front_opts;
+struct diag;
+
+/* The key of a run with options o, its stages in bindir and the features
+ * string feats: 0, or -errno when an input cannot be read (the run then
+ * goes on without the memo, and the stage that reads it says why). */
+int runmemo_key(const struct front_opts *o, const char *bindir, const char *feats, struct key128 *out);
+
+#endif

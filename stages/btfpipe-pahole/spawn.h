@@ -1,0 +1,31 @@
+/* spawn.h: the stages run as child processes, one after another, with the
+ * checkpoints in a private temp directory (spawn.c). */
+#ifndef BTFPIPE_PAHOLE_SPAWN_H
+#define BTFPIPE_PAHOLE_SPAWN_H
+
+#include <limits.h>
+#include <stddef.h>
+
+struct diag;
+
+struct workdir {
+	char path[PATH_MAX];	/* empty until made */
+};
+
+/* A fresh directory under $TMPDIR (else /tmp). 0 or -errno (d). */
+int workdir_make(struct workdir *w, struct diag *d);
+/* Remove it and everything in it (a killed stage's temp files too). */
+void workdir_remove(struct workdir *w);
+
+/* DIR/NAME + EXT into out (n bytes): 0 or -ENAMETOOLONG. */
+int path_join(char *out, size_t n, const char *dir, const char *name, const char *ext);
+
+/* Run argv (argv[0] a path) and wait for it. Returns its exit code, 128 +
+ * the signal that ended it, or -errno when it could not be started (d).
+ * SIGINT, SIGTERM and SIGHUP that reach this process meanwhile are passed
+ * on to the child; spawn_pending_signal() then names the first, which the
+ * caller raises again once it has cleaned up. */
+int spawn_wait(char *const argv[], struct diag *d);
+int spawn_pending_signal(void);
+
+#endif
