@@ -68,8 +68,20 @@ endef
 $(foreach s,$(STAGES),$(eval $(call stage_rule,$(s))))
 
 # pahole's command line run as the stages (not a stage: it links none of
-# them, it starts them), built as they are.
-$(eval $(call stage_rule,btfpipe-pahole))
+# them, it starts them). A kernel build starts it once per module, and a
+# static program starts without the dynamic loader's work, a good part of a
+# warm run (bench/README.md). Under the sanitizers, which cannot link
+# static, it is linked as the stages are.
+ifeq ($(SANITIZE),)
+DRIVER_LINK := -static
+DRIVER_LIBS := -lelf -lz -pthread
+else
+DRIVER_LINK :=
+DRIVER_LIBS := $(LDLIBS)
+endif
+$(BIN)/btfpipe-pahole: $(call obj,$(wildcard stages/btfpipe-pahole/*.c) $(COMMON) $(FORMAT))
+	@mkdir -p $(BIN)
+	$(CC) $(LDFLAGS) $(DRIVER_LINK) -o $@ $^ $(DRIVER_LIBS)
 
 # The batch front for BTF archives (a script; beside the stages when installed).
 $(BIN)/btfpipe-archive: tools/btfpipe-archive
