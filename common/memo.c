@@ -3,6 +3,7 @@
 #include "cachedir.h"
 #include "mapfile.h"
 #include "outfile.h"
+#include "pool.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -102,6 +103,7 @@ void memo_key_begin(struct memo_key *k, const char *what)
 	struct key128 self;
 	XXH3_128bits_reset(&k->st);
 	k->err = memo_self_hash(&self);
+	k->jobs = 1;
 	memo_key_str(k, what);
 	memo_key_u64(k, self.lo);
 	memo_key_u64(k, self.hi);
@@ -120,6 +122,27 @@ void memo_key_str(struct memo_key *k, const char *s)
 		XXH3_128bits_update(&k->st, s, strlen(s));
 }
 
+/* A big file's windows, hashed on threads (memo_key_file()). */
+struct windows {
+	const uint8_t *p;
+	size_t size;
+	XXH128_hash_t *digest;	/* one per window */
+};
+
+enum { WINDOW = 32 << 20 };
+
+static int hash_window(void *ctx, unsigned worker, size_t i)
+{
+	struct windows *w = ctx;
+	size_t off = i * (size_t)WINDOW, n = w->size - off < WINDOW ? w->size - off : WINDOW;
+	(void)worker;
+	w->digest[i] = XXH3_128bits(w->p + off, n);
+	/* Let the window's pages go once hashed: a 600 MB vmlinux would
+	 * otherwise all count in the peak RSS. */
+	madvise((uint8_t *)w->p + off, n, MADV_DONTNEED);
+	return 0;
+}
+
 void memo_key_file(struct memo_key *k, const char *path)
 {
 	const void *p;
@@ -130,15 +153,31 @@ void memo_key_file(struct memo_key *k, const char *path)
 			k->err = err;
 		return;
 	}
-	/* memo_key_bytes()'s key (the size, then the bytes), a window at a
-	 * time, each window's pages let go once hashed: a 600 MB vmlinux
-	 * would otherwise all count in the stage's peak RSS. */
-	enum { WINDOW = 32 << 20 };
 	memo_key_u64(k, (uint64_t)size);
-	for (size_t off = 0; off < size; off += WINDOW) {
-		size_t n = size - off < WINDOW ? size - off : WINDOW;
-		XXH3_128bits_update(&k->st, (const uint8_t *)p + off, n);
-		madvise((uint8_t *)p + off, n, MADV_DONTNEED);
+	size_t nwin = size / WINDOW + (size % WINDOW != 0);
+	struct windows w = { .p = p, .size = size };
+	if (nwin > 2) {
+		/* The size, then each window's digest, in order. */
+		if (!(w.digest = calloc(nwin, sizeof(*w.digest)))) {
+			if (!k->err)
+				k->err = -ENOMEM;
+			munmap((void *)p, size);
+			return;
+		}
+		err = pool_ordered(k->jobs > 1 ? k->jobs : 1, nwin, nwin, hash_window, NULL, &w);
+		if (err && !k->err)
+			k->err = err;
+		memo_key_str(k, "windows");
+		XXH3_128bits_update(&k->st, w.digest, nwin * sizeof(*w.digest));
+		free(w.digest);
+	} else {
+		/* memo_key_bytes()'s key (the size, then the bytes), a window
+		 * at a time, each window's pages let go once hashed. */
+		for (size_t off = 0; off < size; off += WINDOW) {
+			size_t n = size - off < WINDOW ? size - off : WINDOW;
+			XXH3_128bits_update(&k->st, (const uint8_t *)p + off, n);
+			madvise((uint8_t *)p + off, n, MADV_DONTNEED);
+		}
 	}
 	munmap((void *)p, size);
 }

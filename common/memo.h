@@ -22,6 +22,8 @@ struct diag;
 struct memo_key {
 	XXH3_state_t st;
 	int err;	/* the first failure (-errno): such a key is never used */
+	unsigned jobs;	/* threads memo_key_file() may use on a big file (0 or 1:
+			 * the caller's only; set after memo_key_begin()) */
 };
 
 /* The xxh3-128 of /proc/self/exe, computed once per process. */
@@ -32,7 +34,9 @@ void memo_key_str(struct memo_key *k, const char *s);	/* NULL hashes differently
 void memo_key_u64(struct memo_key *k, uint64_t v);
 /* n, then n bytes at p. */
 void memo_key_bytes(struct memo_key *k, const void *p, size_t n);
-/* The file's size and bytes (read through a mapping). */
+/* The file's size and bytes (read through a mapping). A file of more than
+ * two 32 MiB windows is keyed on its size and each window's xxh3-128,
+ * hashed on up to k->jobs threads: the same key at any thread count. */
 void memo_key_file(struct memo_key *k, const char *path);
 /* Another program's identity: its build id (NT_GNU_BUILD_ID, read from
  * the file's notes), else its size and bytes. The driver that runs the

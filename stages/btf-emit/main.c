@@ -156,6 +156,7 @@ static int memo_key_of(const struct emit_opts *o, const struct key128 *base_dige
 {
 	struct memo_key k;
 	memo_key_begin(&k, "btf-emit: raw BTF");
+	k.jobs = o->cli.jobs;
 	memo_key_u64(&k, o->features);
 	memo_key_u64(&k, (uint64_t)o->arrays);
 	memo_key_u64(&k, (uint64_t)o->libbpf_dedup);

@@ -7,8 +7,9 @@
  * bytes: this program and its libraries (memo_key_begin()), the three
  * stages (their build ids), the features, whether the output is an ELF or
  * detached BTF, --lang_exclude, the base's digest (its .BTF only: the key
- * of a module never reads vmlinux's DWARF) and the input's bytes. Not -j:
- * every stage writes the same bytes at any thread count.
+ * of a module never reads vmlinux's DWARF) and the input's bytes (a
+ * vmlinux's on -j threads). Not -j: every stage writes the same bytes at
+ * any thread count.
  * The stored value is the BTF, which main.c writes detached or into the
  * ELF (-J).
  */
@@ -17,6 +18,7 @@
 #include "spawn.h"
 #include "../../common/btf_file.h"
 #include "../../common/memo.h"
+#include "../../common/pool.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -27,6 +29,7 @@ int runmemo_key(const struct front_opts *o, const char *bindir, const char *feat
 	static const char *const stages[] = { "dwarf-extract", "dedup-merge", "btf-emit" };
 	struct memo_key k;
 	memo_key_begin(&k, "btfpipe-pahole: a run");
+	k.jobs = o->jobs ? o->jobs : pool_ncpus(); /* (the stages' default too) */
 	for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]); i++) {
 		char path[PATH_MAX];
 		if (path_join(path, sizeof(path), bindir, stages[i], ""))

@@ -412,6 +412,7 @@ static int memo_key(const struct merge_opts *o, struct key128 *out)
 {
 	struct memo_key k;
 	memo_key_begin(&k, "dedup-merge: a .graph");
+	k.jobs = o->cli.jobs;
 	memo_key_u64(&k, o->nexclude);
 	for (size_t i = 0; i < o->nexclude; i++)
 		memo_key_u64(&k, o->exclude_langs[i]);
