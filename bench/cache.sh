@@ -11,6 +11,13 @@
 #   warm through pipeline.sh and warm calling the three stages (what a
 #   Makefile like tests/kbuild/Makefile runs). Every btfpipe output equals the
 #   uncached one (cmp), else FAIL.
+# vmlinux: the vmlinux through pipeline.sh as PAHOLE (-j2
+#   --btf_gen_floats --btf_encode_detached), cold (no cache) and warm (a
+#   cache filled by one earlier run: the whole run's BTF found by
+#   btfpipe-pahole, no stage started), and warm through the stages' own
+#   caches (pipeline.sh --cache: every CU, the .graph and the BTF from the
+#   cache); against pahole 1.24 -J -j2 and pahole master -J -j2 (when built).
+#   Every btfpipe BTF equals the uncached one (cmp).
 # relink: a generated program (tests/gen/many-cus.sh, BENCH_RELINK_CUS = 400
 #   units) built from .o files; its CUs go into a cache; one unit changes; the
 #   program is rebuilt and relinked; then dwarf-extract on it cold (no cache)
@@ -28,7 +35,9 @@ pahole=${BENCH_PAHOLE:-/usr/bin/pahole}
 runs=${BENCH_RUNS:-3}
 nmods=${BENCH_MODSET:-120}
 ncus=${BENCH_RELINK_CUS:-400}
-scenarios=${BENCH_CACHE_SCENARIOS:-modset relink}
+scenarios=${BENCH_CACHE_SCENARIOS:-modset vmlinux relink}
+master=${BENCH_PAHOLE_MASTER:-}
+[ -z "$master" ] && [ -x "$top/tests/out/shared/anchors/bin/pahole" ] && master=$top/tests/out/shared/anchors/bin/pahole
 W=$(mktemp -d "${TMPDIR:-/tmp}/btfpipe-bench-cache.XXXXXX") || exit 3
 trap 'rm -rf "$W"' EXIT
 mkdir -p "$top/bench/results"
@@ -128,6 +137,35 @@ EOF
 		fail "modset: bpftool cannot parse the first module's BTF"; }
 }
 
+# ---- vmlinux ----
+vmwarm() {
+	local c="$W/vcache" o="$W/v" r
+	# pahole mode's features for --btf_gen_floats (legacy set + float), for
+	# the run through the stages' own caches.
+	local feats=var,float,decl_tag,type_tag,enum64
+	mkdir -p "$o"
+	"$top/pipeline.sh" -j2 --btf_gen_floats --btf_encode_detached="$o/ref.btf" "$vmlinux" ||
+		{ fail "vmlinux: reference run"; return; }
+	BTFPIPE_CACHE_DIR="$c" "$top/pipeline.sh" -j2 --btf_gen_floats --btf_encode_detached="$o/fill.btf" "$vmlinux" ||
+		{ fail "vmlinux: filling the cache"; return; }
+	echo "vmlinux ${vmlinux##*/}, $(($(stat -c %s "$vmlinux") >> 20)) MiB" >>"$W/facts"
+	for ((r = 1; r <= runs; r++)); do
+		timed "vm.ph.$r" vmlinux "pahole 1.24" "$pahole" -J -j2 --btf_gen_floats --btf_encode_detached="$o/ph.btf" "$vmlinux"
+		[ -n "$master" ] && timed "vm.pm.$r" vmlinux "pahole master" "$master" -J -j2 --btf_features=default \
+			--btf_encode_detached="$o/pm.btf" "$vmlinux"
+		timed "vm.cold.$r" vmlinux "btfpipe, no cache" "$top/pipeline.sh" -j2 --btf_gen_floats \
+			--btf_encode_detached="$o/cold.btf" "$vmlinux"
+		timed "vm.warm.$r" vmlinux "btfpipe, warm cache" env BTFPIPE_CACHE_DIR="$c" "$top/pipeline.sh" -j2 \
+			--btf_gen_floats --btf_encode_detached="$o/warm.btf" "$vmlinux"
+		timed "vm.stw.$r" vmlinux "btfpipe, warm cache, stages" "$top/pipeline.sh" -j2 -q --cache "$c" \
+			--features "$feats" -o "$o/stw.btf" "$vmlinux"
+		for f in cold warm stw; do
+			cmp -s "$o/ref.btf" "$o/$f.btf" || fail "vmlinux run $r: $f's BTF differs from the uncached one"
+		done
+		echo "bench: vmlinux run $r/$runs done" >&2
+	done
+}
+
 # ---- relink ----
 relink() {
 	local g="$W/gen" d="$W/gen/gcc" r f
@@ -159,6 +197,7 @@ relink() {
 }
 
 want modset && { if [ -n "$vmlinux" ] && [ -e "$vmlinux" ]; then modset; else note "SKIP modset: no vmlinux (apt-get install linux-image-cloud-amd64-dbg)"; fi; }
+want vmlinux && { if [ -n "$vmlinux" ] && [ -e "$vmlinux" ]; then vmwarm; else note "SKIP vmlinux: no vmlinux"; fi; }
 want relink && relink
 
 # ---- report ----
@@ -184,6 +223,20 @@ report() {
 		done
 		echo
 		echo "Cache size after the cold run: $(cat "$W/cachesize" 2>/dev/null || echo '?')."
+		echo
+	fi
+	if grep -q '^vmlinux' "$W/samples" 2>/dev/null; then
+		local ph_w pm_w m w c
+		ph_w=$(awk '$1 == "vmlinux" && $2 == "pahole" && $3 == "1.24" { print $(NF - 1) }' "$W/samples" | median)
+		pm_w=$(awk '$1 == "vmlinux" && $2 == "pahole" && $3 == "master" { print $(NF - 1) }' "$W/samples" | median)
+		echo "| vmlinux, -j2 | wall s | CPU s | wall vs pahole 1.24 | wall vs pahole master |"
+		echo "|---|---:|---:|---:|---:|"
+		for m in "pahole 1.24" "pahole master" "btfpipe, no cache" "btfpipe, warm cache" "btfpipe, warm cache, stages"; do
+			w=$(awk -v m="$m" '$1 == "vmlinux" { k = $2; for (i = 3; i <= NF - 2; i++) k = k " " $i; if (k == m) print $(NF - 1) }' "$W/samples" | median)
+			c=$(awk -v m="$m" '$1 == "vmlinux" { k = $2; for (i = 3; i <= NF - 2; i++) k = k " " $i; if (k == m) print $NF }' "$W/samples" | median)
+			[ "$w" = "-" ] && continue
+			echo "| $m | $w | $c | $(ratio "$w" "$ph_w") | $(ratio "$w" "$pm_w") |"
+		done
 		echo
 	fi
 	if grep -q '^relink' "$W/samples" 2>/dev/null; then
