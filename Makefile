@@ -13,7 +13,9 @@
 #   make check-pahole-suite  pahole's own tests with btfpipe as the encoder (tests/pahole-suite/run.sh)
 #   make bench-lto        btfpipe vs pahole -J on LTO inputs (bench/lto.sh)
 #   make bench            btfpipe vs pahole -J: wall, CPU, RSS medians (bench/README.md)
-#   make bench-cache      the cache: warm vs cold vs pahole on modules, relink (bench/cache.sh)
+#   make bench-modules    per module, as kbuild runs pahole: medians over 120 modules (bench/modules.sh)
+#   make bench-cache      the cache: warm vs cold vs pahole on modules, the vmlinux, relink (bench/cache.sh)
+#   make bench-scale      cost against input size, 1x-8x a vmlinux, gcc and thin LTO (bench/scale.sh; first run > 1 h)
 #   make bench-archive    btfpipe-archive vs pahole on 7 Debian kernels (bench/archive.sh; ~2.6 GB download)
 #   make fuzz             each libFuzzer target for FUZZ_SECONDS (default 60; tests/fuzz/run.sh)
 
@@ -175,9 +177,22 @@ fuzz: all
 	@./tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 # Benchmarks the stages it just built (BENCH_* knobs: bench/README.md).
+# The first run also builds bench/scale.sh's programs (over an hour on 2
+# CPUs, some 15 GB in tests/out/bench-scale; later runs reuse them).
 bench: all
 	@BENCH_BIN="$(CURDIR)/$(BIN)" ./bench/run.sh
+	@BENCH_BIN="$(CURDIR)/$(BIN)" ./bench/modules.sh
 	@BENCH_BIN="$(CURDIR)/$(BIN)" ./bench/cache.sh
+	@BENCH_BIN="$(CURDIR)/$(BIN)" ./bench/scale.sh
+
+# How cost grows with the input: generated programs at 1, 2, 4 and 8 times
+# the vmlinux's CUs and types, gcc and clang thin LTO (bench/README.md).
+bench-scale: all
+	@BENCH_BIN="$(CURDIR)/$(BIN)" ./bench/scale.sh
+
+# One module at a time as a kernel build runs pahole, over 120 modules.
+bench-modules: all
+	@BENCH_BIN="$(CURDIR)/$(BIN)" ./bench/modules.sh
 
 bench-cache: all
 	@BENCH_BIN="$(CURDIR)/$(BIN)" ./bench/cache.sh
@@ -189,4 +204,4 @@ bench-archive: all
 clean:
 	rm -rf build build-asan build-collide build-tsan bin bin-asan bin-collide bin-tsan tests/out
 
-.PHONY: all deps run test install check-kernel check-kfuncs check-kbuild check-pahole-suite check-lto bench bench-cache bench-archive bench-lto fuzz clean
+.PHONY: all deps run test install check-kernel check-kfuncs check-kbuild check-pahole-suite check-lto bench bench-modules bench-scale bench-cache bench-archive bench-lto fuzz clean

@@ -6,13 +6,14 @@
 # DWARF, readelf/objcopy/nm in tests), strace (t1310 kills stages at exact
 # system calls), time (/usr/bin/time: make bench, make check-kernel) and
 # parallel (GNU parallel runs btfpipe-archive's job list in t1500).
+# Bench: gnuplot-nox (bench/scale.sh's plot).
 # Run: bash-builtins (pipeline.sh's mktemp and rm without a fork each),
 # xxhash (xxhsum: btfpipe-archive's input and output hashes).
 # Without root it prints the exact apt-get line and fails.
 set -eu
 pkgs="libdw-dev libelf-dev libbpf-dev libxxhash-dev pkg-config gcc make
       clang-19 libclang-rt-19-dev lld-19 llvm-19 dwarves bpftool python3 dwz binutils man-db strace time
-      parallel bash-builtins xxhash"
+      parallel bash-builtins xxhash gnuplot-nox"
 missing=""
 for p in $pkgs; do
 	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
