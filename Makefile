@@ -62,28 +62,29 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
+# The stages and btfpipe-pahole link static outside the sanitizer builds
+# (which cannot): a kernel build starts them once per module each, and a
+# static program starts without the dynamic loader's work, a good part of
+# a small module's run (bench/README.md). (ld warns that libdw's debuginfod
+# client calls dlopen: only a debuginfod lookup would, and none is made.)
+ifeq ($(SANITIZE),)
+STAGE_LINK := -static
+STAGE_LIBS := $(shell pkg-config --static --libs $(PKGS) 2>/dev/null)
+else
+STAGE_LINK :=
+STAGE_LIBS := $(LDLIBS)
+endif
 define stage_rule
 $(BIN)/$(1): $(call obj,$(wildcard stages/$(1)/*.c) $(COMMON) $(FORMAT))
 	@mkdir -p $(BIN)
-	$(CC) $(LDFLAGS) -o $$@ $$^ $(LDLIBS)
+	$(CC) $(LDFLAGS) $(STAGE_LINK) -o $$@ $$^ $(STAGE_LIBS)
 endef
 $(foreach s,$(STAGES),$(eval $(call stage_rule,$(s))))
 
 # pahole's command line run as the stages (not a stage: it links none of
-# them, it starts them). A kernel build starts it once per module, and a
-# static program starts without the dynamic loader's work, a good part of a
-# warm run (bench/README.md). Under the sanitizers, which cannot link
-# static, it is linked as the stages are.
-ifeq ($(SANITIZE),)
-DRIVER_LINK := -static
-DRIVER_LIBS := -lelf -lz -pthread
-else
-DRIVER_LINK :=
-DRIVER_LIBS := $(LDLIBS)
-endif
-$(BIN)/btfpipe-pahole: $(call obj,$(wildcard stages/btfpipe-pahole/*.c) $(COMMON) $(FORMAT))
-	@mkdir -p $(BIN)
-	$(CC) $(LDFLAGS) $(DRIVER_LINK) -o $@ $^ $(DRIVER_LIBS)
+# them, it starts them).
+$(eval $(call stage_rule,btfpipe-pahole))
+
 
 # The batch front for BTF archives (a script; beside the stages when installed).
 $(BIN)/btfpipe-archive: tools/btfpipe-archive

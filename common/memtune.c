@@ -1,6 +1,8 @@
 /* memtune.c: see memtune.h. */
 #include "memtune.h"
 
+#include <link.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +29,16 @@ int memtune__active(void)
 	return 0;
 }
 
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+/* dl_iterate_phdr(): the first object's program headers, the program's. */
+static int first_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	*(const void **)arg = info->dlpi_phdr;
+	return 1;
+}
+#endif
+
 void memtune__reexec(char **argv)
 {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -36,10 +48,13 @@ void memtune__reexec(char **argv)
 	const char *off = getenv("BTFPIPE_MEMTUNE");
 	if (memtune__active() || getenv(MEMTUNE_MARK) || (off && !strcmp(off, "0")))
 		return;
-	/* No program interpreter: started as "ld.so ./stage", where
-	 * /proc/self/exe is the loader and could not run the stage (or linked
-	 * statically, where it could, but we do not tell the two apart). */
-	if (!getauxval(AT_BASE))
+	/* Started as "ld.so ./stage", /proc/self/exe is the loader and could
+	 * not run the stage: then the program the kernel started (AT_PHDR)
+	 * is not the one running (the first object dl_iterate_phdr() names).
+	 * Linked static, or through the program interpreter, they are one. */
+	const void *self = NULL;
+	dl_iterate_phdr(first_object, &self);
+	if (!self || (uintptr_t)self != getauxval(AT_PHDR))
 		return;
 	const char *env = getenv("GLIBC_TUNABLES");
 	char *old = env ? strdup(env) : NULL, *val = NULL;

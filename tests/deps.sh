@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/deps.sh (make deps): install what btfpipe needs on Debian 12.
-# Build: libdw-dev libelf-dev libbpf-dev libxxhash-dev pkg-config gcc make.
+# Build: libdw-dev libelf-dev libbpf-dev libxxhash-dev libbz2-dev (the static
+# link: libdw's libbz2.a) pkg-config gcc make.
 # Tests: clang-19 lld-19 llvm-19 (fixtures, LTO), libclang-rt-19-dev (libFuzzer), dwarves (pahole) and bpftool
 # (reference outputs), python3 (test scripts), dwz and binutils (dwz-compressed
 # DWARF, readelf/objcopy/nm in tests), strace (t1310 kills stages at exact
@@ -11,7 +12,7 @@
 # xxhash (xxhsum: btfpipe-archive's input and output hashes).
 # Without root it prints the exact apt-get line and fails.
 set -eu
-pkgs="libdw-dev libelf-dev libbpf-dev libxxhash-dev pkg-config gcc make
+pkgs="libdw-dev libelf-dev libbpf-dev libxxhash-dev libbz2-dev pkg-config gcc make
       clang-19 libclang-rt-19-dev lld-19 llvm-19 dwarves bpftool python3 dwz binutils man-db strace time
       parallel bash-builtins xxhash gnuplot-nox"
 missing=""
