@@ -143,6 +143,18 @@ ratios() {
 		END { for (m in a) if (m in b && b[m] > 0) print a[m] / b[m] }' "$W/per" | median
 }
 fmt() { awk -v v="$1" 'BEGIN { if (v == "-" || v == "") print "-"; else printf "%.3f", v }'; }
+# what STAGE PHASE: what the phase is, for the phases a module's run is about.
+what() {
+	case "$1 $2" in
+	"dwarf-extract open") echo " (the ELF, its relocations)" ;;
+	"dwarf-extract extract") echo " (DIEs to records)" ;;
+	"dedup-merge scan") echo " (records to classes)" ;;
+	"btf-emit read") echo " (the .graph and the ELF's symbols)" ;;
+	"btf-emit base_read") echo " (reading and indexing the base)" ;;
+	"btf-emit base") echo " (matching against the base)" ;;
+	"btf-emit write") echo " (writing the ELF)" ;;
+	esac
+}
 {
 	echo "## One module at a time, as a kernel build runs pahole ($(date -u '+%Y-%m-%d %H:%M UTC'))"
 	echo
@@ -172,7 +184,7 @@ fmt() { awk -v v="$1" 'BEGIN { if (v == "-" || v == "") print "-"; else printf "
 		echo "| $s: start (--version) | $(fmt "$(awk -v s="$s" '$1 == s { print $2 * 1000 }' "$W/starts" | median)") |"
 		echo "| $s: its own wall time (--stats) | $(fmt "$(awk -v s="$s" '$2 == s && $3 == "wall" { print $4 * 1000 }' "$W/phases" | median)") |"
 		for p in $(awk -v s="$s" '$2 == s && $3 != "wall" { print $3 }' "$W/phases" | awk '!seen[$1]++'); do
-			echo "| $s: phase $p | $(fmt "$(awk -v s="$s" -v p="$p" '$2 == s && $3 == p { print $4 * 1000 }' "$W/phases" | median)") |"
+			echo "| $s: phase $p$(what "$s" "$p") | $(fmt "$(awk -v s="$s" -v p="$p" '$2 == s && $3 == p { print $4 * 1000 }' "$W/phases" | median)") |"
 		done
 	done
 	echo "| bash (pipeline.sh less btfpipe-pahole, median of per-module differences) | $(fmt "$(awk '$2 == "pipeline" { a[$1] = $3 } $2 == "cold" { b[$1] = $3 }

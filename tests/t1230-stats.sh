@@ -28,7 +28,8 @@ say(x["peak_rss_kib"] > 0 and "extract" in x["phases"], "extract: rss and phases
 say(m["counts"]["nodes"] == nodes, "merge: nodes %d" % nodes)
 say(m["counts"]["type_records"] > m["counts"]["classes"] > 0, "merge: more type records than classes")
 say(e["counts"]["btf_types"] == types and e["counts"]["STRUCT"] == structs, "emit: %d types, %d structs" % (types, structs))
-say("base" in eb["phases"] and "base" not in e["phases"], "emit: a base phase with --btf-base only")
+say("base" in eb["phases"] and "base" not in e["phases"] and "base_read" in eb["phases"] and "base_read" not in e["phases"],
+    "emit: base and base_read phases with --btf-base only")
 # Each phase's CPU time: the same phases, none negative, together no more
 # than the process's CPU time (rounding aside).
 for name, j in (("extract", x), ("merge", m), ("emit", e), ("emit over a base", eb)):

@@ -469,6 +469,9 @@ int emit__run(const struct emit_opts *o, const struct emit_memo *memo, const str
 	stats_phase(&r.st, "read");
 	if ((err = base_pass(&r)))
 		goto out;
+	/* Reading and indexing the base: a module's fixed cost, on its own. */
+	if (o->base)
+		stats_phase(&r.st, "base_read");
 	if (o->explain) {
 		err = explain_pass(&r);
 		goto out;
