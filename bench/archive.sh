@@ -48,8 +48,7 @@ W=$(mktemp -d "${TMPDIR:-/tmp}/btfpipe-bench-archive.XXXXXX") || exit 3
 trap 'rm -rf "$W"' EXIT
 mkdir -p "$top/bench/results" "$dl"
 failed=0
-note() { echo "$*" | tee -a "$W/notes" >&2; }
-fail() { failed=1; note "FAIL: $*"; }
+. "$top/bench/lib.sh"
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0) print "n/a"; else printf "%.2f\n", a / b }'; }
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f\n", b - a }'; }

@@ -42,13 +42,8 @@ W=$(mktemp -d "${TMPDIR:-/tmp}/btfpipe-bench-cache.XXXXXX") || exit 3
 trap 'rm -rf "$W"' EXIT
 mkdir -p "$top/bench/results"
 failed=0
-note() { echo "$*" | tee -a "$W/notes" >&2; }
-fail() { failed=1; note "FAIL: $*"; }
+. "$top/bench/lib.sh"
 want() { case " $scenarios " in *" $1 "*) return 0 ;; esac; return 1; }
-median() {
-	sort -n | awk '{ v[NR] = $1 } END {
-		if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b + 0 == 0) print "n/a"; else printf "%.3f\n", a / b }'; }
 
 # timed NAME SCENARIO MODE CMD...: run CMD (a shell loop) under time(1);

@@ -44,12 +44,7 @@ trap 'rm -rf "$W"' EXIT
 mkdir -p "$top/bench/results"
 out=$top/bench/results/modules-latest.md
 failed=0
-note() { echo "$*" | tee -a "$W/notes" >&2; }
-fail() { failed=1; note "FAIL: $*"; }
-median() {
-	sort -g | awk '{ v[NR] = $1 } END {
-		if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
+. "$top/bench/lib.sh"
 
 if [ ! -e "$vmlinux" ]; then
 	echo "SKIP modules: no vmlinux (apt-get install linux-image-cloud-amd64-dbg)" | tee "$out"

@@ -96,20 +96,8 @@ trap 'exit 130' INT TERM # through the EXIT trap, so the work dir goes too
 : >"$W/samples"; : >"$W/phases"; : >"$W/sizes"; : >"$W/notes"
 failed=0
 
-note() { echo "$*" | tee -a "$W/notes" >&2; }
-fail() { failed=1; note "FAIL: $*"; }
+. "$top/bench/lib.sh"
 
-# measure NAME CMD...: run CMD under bench/measure.c (time(1)'s wall, user,
-# sys and peak RSS, to the microsecond) with stdout in $W/NAME.out and
-# stderr in $W/NAME.err. Sets M_WALL M_CPU M_RSS. Returns CMD's exit code.
-measure() {
-	local name=$1 rc u s; shift
-	"$measure" "$W/$name.time" "$@" >"$W/$name.out" 2>"$W/$name.err"
-	rc=$?
-	read -r M_WALL u s M_RSS < <(tail -1 "$W/$name.time")
-	M_CPU=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.6f", u + s }')
-	return $rc
-}
 
 # warm FILE...: the inputs read into the page cache before a tool's run.
 # This VM's host takes clean page cache back within seconds (fincore: 175 of
@@ -273,10 +261,6 @@ fi
 
 # --- report -------------------------------------------------------------------
 # median: the median of the numbers on stdin, one a line ("-" if none).
-median() {
-	sort -n | awk '{ v[NR] = $1 } END {
-		if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 # med INPUT J KEY FIELD: median of a samples column (5 wall, 6 cpu, 7 rss KiB).
 med() { awk -v i="$1" -v j="$2" -v k="$3" -v f="$4" '$1 == i && $2 == j && $4 == k { print $f }' "$W/samples" | median; }
 # fmt KIND V: "s" seconds (two decimals, three below 1 s: a small module's

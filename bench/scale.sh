@@ -104,8 +104,7 @@ trap 'exit 130' INT TERM # through the EXIT trap, so the work dir goes too
 #   facts:   INPUT KEY VALUE                 (KEY cus types debug_info)
 : >"$W/samples"; : >"$W/facts"; : >"$W/notes"
 failed=0
-note() { echo "$*" | tee -a "$W/notes" >&2; }
-fail() { failed=1; note "FAIL: $*"; }
+. "$top/bench/lib.sh"
 
 # pahole master: a third column when there is one; run.sh builds the default.
 master=${BENCH_PAHOLE_MASTER:-}
@@ -119,17 +118,6 @@ fi
 tools="btfpipe pahole"
 [ -n "$master" ] && tools="$tools master"
 
-# measure NAME CMD...: run CMD under bin/tools/measure with stdout and stderr
-# in $W/NAME.out and $W/NAME.err. Sets M_WALL M_CPU M_RSS (KiB). Returns
-# CMD's exit code.
-measure() {
-	local name=$1 rc u s; shift
-	"$measure" "$W/$name.time" "$@" >"$W/$name.out" 2>"$W/$name.err"
-	rc=$?
-	read -r M_WALL u s M_RSS < <(tail -1 "$W/$name.time")
-	M_CPU=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.6f", u + s }')
-	return $rc
-}
 
 # warm FILE: the input read into the page cache before each tool's run (this
 # VM's host takes clean page cache back within seconds; see run.sh).
@@ -289,10 +277,6 @@ done
 
 # --- report -----------------------------------------------------------------------
 # median: the median of the numbers on stdin, one a line ("-" if none).
-median() {
-	sort -g | awk '{ v[NR] = $1 } END {
-		if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 # med INPUT KEY FIELD: median of a samples column (4 wall, 5 CPU, 6 RSS KiB).
 med() { awk -v i="$1" -v k="$2" -v f="$3" '$1 == i && $3 == k { print $f }' "$W/samples" | median; }
 fact() { awk -v i="$1" -v k="$2" '$1 == i && $2 == k { print $3; exit }' "$W/facts"; }
