@@ -51,7 +51,8 @@
 # BENCH_SCALE_TYPES (110000: its distinct types), BENCH_SCALE_FACTORS
 # ("1 2 4 8": sizes, in multiples of 1x; the largest is compiled),
 # BENCH_SCALE_FLAVOURS ("gcc thin"), BENCH_SCALE_RUNS (1), BENCH_SCALE_JOBS
-# (2: -jN of every tool), BENCH_BIN (bin/ of this checkout), BENCH_PAHOLE
+# (2: -jN of every tool), BENCH_SCALE_TIMEOUT (0: the seconds after which a
+# pahole run is killed and left unmeasured, 0 for no limit), BENCH_BIN (bin/ of this checkout), BENCH_PAHOLE
 # (/usr/bin/pahole), BENCH_PAHOLE_MASTER (default
 # tests/out/shared/anchors/bin/pahole when built, which make bench does;
 # without it no master column). GCC, CLANG and LLD name the compilers (gcc,
@@ -68,6 +69,7 @@ factors=${BENCH_SCALE_FACTORS:-1 2 4 8}
 flavours=${BENCH_SCALE_FLAVOURS:-gcc thin}
 runs=${BENCH_SCALE_RUNS:-1}
 jobs=${BENCH_SCALE_JOBS:-2}
+timeout=${BENCH_SCALE_TIMEOUT:-0}
 : "${GCC:=gcc}" "${CLANG:=clang-19}" "${LLD:=lld-19}"
 cpus=$(nproc)
 seed=1
@@ -78,6 +80,7 @@ isnum "$cus" || die "BENCH_SCALE_CUS must be a positive number, not '$cus'"
 isnum "$types" || die "BENCH_SCALE_TYPES must be a positive number, not '$types'"
 [ "$types" -ge $((20 * cus)) ] || die "BENCH_SCALE_TYPES must be at least 20 x BENCH_SCALE_CUS (a unit has some 20 types at the least)"
 isnum "$runs" || die "BENCH_SCALE_RUNS must be a positive number, not '$runs'"
+case $timeout in '' | *[!0-9]*) die "BENCH_SCALE_TIMEOUT must be a number of seconds (0: no limit), not '$timeout'" ;; esac
 isnum "$jobs" || die "BENCH_SCALE_JOBS must be a positive number, not '$jobs'"
 for f in $factors; do isnum "$f" || die "BENCH_SCALE_FACTORS must be positive numbers, not '$f'"; done
 # shellcheck disable=SC2086 # factors is a word list
@@ -232,6 +235,24 @@ debug_info_bytes() {
 	echo $((16#${hex:-0}))
 }
 
+# pahole_run IN RUN KEY LABEL CMD...: one pahole's run, recorded as KEY.
+# pahole's time grows faster than its input (minutes at 8x), so with
+# BENCH_SCALE_TIMEOUT a run is killed after that many seconds: a note says
+# so and no sample is kept, so its cells read "-". Any other failure FAILs.
+pahole_run() {
+	local in=$1 r=$2 key=$3 label=$4 rc; shift 4
+	[ "$timeout" -gt 0 ] && set -- timeout -s KILL "$timeout" "$@"
+	measure "$in.$key" "$@"
+	rc=$?
+	if [ "$rc" -eq 0 ]; then
+		echo "$in $r $key $M_WALL $M_CPU $M_RSS" >>"$W/samples"
+	elif [ "$timeout" -gt 0 ] && { [ "$rc" -eq 137 ] || [ "$rc" -eq 124 ]; }; then
+		note "$in: run $r: $label killed after $timeout s (BENCH_SCALE_TIMEOUT), not measured"
+	else
+		fail "$in: $label exited $rc: $(tail -3 "$W/$in.$key.err")"
+	fi
+}
+
 # The paholes' thread flag: -j1 is 1.24's default, so no flag (as run.sh).
 pj=()
 [ "$jobs" -gt 1 ] && pj=(-j"$jobs")
@@ -257,21 +278,13 @@ for fl in $built; do
 			fi
 			rm -f "$W/$in.ph.btf"
 			warm "$elf"
-			if measure "$in.pahole" "$pahole" -J "${pj[@]}" --btf_gen_floats \
-				--btf_encode_detached="$W/$in.ph.btf" "$elf"; then
-				echo "$in $r pahole $M_WALL $M_CPU $M_RSS" >>"$W/samples"
-			else
-				fail "$in: pahole exited $?: $(tail -3 "$W/$in.pahole.err")"
-			fi
+			pahole_run "$in" "$r" pahole "pahole 1.24" "$pahole" -J "${pj[@]}" --btf_gen_floats \
+				--btf_encode_detached="$W/$in.ph.btf" "$elf"
 			rm -f "$W/$in.ph.btf"
 			if [ -n "$master" ]; then
 				warm "$elf"
-				if measure "$in.master" "$master" -J "${pj[@]}" --btf_features=default \
-					--btf_encode_detached="$W/$in.pm.btf" "$elf"; then
-					echo "$in $r master $M_WALL $M_CPU $M_RSS" >>"$W/samples"
-				else
-					fail "$in: pahole master exited $?: $(tail -3 "$W/$in.master.err")"
-				fi
+				pahole_run "$in" "$r" master "pahole master" "$master" -J "${pj[@]}" --btf_features=default \
+					--btf_encode_detached="$W/$in.pm.btf" "$elf"
 				rm -f "$W/$in.pm.btf"
 			fi
 			echo "bench-scale: $in run $r/$runs done" >&2
