@@ -67,11 +67,15 @@ $(BUILD)/%.o: %.c
 # static program starts without the dynamic loader's work, a good part of
 # a small module's run (bench/README.md). (ld warns that libdw's debuginfod
 # client calls dlopen: only a debuginfod lookup would, and none is made.)
+# --wrap: libdw's fatal error() calls and failed assertions (out of memory)
+# end in our words and exit code (common/fatal.h); linked dynamically (the
+# sanitizer builds) only our own calls would, and there are none.
+WRAPS := -Wl,--wrap=error -Wl,--wrap=__assert_fail
 ifeq ($(SANITIZE),)
-STAGE_LINK := -static
+STAGE_LINK := -static $(WRAPS)
 STAGE_LIBS := $(shell pkg-config --static --libs $(PKGS) 2>/dev/null)
 else
-STAGE_LINK :=
+STAGE_LINK := $(WRAPS)
 STAGE_LIBS := $(LDLIBS)
 endif
 define stage_rule

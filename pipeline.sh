@@ -103,9 +103,10 @@ graph="$dir/$name.graph"
 
 # The stages run glibc's malloc in huge pages (common/memtune.h, whose
 # MEMTUNE_TUNABLES is this string). Exported here, no stage needs to start
-# itself again for it: 3 ms each of a small module's 40.
+# itself again for it: 3 ms each of a small module's 40. Not under a memory
+# limit (ulimit -v or -d), as memtune.h says why.
 tun=glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864:glibc.malloc.mmap_threshold=67108864
-if [ "${BTFPIPE_MEMTUNE:-}" != 0 ]; then
+if [ "${BTFPIPE_MEMTUNE:-}" != 0 ] && [ "$(ulimit -v)" = unlimited ] && [ "$(ulimit -d)" = unlimited ]; then
 	case ":${GLIBC_TUNABLES:-}:" in
 	*":$tun:"*) ;;
 	*) export GLIBC_TUNABLES="$tun${GLIBC_TUNABLES:+:$GLIBC_TUNABLES}" ;;

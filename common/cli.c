@@ -57,3 +57,11 @@ int cli_common_opt(struct cli_common *c, const char *tool, int opt, const char *
 	}
 	return 0;
 }
+
+void cli_warn_threads(const char *where, unsigned jobs)
+{
+	unsigned missing = pool_threads_missing();
+	if (missing)
+		diag_warn(where, "%u worker thread start%s failed (a memory or thread limit; -j %u): ran on fewer threads, "
+			  "the output is the same", missing, missing == 1 ? "" : "s", jobs);
+}

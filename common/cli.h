@@ -52,4 +52,10 @@ int cli_parse_stats(const char *tool, const char *arg, int *stats);
  * BTFPIPE_JOBS_EXACT). */
 int cli_env_flag(const char *name);
 
+/* At the end of a run: warn on stderr, naming `where`, when some worker
+ * threads could not be started (pool_threads_missing(): a memory limit
+ * leaves no room for their stacks). The run went on with fewer threads and
+ * the output is the same; the warning says why it was slower. */
+void cli_warn_threads(const char *where, unsigned jobs);
+
 #endif

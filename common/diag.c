@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 int diag_fail(struct diag *d, int err, const char *fmt, ...)
 {
@@ -82,18 +83,35 @@ void diag_warn(const char *where, const char *fmt, ...)
 	va_end(ap);
 }
 
+int diag_lib_errno(const char *msg, int fallback)
+{
+	int e = errno;
+	if (msg && !strcmp(msg, "out of memory"))
+		return ENOMEM;
+	/* libdw reports an allocation that failed inside its tsearch() trees
+	 * as "invalid DWARF"; errno then says ENOMEM. Trusted under a memory
+	 * limit only: there a failed sbrk() that malloc recovered from with
+	 * mmap() can also leave ENOMEM behind, but without a limit neither
+	 * fails, and bad DWARF must not read as a full memory. */
+	struct rlimit as, data;
+	if (e == ENOMEM && !getrlimit(RLIMIT_AS, &as) && !getrlimit(RLIMIT_DATA, &data) &&
+	    (as.rlim_cur != RLIM_INFINITY || data.rlim_cur != RLIM_INFINITY))
+		return ENOMEM;
+	return fallback;
+}
+
 int diag_report(const struct diag *d, const char *where, int err)
 {
 	/* Details usually begin with the file they are about; print that file
 	 * once, in the "btfpipe: FILE: error: WHAT" position. */
-	if (d && d->set) {
-		size_t n = strlen(where);
-		if (!strncmp(d->msg, where, n) && d->msg[n] == ':' && d->msg[n + 1] == ' ')
-			diag_error(where, "%s", d->msg + n + 2);
-		else
-			diag_error(where, "%s", d->msg);
-	} else {
-		diag_error(where, "%s", strerror(-err));
-	}
+	const char *detail = d && d->set ? d->msg : NULL;
+	size_t n = strlen(where);
+	if (detail && !strncmp(detail, where, n) && detail[n] == ':' && detail[n + 1] == ' ')
+		detail += n + 2;
+	if (err == -ENOMEM)
+		diag_error(where, "out of memory%s%s%s%s", d && d->phase ? " in phase " : "",
+			   d && d->phase ? d->phase : "", detail ? ": " : "", detail ? detail : "");
+	else
+		diag_error(where, "%s", detail ? detail : strerror(-err));
 	return diag_exit_code(err);
 }

@@ -29,10 +29,13 @@ enum {
 	EXIT_NOT_IMPL = 5,	/* the requested stage or feature does not exist yet */
 };
 
-/* The first error's detail; later ones are dropped so the root cause shows. */
+/* The first error's detail; later ones are dropped so the root cause shows.
+ * phase: the pass the stage is in (diag_phase()), named when memory runs
+ * out, where the detail of one allocation would say nothing useful. */
 struct diag {
 	char msg[1024];
 	int set;
+	const char *phase;
 };
 
 /* Record the detail of an error (printf format) unless one is recorded. Returns
@@ -53,8 +56,33 @@ int diag_bug_at(struct diag *d, const char *file, int line, const char *fmt, ...
 /* Put context in front of a recorded detail ("CU 0x1234: " + detail). */
 void diag_prefix(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The stage enters pass `name` (a string that outlives d): diag_report()
+ * names it when memory runs out. Set from the thread that runs main(). */
+static inline void diag_phase(struct diag *d, const char *name)
+{
+	d->phase = name;
+}
+
+/* Take from's detail into to (a worker's diag into the stage's), keeping
+ * to's phase. */
+static inline void diag_take(struct diag *to, const struct diag *from)
+{
+	const char *phase = to->phase;
+	*to = *from;
+	to->phase = phase;
+}
+
+/* The errno for a failure of libelf, libdw or libdwfl whose message is msg,
+ * called right after the failing call: ENOMEM when the library ran out of
+ * memory (all three say "out of memory"; libdw sometimes says "invalid
+ * DWARF" and leaves errno ENOMEM, trusted under a memory limit), else
+ * fallback (the input is bad, or a write failed). */
+int diag_lib_errno(const char *msg, int fallback);
+
 /* Print "btfpipe: WHERE: error: detail" (or the errno text when no detail was
- * recorded) and return the exit code for -err. */
+ * recorded) and return the exit code for -err. -ENOMEM reads "out of memory
+ * in phase P: detail", so that a build host's log says which pass needed
+ * more than the limit allowed. */
 int diag_report(const struct diag *d, const char *where, int err);
 
 /* Compiler-style messages that do not go through a struct diag (usage, warnings). */

@@ -55,7 +55,7 @@ static int copy_phdrs(struct ew *w)
 	for (size_t i = 0; i < w->phnum; i++) {
 		GElf_Phdr ph;
 		if (!gelf_getphdr(w->in, (int)i, &ph) || !gelf_update_phdr(w->out, (int)i, &ph))
-			return diag_fail(w->d, EIO, "%s: program header %zu: %s", w->in_path, i, elf_errmsg(-1));
+			return diag_fail(w->d, diag_lib_errno(elf_errmsg(-1), EIO), "%s: program header %zu: %s", w->in_path, i, elf_errmsg(-1));
 	}
 	return 0;
 }
@@ -127,7 +127,7 @@ static int copy_sections(struct ew *w)
 		struct ew_sec *ws = written(w, i);
 		GElf_Shdr sh;
 		if (!dout)
-			return diag_fail(w->d, EIO, "%s: %s", w->out_path, elf_errmsg(-1));
+			return diag_fail(w->d, diag_lib_errno(elf_errmsg(-1), EIO), "%s: %s", w->out_path, elf_errmsg(-1));
 		if (i < w->shnum) {
 			Elf_Scn *si = elf_getscn(w->in, i);
 			gelf_getshdr(si, &sh);
@@ -161,7 +161,7 @@ static int copy_sections(struct ew *w)
 			w->end += ws->size;
 		}
 		if (!gelf_update_shdr(so, &sh))
-			return diag_fail(w->d, EIO, "%s: section %zu: %s", w->out_path, i, elf_errmsg(-1));
+			return diag_fail(w->d, diag_lib_errno(elf_errmsg(-1), EIO), "%s: section %zu: %s", w->out_path, i, elf_errmsg(-1));
 	}
 	return 0;
 }
@@ -198,7 +198,7 @@ int elf_write__btf(const char *in_path, const char *out_path, const void *btf, s
 		of.mode = st.st_mode & 07777; /* an executable stays executable */
 	w.out = elf_begin(of.fd, ELF_C_WRITE, NULL);
 	if (!w.out || !gelf_newehdr(w.out, gelf_getclass(w.in)) || (w.phnum && !gelf_newphdr(w.out, w.phnum))) {
-		err = diag_fail(d, EIO, "%s: cannot start the new ELF: %s", out_path, elf_errmsg(-1));
+		err = diag_fail(d, diag_lib_errno(elf_errmsg(-1), EIO), "%s: cannot start the new ELF: %s", out_path, elf_errmsg(-1));
 		goto out;
 	}
 	elf_flagelf(w.out, ELF_C_SET, ELF_F_LAYOUT);
@@ -211,7 +211,7 @@ int elf_write__btf(const char *in_path, const char *out_path, const void *btf, s
 	oh.e_shoff = align_up(w.end, 8);
 	oh.e_shnum = (uint16_t)(w.shnum + w.nnew);
 	if (!gelf_update_ehdr(w.out, &oh) || elf_update(w.out, ELF_C_WRITE) < 0) {
-		err = diag_fail(d, EIO, "%s: writing the ELF failed: %s", out_path, elf_errmsg(-1));
+		err = diag_fail(d, diag_lib_errno(elf_errmsg(-1), EIO), "%s: writing the ELF failed: %s", out_path, elf_errmsg(-1));
 		goto out;
 	}
 	elf_end(w.out);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 /* Set for the second start, so that it never starts a third (glibc ignores
@@ -29,6 +30,14 @@ int memtune__active(void)
 	return 0;
 }
 
+int memtune__limited(void)
+{
+	struct rlimit as, data;
+	if (getrlimit(RLIMIT_AS, &as) || getrlimit(RLIMIT_DATA, &data))
+		return 1; /* cannot tell: the safe answer */
+	return as.rlim_cur != RLIM_INFINITY || data.rlim_cur != RLIM_INFINITY;
+}
+
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 /* dl_iterate_phdr(): the first object's program headers, the program's. */
 static int first_object(struct dl_phdr_info *info, size_t size, void *arg)
@@ -46,7 +55,7 @@ void memtune__reexec(char **argv)
 	return;
 #else
 	const char *off = getenv("BTFPIPE_MEMTUNE");
-	if (memtune__active() || getenv(MEMTUNE_MARK) || (off && !strcmp(off, "0")))
+	if (memtune__active() || getenv(MEMTUNE_MARK) || (off && !strcmp(off, "0")) || memtune__limited())
 		return;
 	/* Started as "ld.so ./stage", /proc/self/exe is the loader and could
 	 * not run the stage: then the program the kernel started (AT_PHDR)

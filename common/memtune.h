@@ -17,6 +17,12 @@
  * itself again, once, with them (a few ms).
  * The output bytes cannot depend on it: only where malloc's memory comes
  * from changes.
+ *
+ * Not under a memory limit (a finite RLIMIT_AS or RLIMIT_DATA, `ulimit -v`
+ * or `-d`): a 64 MiB top pad asks for more address space at once than a
+ * small limit has, and glibc's start-up of a static program, whose first
+ * malloc then fails, faults before main() can say anything. A limited
+ * process wants its address space for data anyway.
  */
 #ifndef BTFPIPE_MEMTUNE_H
 #define BTFPIPE_MEMTUNE_H
@@ -28,11 +34,16 @@
  * or any file opened: execs /proc/self/exe with argv and MEMTUNE_TUNABLES put
  * in front of $GLIBC_TUNABLES. Returns (doing nothing) when they are there
  * already, when $BTFPIPE_MEMTUNE is "0", when this process is the second
- * start (whatever glibc made of the tunables), in a sanitizer build (its
+ * start (whatever glibc made of the tunables), under a memory limit
+ * (memtune__limited()), in a sanitizer build (its
  * allocator is not glibc's), when started through the loader ("ld.so
  * ./stage": /proc/self/exe is then the loader), or when the exec fails: the
  * stage then runs as it is, only slower. */
 void memtune__reexec(char **argv);
+
+/* 1 when RLIMIT_AS or RLIMIT_DATA is finite: then neither a stage nor a
+ * driver puts MEMTUNE_TUNABLES in an environment. */
+int memtune__limited(void);
 
 /* 1 when this process started with MEMTUNE_TUNABLES (for --stats:
  * "memtune 1"), else 0; always 0 in a sanitizer build. */

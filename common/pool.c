@@ -100,6 +100,14 @@ static int pool_serial(size_t n, pool_work_fn work, pool_emit_fn emit, void *ctx
 	return 0;
 }
 
+/* Process-wide, as the limit that causes it is. */
+static unsigned threads_missing;
+
+unsigned pool_threads_missing(void)
+{
+	return __atomic_load_n(&threads_missing, __ATOMIC_RELAXED);
+}
+
 int pool_ordered(unsigned threads, size_t n, size_t window,
 		 pool_work_fn work, pool_emit_fn emit, void *ctx)
 {
@@ -131,11 +139,10 @@ int pool_ordered(unsigned threads, size_t n, size_t window,
 	for (; started < threads - 1; started++) {
 		args[started] = (struct worker_arg){ &p, started + 1 };
 		if (pthread_create(&tids[started], NULL, worker_main, &args[started])) {
-			/* Stop the ones running and report: fewer threads would still
-			 * work, but a silent downgrade hides a broken environment. */
-			pthread_mutex_lock(&p.lock);
-			pool_record_fail(&p, 0, -EAGAIN);
-			pthread_mutex_unlock(&p.lock);
+			/* Under a memory or thread limit (a thread's stack is address
+			 * space): run on the threads there are. The result cannot
+			 * depend on how many; the count lets the stage warn. */
+			__atomic_add_fetch(&threads_missing, threads - 1 - started, __ATOMIC_RELAXED);
 			break;
 		}
 	}

@@ -19,10 +19,17 @@
 typedef int (*pool_work_fn)(void *ctx, unsigned worker, size_t item);
 typedef int (*pool_emit_fn)(void *ctx, size_t item);
 
-/* Returns: 0, the first (lowest item) negative errno, or -ENOMEM/-EAGAIN when
- * threads could not be started. emit may be NULL. */
+/* Returns: 0, the first (lowest item) negative errno, or -ENOMEM when its
+ * bookkeeping cannot be allocated. A thread that cannot be started (a
+ * memory limit leaves no room for its stack) is not an error: the items run
+ * on the threads there are, the calling thread at least, and
+ * pool_threads_missing() counts it. emit may be NULL. */
 int pool_ordered(unsigned threads, size_t n, size_t window,
 		 pool_work_fn work, pool_emit_fn emit, void *ctx);
+
+/* How many threads pool_ordered() could not start in this process so far,
+ * for the stage's warning. */
+unsigned pool_threads_missing(void);
 
 /* The number of online CPUs, at least 1. */
 unsigned pool_ncpus(void);

@@ -61,7 +61,7 @@ static int read_kfuncs(struct elf_info *ei, Elf *elf, Elf_Data *symdata, Elf_Dat
 		return 0;
 	Elf_Data *words = elf_getdata_rawchunk(elf, (int64_t)sh.sh_offset, sh.sh_size, ELF_T_WORD);
 	if (!words)
-		return diag_fail(d, EBADMSG, "%s: .BTF_ids unreadable: %s", path, elf_errmsg(-1));
+		return diag_fail(d, diag_lib_errno(elf_errmsg(-1), EBADMSG), "%s: .BTF_ids unreadable: %s", path, elf_errmsg(-1));
 	const uint32_t *w = words->d_buf;
 	size_t nw = sh.sh_size / 4, cap = 0;
 	uint64_t base = ei->is_rel ? 0 : sh.sh_addr;

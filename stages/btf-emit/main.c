@@ -16,6 +16,7 @@
 #include "../../common/cachedir.h"
 #include "../../common/cli.h"
 #include "../../common/diag.h"
+#include "../../common/fatal.h"
 #include "../../common/memo.h"
 #include "../../common/memtune.h"
 
@@ -185,6 +186,8 @@ int main(int argc, char **argv)
 	struct emit_memo memo = { 0 };
 	struct emit_base_cache bc = { 0 };
 	int err = 0, hit = 0;
+	fatal__init(&where, &d);
+	diag_phase(&d, "cache");
 	/* A base that cannot be read has no key: then neither cache is used,
 	 * and emit says why. */
 	int base_keyed = !o.base || (o.cache.dir && !btf_file__digest(o.base, &bc.digest));
@@ -220,5 +223,6 @@ int main(int argc, char **argv)
 	cachedir_cli_report(bc.cache, &o.cache, TOOL, !err, "base indexes");
 	cachedir__close(memo.cache);
 	cachedir__close(bc.cache);
+	cli_warn_threads(where, o.cli.jobs);
 	return err ? diag_report(&d, where, err) : EXIT_OK;
 }

@@ -195,7 +195,7 @@ static int read_inputs(const struct emit_opts *o, struct graph *g, struct elf_in
 		return err;
 	if (er.err) {
 		*where = o->elf;
-		*d = er.d;
+		diag_take(d, &er.d);
 		graph__free(g);
 		return er.err;
 	}
@@ -386,7 +386,7 @@ static int split_pass(struct emit_run *r)
 		int started;
 		err = libbpf_base__dedup(r->btf, &started);
 		if (!started)
-			return diag_fail(r->d, EAGAIN, "cannot start a thread for libbpf's dedup");
+			return diag_fail(r->d, ENOMEM, "cannot start a thread with a big stack for libbpf's dedup");
 		if (err)
 			return diag_fail(r->d, -err, "deduplicating%s%s failed: %s", r->o->base ? " against base " : "",
 					 r->o->base ? r->o->base : "", strerror(-err));
@@ -461,12 +461,14 @@ int emit__run(const struct emit_opts *o, const struct emit_memo *memo, const str
 	struct emit_run r = { .o = o, .memo = memo, .bc = bc, .d = d, .where = where };
 	stats_init(&r.st, TOOL);
 	stats_count(&r.st, "memtune", (uint64_t)memtune__active());
+	diag_phase(d, "read");
 	int err = read_pass(&r);
 	if (err) {
 		elf_info__free(&r.ei); /* read_inputs() freed the graph */
 		return err;
 	}
 	stats_phase(&r.st, "read");
+	diag_phase(d, "base_read");
 	if ((err = base_pass(&r)))
 		goto out;
 	/* Reading and indexing the base: a module's fixed cost, on its own. */
@@ -476,21 +478,26 @@ int emit__run(const struct emit_opts *o, const struct emit_memo *memo, const str
 		err = explain_pass(&r);
 		goto out;
 	}
+	diag_phase(d, "select");
 	if ((err = select_pass(&r)))
 		goto out;
 	stats_phase(&r.st, "select");
+	diag_phase(d, "plan");
 	if ((err = plan_pass(&r)))
 		goto out;
 	stats_phase(&r.st, "plan");
+	diag_phase(d, "encode");
 	if ((err = encode_pass(&r)))
 		goto out;
 	stats_phase(&r.st, "encode");
+	diag_phase(d, "base");
 	if ((err = split_pass(&r)))
 		goto out;
 	/* Its own phase: on a small module, matching against the base is most
 	 * of the emit, and would otherwise count as writing. */
 	if (o->base)
 		stats_phase(&r.st, "base");
+	diag_phase(d, "write");
 	if ((err = write_pass(&r)))
 		goto out;
 	stats_phase(&r.st, "write");

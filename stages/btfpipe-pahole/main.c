@@ -160,7 +160,7 @@ static void memo_store(struct run *r)
 static void memtune_env(void)
 {
 	const char *off = getenv("BTFPIPE_MEMTUNE"), *cur = getenv("GLIBC_TUNABLES");
-	if (off && !strcmp(off, "0"))
+	if ((off && !strcmp(off, "0")) || memtune__limited())
 		return;
 	if (cur && strstr(cur, MEMTUNE_TUNABLES))
 		return;

@@ -554,7 +554,7 @@ static int build_nodes(struct builder *b)
 	 * unless make_node failed (then m->d has it already). */
 	for (size_t i = 0; err && r.ds && i < r.window; i++)
 		if (r.ds[i].set && !m->d->set)
-			*m->d = r.ds[i];
+			diag_take(m->d, &r.ds[i]);
 	for (size_t i = 0; r.cus && i < r.window; i++)
 		cus_cu__free(&r.cus[i]);
 	for (size_t i = 0; r.sel && i < r.window; i++) {

@@ -580,7 +580,7 @@ static int first_failure(struct cands *c, unsigned jobs)
 	if (!best)
 		return 0;
 	if (!c->m->d->set)
-		*c->m->d = best->d;
+		diag_take(c->m->d, &best->d);
 	return best->err;
 }
 

@@ -11,6 +11,7 @@
 #include "../../common/cachedir.h"
 #include "../../common/cli.h"
 #include "../../common/diag.h"
+#include "../../common/fatal.h"
 #include "../../common/memo.h"
 #include "../../common/memtune.h"
 #include "../../common/pool.h"
@@ -154,7 +155,7 @@ static void first_diag(struct merge *m, const struct diag *ds)
 {
 	for (size_t i = 0; i < m->ncus; i++)
 		if (ds[i].set) {
-			*m->d = ds[i];
+			diag_take(m->d, &ds[i]);
 			return;
 		}
 }
@@ -316,10 +317,12 @@ static void drop_work(struct merge *m)
 
 static int merge_run(struct merge *m)
 {
+	diag_phase(m->d, "open");
 	int err = open_inputs(m);
 	if (err)
 		return err;
 	stats_phase(m->st, "open");
+	diag_phase(m->d, "scan");
 	/* Every gid's weak class, written by the scans (each its CU's part)
 	 * and by the inserts, never moved: its size is known now. */
 	m->weak = malloc((m->nnodes + 2) * sizeof(uint32_t));
@@ -354,11 +357,14 @@ static int merge_run(struct merge *m)
 	}
 	free(r.cus);
 	free(r.imp);
+	diag_phase(m->d, "resolve");
 	if (!err && !(err = classes__resolve_xrefs(m)))
 		stats_phase(m->st, "resolve");
+	diag_phase(m->d, "refine");
 	if (!err && !(err = classes__refine(m)) && !(err = fwds__absorb(m)) && !(err = classes__settle(m)))
 		stats_phase(m->st, "refine");
 	/* cands__build() also makes the graph's strings. */
+	diag_phase(m->d, "build");
 	if (!err && !(err = build__graph(m)) && !(err = cands__build(m)) && !(err = build__finish(m)))
 		stats_phase(m->st, "build");
 	uint64_t types = 0;
@@ -368,6 +374,7 @@ static int merge_run(struct merge *m)
 	/* From here on only the graph is needed: the scans' and the classes'
 	 * arrays go before the write, or they would be its peak RSS. */
 	drop_work(m);
+	diag_phase(m->d, "write");
 	if (!err && !(err = graph__write(&m->g, m->o->cli.output, m->jobs, m->d)))
 		stats_phase(m->st, "write");
 	if (!err) {
@@ -439,6 +446,8 @@ int main(int argc, char **argv)
 	struct cachedir *cache = NULL;
 	struct key128 key;
 	int err = 0, hit = 0;
+	fatal__init(&o.cli.output, &d);
+	diag_phase(&d, "cache");
 	if ((cache = cachedir_cli_open(&o.cache, "out-v1", TOOL))) {
 		if (!memo_key(&o, &key)) {
 			hit = memo_fetch_to_file(cache, key, o.cli.output, &d);
@@ -453,6 +462,7 @@ int main(int argc, char **argv)
 		if (!err && cache)
 			memo_store_file(cache, key, o.cli.output);
 	}
+	cli_warn_threads(o.cli.output, o.cli.jobs);
 	rc = err ? diag_report(&d, o.cli.output, err) : EXIT_OK;
 	if (!err && o.cli.stats && hit != 1)
 		stats_print(&st, stderr, o.cli.stats == 2);

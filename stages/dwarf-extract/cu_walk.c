@@ -198,7 +198,7 @@ static int unit_header(struct cu_walk *w, const struct unit *u, Dwarf_Die *cudie
 	if (!dw || dwarf_next_unit(dw, off, &next, &hsize, &version, &abbrev, &addr_size,
 				   &off_size, NULL, NULL) != 0 ||
 	    !dwarf_offdie(dw, off + hsize, cudie))
-		return diag_fail(w->d, EBADMSG, "unit header unreadable: %s", dwarf_errmsg(-1));
+		return diag_fail(w->d, diag_lib_errno(dwarf_errmsg(-1), EBADMSG), "unit header unreadable: %s", dwarf_errmsg(-1));
 	w->unit_off = u->offset;
 	w->unit_end = next | alt;
 	if (w->libdw_only)

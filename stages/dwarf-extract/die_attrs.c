@@ -326,7 +326,7 @@ int die_attrs__read(const struct die_reader *r, Dwarf_Die *die, Dwarf *main_dw, 
 		memset(a, 0, sizeof(*a));
 		x = (struct attrs_ctx){ .a = a, .main_dw = main_dw };
 		if (dwarf_getattrs(die, attr_cb_libdw, &x, 0) < 0 && !x.err)
-			return diag_fail(d, EBADMSG, "DIE 0x%llx: unreadable attribute: %s",
+			return diag_fail(d, diag_lib_errno(dwarf_errmsg(-1), EBADMSG), "DIE 0x%llx: unreadable attribute: %s",
 					 (unsigned long long)dwarf_dieoffset(die), dwarf_errmsg(-1));
 	}
 	if (x.err)

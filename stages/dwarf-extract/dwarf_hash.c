@@ -147,7 +147,7 @@ int dwarf_hash__sections(struct dwarf_hash *h, const struct input *in, struct di
 	memset(h, 0, sizeof(*h));
 	size_t shstrndx, fsize = 0, cap_s = 0;
 	if (elf_getshdrstrndx(in->file_elf, &shstrndx))
-		return diag_fail(d, EBADMSG, "%s: no section name table: %s", in->path, elf_errmsg(-1));
+		return diag_fail(d, diag_lib_errno(elf_errmsg(-1), EBADMSG), "%s: no section name table: %s", in->path, elf_errmsg(-1));
 	const char *raw = elf_rawfile(in->file_elf, &fsize);
 	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(in->file_elf, scn));) {
 		GElf_Shdr sh;
@@ -158,7 +158,7 @@ int dwarf_hash__sections(struct dwarf_hash *h, const struct input *in, struct di
 			continue;
 		Elf_Data *data = elf_rawdata(scn, NULL);
 		if (!data || (!data->d_buf && data->d_size))
-			return diag_fail(d, EBADMSG, "%s: section %s unreadable: %s", in->path, name,
+			return diag_fail(d, diag_lib_errno(elf_errmsg(-1), EBADMSG), "%s: section %s unreadable: %s", in->path, name,
 					 elf_errmsg(-1));
 		if (vec_grow(&h->secs, &cap_s, h->nsecs + 1))
 			return -ENOMEM;

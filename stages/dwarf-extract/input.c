@@ -44,12 +44,12 @@ static int collect_sections(struct input *in, struct diag *d)
 {
 	size_t shnum, cap = 0;
 	if (elf_getshdrnum(in->elf, &shnum))
-		return diag_fail(d, EBADMSG, "%s: cannot read section headers: %s", in->path, elf_errmsg(-1));
+		return diag_fail(d, diag_lib_errno(elf_errmsg(-1), EBADMSG), "%s: cannot read section headers: %s", in->path, elf_errmsg(-1));
 	for (size_t i = 1; i < shnum; i++) {
 		Elf_Scn *scn = elf_getscn(in->elf, i);
 		GElf_Shdr sh;
 		if (!scn || !gelf_getshdr(scn, &sh))
-			return diag_fail(d, EBADMSG, "%s: section %zu header unreadable: %s", in->path, i,
+			return diag_fail(d, diag_lib_errno(elf_errmsg(-1), EBADMSG), "%s: section %zu header unreadable: %s", in->path, i,
 					 elf_errmsg(-1));
 		/* TLS NOBITS sections overlap the sections after them; TLS
 		 * variables have no static address anyway. */
@@ -136,7 +136,7 @@ static int identify(struct input *in, uint64_t size, struct diag *d)
 
 	GElf_Ehdr eh;
 	if (!gelf_getehdr(in->elf, &eh))
-		return diag_fail(d, EBADMSG, "%s: ELF header unreadable: %s", in->path, elf_errmsg(-1));
+		return diag_fail(d, diag_lib_errno(elf_errmsg(-1), EBADMSG), "%s: ELF header unreadable: %s", in->path, elf_errmsg(-1));
 	id->e_machine = eh.e_machine;
 	id->ei_class = eh.e_ident[EI_CLASS];
 	id->ei_data = eh.e_ident[EI_DATA];
@@ -152,7 +152,7 @@ static int identify(struct input *in, uint64_t size, struct diag *d)
 
 	size_t shstrndx;
 	if (elf_getshdrstrndx(in->elf, &shstrndx))
-		return diag_fail(d, EBADMSG, "%s: no section name table: %s", in->path, elf_errmsg(-1));
+		return diag_fail(d, diag_lib_errno(elf_errmsg(-1), EBADMSG), "%s: no section name table: %s", in->path, elf_errmsg(-1));
 	/* A truncated file keeps its section headers only if they sit early;
 	 * say so plainly rather than let libdw call it "no DWARF". */
 	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(in->elf, scn));) {
@@ -203,10 +203,10 @@ static int open_relocated(struct input *in, unsigned threads, int libdw_only, st
 	dwfl_report_end(in->dwfl, NULL, NULL);
 	Dwarf_Addr bias;
 	if (!mod || !dwfl_module_getdwarf(mod, &bias))
-		return diag_fail(d, ENODATA, "%s: no usable DWARF: %s", in->path, dwfl_errmsg(-1));
+		return diag_fail(d, diag_lib_errno(dwfl_errmsg(-1), ENODATA), "%s: no usable DWARF: %s", in->path, dwfl_errmsg(-1));
 	in->elf = dwfl_module_getelf(mod, &bias);
 	if (!in->elf)
-		return diag_fail(d, EBADMSG, "%s: %s", in->path, dwfl_errmsg(-1));
+		return diag_fail(d, diag_lib_errno(dwfl_errmsg(-1), EBADMSG), "%s: %s", in->path, dwfl_errmsg(-1));
 	return 0;
 }
 
@@ -239,7 +239,7 @@ static int list_units_of(struct input *in, Dwarf *dw, uint64_t bit, size_t *cap,
 		in->units[in->nunits++] = (struct unit){ uoff | bit, end, ut, (uint8_t)version };
 	}
 	if (res < 0)
-		return diag_fail(d, EBADMSG, "%s: %s.debug_info unreadable after %zu units: %s", in->path,
+		return diag_fail(d, diag_lib_errno(dwarf_errmsg(-1), EBADMSG), "%s: %s.debug_info unreadable after %zu units: %s", in->path,
 				 bit ? "the dwz alternate file's " : "", in->nunits, dwarf_errmsg(-1));
 	return 0;
 }
@@ -392,7 +392,8 @@ static int open_alt(struct input *in, unsigned workers, struct diag *d)
 	for (unsigned i = 0; i < workers; i++) {
 		in->alt[i] = dwarf_begin_elf(in->alt_elf, DWARF_C_READ, NULL);
 		if (!in->alt[i])
-			return diag_fail(d, ENOTSUP, "%s: the dwz alternate file %s has no .debug_info libdw "
+			return diag_fail(d, diag_lib_errno(dwarf_errmsg(-1), ENOTSUP),
+					 "%s: the dwz alternate file %s has no .debug_info libdw "
 					 "can open (%s); a strings-only alternate file (dwz -m over programs "
 					 "that share no types) cannot be read with elfutils 0.188", in->path, name,
 					 dwarf_errmsg(-1));
@@ -483,8 +484,8 @@ int input__open(struct input *in, const char *path, unsigned workers, uint64_t i
 		in->dw[i] = dwarf_begin_elf(in->elf, DWARF_C_READ, NULL);
 		if (!in->dw[i]) {
 			int e = dwarf_errno();
-			return diag_fail(d, ENODATA, "%s: no DWARF debug info (%s); build with -g",
-					 path, dwarf_errmsg(e));
+			return diag_fail(d, diag_lib_errno(dwarf_errmsg(e), ENODATA),
+					 "%s: no DWARF debug info (%s); build with -g", path, dwarf_errmsg(e));
 		}
 	}
 	if ((err = open_alt(in, workers, d)))

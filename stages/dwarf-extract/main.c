@@ -17,6 +17,7 @@
 #include "../../common/outfile.h"
 #include "../../common/cli.h"
 #include "../../common/diag.h"
+#include "../../common/fatal.h"
 #include "../../common/pool.h"
 #include "../../common/stats.h"
 #include "../../common/version.h"
@@ -287,6 +288,7 @@ static int extract(const struct extract_opts *o, struct run *r)
 {
 	uint8_t *verify = NULL;
 	size_t vsize = 0;
+	diag_phase(&r->d, "cache");
 	int err = o->cache.dir ? whole_hit(o, r, &verify, &vsize) : 0;
 	if (err) {
 		stats_phase(&r->st, "cache");
@@ -307,6 +309,7 @@ static int extract(const struct extract_opts *o, struct run *r)
 
 static int extract_units(const struct extract_opts *o, struct run *r)
 {
+	diag_phase(&r->d, "open");
 	int err = input__open(&r->in, o->input, o->cli.jobs, o->cli.jobs_exact ? 0 : INFO_PER_WORKER, o->libdw_only,
 			      &r->d);
 	if (err)
@@ -336,6 +339,7 @@ static int extract_units(const struct extract_opts *o, struct run *r)
 		r->in.ident.dwarf_hash = dwarf_hash__digest(dh);
 	}
 	stats_phase(&r->st, "open");
+	diag_phase(&r->d, "extract");
 	size_t nitems = r->in.nunits + dh->ntodo;
 	r->slots = calloc(nitems ? nitems : 1, sizeof(*r->slots));
 	if (!r->slots)
@@ -358,7 +362,7 @@ static int extract_units(const struct extract_opts *o, struct run *r)
 		/* Report the lowest failing item's own message: the same at any -j. */
 		for (size_t i = 0; i < nitems; i++)
 			if (r->slots[i].d.set) {
-				r->d = r->slots[i].d;
+				diag_take(&r->d, &r->slots[i].d);
 				break;
 			}
 		return err;
@@ -369,6 +373,7 @@ static int extract_units(const struct extract_opts *o, struct run *r)
 		if ((err = cus_writer__set_ident(&r->writer, &r->in.ident, &r->d)))
 			return err;
 	}
+	diag_phase(&r->d, "write");
 	err = cus_writer__finish(&r->writer, &r->d);
 	stats_phase(&r->st, "write");
 	if (!err && r->cache) {
@@ -421,7 +426,9 @@ int main(int argc, char **argv)
 	struct run r = { 0 };
 	stats_init(&r.st, TOOL);
 	stats_count(&r.st, "memtune", (uint64_t)memtune__active());
+	fatal__init(&o.input, &r.d);
 	int err = extract(&o, &r);
+	cli_warn_threads(o.input, o.cli.jobs);
 	rc = err ? diag_report(&r.d, o.input, err) : EXIT_OK;
 	if (!err && o.cli.stats)
 		stats_print(&r.st, stderr, o.cli.stats == 2);

@@ -1,0 +1,92 @@
+/* fatal.c: see fatal.h. */
+#include "fatal.h"
+#include "diag.h"
+#include "memtune.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Set once by fatal__init() from main(), read by the wrappers below: the
+ * one place they can learn where the stage was. */
+static const char *const *fatal_where;
+static const struct diag *fatal_diag;
+
+void fatal__init(const char *const *where, const struct diag *d)
+{
+	fatal_where = where;
+	fatal_diag = d;
+}
+
+static void put(const char *s)
+{
+	if (s) {
+		ssize_t n = write(STDERR_FILENO, s, strlen(s));
+		(void)n;
+	}
+}
+
+/* "btfpipe: WHERE: error: out of memory in phase P: " + the parts of what,
+ * then exit 4. write(2) only: there may be no memory for stdio. */
+static __attribute__((noreturn)) void oom_exit(const char *const *what, size_t n)
+{
+	put("btfpipe: ");
+	put(fatal_where && *fatal_where ? *fatal_where : "btfpipe");
+	put(": error: out of memory");
+	if (fatal_diag && fatal_diag->phase) {
+		put(" in phase ");
+		put(fatal_diag->phase);
+	}
+	put(": ");
+	for (size_t i = 0; i < n; i++)
+		put(what[i]);
+	put("\n");
+	_exit(EXIT_INTERNAL);
+}
+
+/* --wrap=__assert_fail: a library's failed assert() comes here. Under a
+ * memory limit it is libdw failing an allocation it has no error path for
+ * (its hash tables): said as out of memory. glibc's own assert message
+ * needs malloc and prints "Unexpected error." without it. Without a limit
+ * it is the library's bug, reported as glibc does: message, abort, core. */
+void __real___assert_fail(const char *expr, const char *file, unsigned line, const char *func)
+	__attribute__((noreturn));
+void __wrap___assert_fail(const char *expr, const char *file, unsigned line, const char *func)
+	__attribute__((noreturn));
+void __wrap___assert_fail(const char *expr, const char *file, unsigned line, const char *func)
+{
+	if (memtune__limited()) {
+		const char *what[] = { "a library's assertion failed (", func, ": ", expr,
+				       "), as libdw's do when an allocation fails" };
+		oom_exit(what, sizeof(what) / sizeof(what[0]));
+	}
+	__real___assert_fail(expr, file, line, func);
+}
+
+/* --wrap=error: libdw's and libelf's calls of error() come here. A fatal
+ * one with ENOMEM is libdw giving up on an allocation (__libdw_oom()); any
+ * other fatal one is still not a message of ours: said in our form, exit 4
+ * (internal), never exit(1), which would read as bad input. A non-fatal one
+ * is a warning. */
+void __wrap_error(int status, int errnum, const char *fmt, ...);
+void __wrap_error(int status, int errnum, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	const char *where = fatal_where && *fatal_where ? *fatal_where : "btfpipe";
+	if (status && errnum == ENOMEM) {
+		const char *what[] = { msg, " gave up on an allocation" };
+		oom_exit(what, 2);
+	}
+	fprintf(stderr, "btfpipe: %s: %s: %s%s%s%s\n", where, status ? "error" : "warning",
+		status ? "a library gave up: " : "", msg, errnum ? ": " : "", errnum ? strerror(errnum) : "");
+	if (status) {
+		fflush(stderr);
+		_exit(EXIT_INTERNAL);
+	}
+}
