@@ -210,8 +210,16 @@ int elf_write__btf(const char *in_path, const char *out_path, const void *btf, s
 	GElf_Ehdr oh = w.eh;
 	oh.e_shoff = align_up(w.end, 8);
 	oh.e_shnum = (uint16_t)(w.shnum + w.nnew);
+	errno = 0;
 	if (!gelf_update_ehdr(w.out, &oh) || elf_update(w.out, ELF_C_WRITE) < 0) {
-		err = diag_fail(d, diag_lib_errno(elf_errmsg(-1), EIO), "%s: writing the ELF failed: %s", out_path, elf_errmsg(-1));
+		/* libelf says only "cannot write data to file"; the write's own
+		 * errno (ENOSPC on a full disk) is what the user can act on. */
+		int e = errno;
+		const char *m = elf_errmsg(-1);
+		if (e && e != ENOMEM)
+			err = diag_fail(d, e, "%s: writing the ELF failed: %s (%s)", out_path, strerror(e), m);
+		else
+			err = diag_fail(d, diag_lib_errno(m, EIO), "%s: writing the ELF failed: %s", out_path, m);
 		goto out;
 	}
 	elf_end(w.out);
