@@ -87,6 +87,15 @@ else
 	# (BTFPIPE_BASH_LOADABLES: where the loadables are; tests point it
 	# elsewhere to run the fallback.)
 	lb=${BTFPIPE_BASH_LOADABLES:-/usr/lib/bash}
+	# The traps first: a SIGTERM just after the directory is made must still
+	# remove it. A trapped signal waits for the running stage to end (it
+	# has the signal too when the whole job is killed), so the directory is
+	# removed after the stage's last file, never under it.
+	dir=""
+	trap '[ -z "$dir" ] || rm -rf "$dir"' EXIT
+	trap 'exit 129' HUP
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
 	if enable -f "$lb/mktemp" mktemp 2>/dev/null && enable -f "$lb/rm" rm 2>/dev/null; then
 		# (-v prints the name as well; -q: the message is ours)
 		mktemp -q -v dir -d "${TMPDIR:-/tmp}/btfpipe.XXXXXX" >/dev/null || {
@@ -96,7 +105,6 @@ else
 	else
 		dir=$(mktemp -d "${TMPDIR:-/tmp}/btfpipe.XXXXXX") || exit 3
 	fi
-	trap 'rm -rf "$dir"' EXIT
 fi
 cus="$dir/$name.cus"
 graph="$dir/$name.graph"

@@ -13,29 +13,54 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Named temp files to remove if a signal ends the process. Only the
- * fallback path uses this; a process has at most a few outputs open. */
+/* Named temp files to remove if a signal ends the process: the fallback's
+ * temp file, and the hidden name commit gives the finished file before its
+ * rename. A process has at most a few outputs open. */
 #define MAX_PENDING 8
 static char *volatile pending[MAX_PENDING];
+static const int handled[] = { SIGINT, SIGTERM, SIGHUP };
+/* The handlers there were before ours (btfpipe-pahole has its own): called
+ * after the unlinks, so both clean up. */
+static struct sigaction before[sizeof(handled) / sizeof(handled[0])];
 
 static void on_signal(int sig)
 {
 	for (int i = 0; i < MAX_PENDING; i++)
 		if (pending[i])
 			unlink(pending[i]);
+	for (size_t i = 0; i < sizeof(handled) / sizeof(handled[0]); i++) {
+		if (handled[i] != sig)
+			continue;
+		if (!(before[i].sa_flags & SA_SIGINFO) && before[i].sa_handler != SIG_DFL &&
+		    before[i].sa_handler != SIG_IGN) {
+			before[i].sa_handler(sig);
+			return;
+		}
+	}
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
 
-static void pending_add(char *p)
+/* From the first outfile__open(), before any named file of ours can exist:
+ * installed later (at the first name), a signal between the link and the
+ * install found the default action and left the name behind. */
+static void handlers_install(void)
 {
 	static int installed;
-	if (!installed) {
-		signal(SIGINT, on_signal);
-		signal(SIGTERM, on_signal);
-		signal(SIGHUP, on_signal);
-		installed = 1;
+	if (installed)
+		return;
+	installed = 1;
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(handled) / sizeof(handled[0]); i++) {
+		sigaction(handled[i], NULL, &before[i]);
+		if (before[i].sa_handler != SIG_IGN) /* nohup's SIG_IGN stays */
+			sigaction(handled[i], &sa, NULL);
 	}
+}
+
+static void pending_add(char *p)
+{
 	for (int i = 0; i < MAX_PENDING; i++)
 		if (!pending[i]) {
 			pending[i] = p;
@@ -103,6 +128,7 @@ static void sweep_stale(const char *path)
 
 int outfile__open(struct outfile *o, const char *path, struct diag *d)
 {
+	handlers_install();
 	memset(o, 0, sizeof(*o));
 	o->fd = -1;
 	o->path = strdup(path);
@@ -133,15 +159,16 @@ int outfile__open(struct outfile *o, const char *path, struct diag *d)
 		outfile__abort(o);
 		return -ENOMEM;
 	}
+	pending_add(o->tmp); /* before the file exists: mkostemp names it in place */
 	o->fd = mkostemp(o->tmp, O_CLOEXEC);
 	if (o->fd < 0) {
 		err = errno;
+		pending_del(o->tmp);
 		free(o->tmp);
 		o->tmp = NULL;
 		outfile__abort(o);
 		return diag_fail(d, err, "%s: cannot create temp output: %s", path, strerror(err));
 	}
-	pending_add(o->tmp);
 	return 0;
 }
 
@@ -200,11 +227,15 @@ int outfile__commit(struct outfile *o, struct diag *d)
 			}
 			/* temp_name ends in XXXXXX: fill it from the pid and a counter. */
 			snprintf(t + strlen(t) - 6, 7, "%06x", (unsigned)((getpid() * 131 + tries) & 0xffffff));
+			/* Pending before the name exists: a signal right after the
+			 * link must find it listed. (The name has our pid: no other
+			 * live process's file can bear it.) */
+			pending_add(t);
 			if (linkat(AT_FDCWD, proc, AT_FDCWD, t, AT_SYMLINK_FOLLOW) == 0) {
 				o->tmp = t;
-				pending_add(o->tmp);
 			} else {
 				err = errno;
+				pending_del(t);
 				free(t);
 				if (err != EEXIST)
 					break;
