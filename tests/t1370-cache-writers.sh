@@ -2,11 +2,12 @@
 # t1370-cache-writers: eight builds sharing one cache directory at once, the
 # archive case (many kernels converted side by side into one cache).
 #
-# Inputs: eight different programs from one generated source tree (40 units
-# and main, tests/gen/many-cus.sh), built by gcc at -O0, -O1, -O2 and -Os,
-# each with DWARF 4 and DWARF 5: many of their CUs are alike (the same
-# header types), most are not, so the writers race on shared entries and
-# fill the directory with their own at the same time.
+# Inputs: eight different programs linked from one set of objects (40
+# units and main, tests/gen/many-cus.sh, gcc -O2 -g): program k links the
+# units in an order rotated by k plus one small object of its own. The
+# cache's key of a CU does not depend on where it sits, so the eight share
+# 41 of their 42 CUs' entries: the writers race on the same entries, and
+# each also stores its own.
 #
 # Rounds, each with all eight started together:
 #   cold      dwarf-extract --cache into an empty directory
@@ -36,22 +37,22 @@ if ! out=$(bash "$T_TOP/tests/gen/many-cus.sh" "$IN" 40 - 2>&1); then
 	not_ok "generate the 40-unit sources" "$out"
 	test_done
 fi
-progs=()
-for o in O0 O1 O2 Os; do
-	for v in 4 5; do
-		progs+=("$IN/prog-$o-dwarf$v")
-	done
-done
-# built two at a time (the machine has two cores)
+OBJ="$IN/obj"
+mkdir -p "$OBJ"
 bad=""
-for ((i = 0; i < 8; i += 2)); do
-	for p in "${progs[i]}" "${progs[i + 1]}"; do
-		o=${p##*prog-} o=${o%-dwarf*} v=${p##*dwarf}
-		(cd "$IN/src" && "$GCC" "-$o" "-gdwarf-$v" -fdebug-prefix-map="$IN/src"=/many -o "$p" u[0-9]*.c main.c) 2>"$p.err" &
-	done
-	wait || true
+(cd "$IN/src" && for f in u[0-9]*.c main.c; do
+	"$GCC" -O2 -g -fdebug-prefix-map="$IN/src"=/many -c -o "$OBJ/${f%.c}.o" "$f" || exit 1
+done) 2>"$OBJ/build.err" || bad="$(head -c 500 "$OBJ/build.err")"
+units=("$OBJ"/u[0-9]*.o)
+progs=()
+for k in 0 1 2 3 4 5 6 7; do
+	printf 'struct own%d { int a[%d]; long b; };\nstruct own%d own%d_var;\n' "$k" $((k + 1)) "$k" "$k" >"$IN/own$k.c"
+	"$GCC" -O2 -g -c -o "$OBJ/own$k.o" "$IN/own$k.c" 2>>"$OBJ/build.err" || bad+="own$k.c did not build"$'\n'
+	rot=("${units[@]:k*5}" "${units[@]:0:k*5}")
+	p="$IN/prog$k"
+	"$GCC" -o "$p" "$OBJ/main.o" "${rot[@]}" "$OBJ/own$k.o" 2>>"$OBJ/build.err" || bad+="prog$k did not link"$'\n'
+	progs+=("$p")
 done
-for p in "${progs[@]}"; do [ -x "$p" ] || bad+="$p: $(head -c 300 "$p.err")"$'\n'; done
 if [ -n "$bad" ]; then
 	not_ok "build the eight programs" "$bad"
 	test_done
