@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -50,9 +51,9 @@ static __attribute__((noreturn)) void oom_exit(const char *const *what, size_t n
  * memory limit it is libdw failing an allocation it has no error path for
  * (its hash tables): said as out of memory. glibc's own assert message
  * needs malloc and prints "Unexpected error." without it. Without a limit
- * it is the library's bug, reported as glibc does: message, abort, core. */
-void __real___assert_fail(const char *expr, const char *file, unsigned line, const char *func)
-	__attribute__((noreturn));
+ * it is the library's bug, reported in glibc's words: message, abort, core.
+ * (Said here rather than through __real___assert_fail, so that a program
+ * linked without the wrap, as the fuzz targets are, still links.) */
 void __wrap___assert_fail(const char *expr, const char *file, unsigned line, const char *func)
 	__attribute__((noreturn));
 void __wrap___assert_fail(const char *expr, const char *file, unsigned line, const char *func)
@@ -62,7 +63,9 @@ void __wrap___assert_fail(const char *expr, const char *file, unsigned line, con
 				       "), as libdw's do when an allocation fails" };
 		oom_exit(what, sizeof(what) / sizeof(what[0]));
 	}
-	__real___assert_fail(expr, file, line, func);
+	fprintf(stderr, "%s: %s:%u: %s: Assertion `%s' failed.\n", program_invocation_short_name, file, line, func,
+		expr);
+	abort();
 }
 
 /* --wrap=error: libdw's and libelf's calls of error() come here. A fatal

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/fuzz/run.sh [SECONDS]: build the libFuzzer targets of tests/fuzz/ with
 # clang-19 (ASan + UBSan), seed each corpus from files made now from
-# tests/fixtures/sample, fuzz each target for SECONDS (default 60), one after
+# tests/fixtures (x86-64, and s390x and i386 objects), fuzz each target for SECONDS (default 60), one after
 # the other, and print per target the executions, the crashes found and the
 # corpus size.
 #
@@ -164,13 +164,27 @@ seed "btf-emit --elf-out" "$stages/btf-emit" --elf "$seeds/sample" --elf-out "$s
 # An object without shapes.c's TLS relocation: dwarf-extract relocates it
 # itself (stages/dwarf-extract/reloc.c), where shapes.o goes to libdwfl.
 seed "gcc -c tree.o" gcc -O0 -g -c -o "$seeds/tree.o" "$top/tests/fixtures/lto/tree.c"
+# Other byte orders and word sizes: big-endian s390x and 32-bit i386 objects
+# (clang cross-compiles the fixtures that need no libc headers), and their
+# .cus, .graph and BTF (in the object's byte order) for the other readers.
+for t in s390x-linux-gnu i386-linux-gnu; do
+	a=${t%%-*}
+	for f in lto/tree tags/tags merge/a; do
+		o="$seeds/${f##*/}-$a.o"
+		seed "clang --target=$t ${f##*/}.o" "$CLANG" --target="$t" -O1 -g -c -o "$o" "$top/tests/fixtures/$f.c" &&
+			seed "dwarf-extract ${o##*/}" "$stages/dwarf-extract" -q -j 1 -o "$o.cus" "$o" &&
+			seed "dedup-merge ${o##*/}.cus" "$stages/dedup-merge" -o "${o%.o}.graph" "$o.cus" &&
+			seed "btf-emit ${o##*/}" "$stages/btf-emit" --elf "$o" -o "${o%.o}.btf" "${o%.o}.graph"
+	done
+done
 
 corpus_seeds() {
 	case $1 in
 	fuzz_cus) ls "$seeds"/*.cus ;;
 	fuzz_graph) ls "$seeds"/*.graph ;;
 	fuzz_btf_base) ls "$seeds"/*.btf "$seeds"/sample-btf.elf ;;
-	fuzz_extract) ls "$seeds"/sample "$seeds"/sample-clang "$seeds"/shapes.o "$seeds"/tree.o ;;
+	fuzz_extract) ls "$seeds"/sample "$seeds"/sample-clang "$seeds"/shapes.o "$seeds"/tree.o \
+		"$seeds"/*-s390x.o "$seeds"/*-i386.o ;;
 	esac 2>/dev/null
 }
 
