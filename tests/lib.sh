@@ -187,3 +187,25 @@ build_fixture() {
 	(cd "$T_TOP" && "$cc" "$opt" "-gdwarf-$dw" -fno-omit-frame-pointer \
 		-fdebug-prefix-map="$T_TOP"=/btfpipe -o "$dir/$name" tests/fixtures/"$name"/*.c)
 }
+
+# many_refs REF: the 120-unit program of tests/gen/many-cus.sh built into
+# $T_OUT/in (its path in $MANY_ELF), and each stage's uninterrupted output
+# in REF: many.cus, many.graph, many.btf (-o) and many.elf (--elf-out), as
+# the robustness tests (t1340-t1360) compare against. Else a failure, and
+# the test ends.
+many_refs() {
+	local ref=$1 out
+	if ! out=$(bash "$T_TOP/tests/gen/many-cus.sh" "$T_OUT/in" 120 "$GCC" 2>&1); then
+		not_ok "generate and build the 120-unit program" "$out"
+		test_done
+	fi
+	MANY_ELF="$T_OUT/in/many-$(basename "$GCC")"
+	mkdir -p "$ref"
+	if ! out=$("$T_BIN/dwarf-extract" -j2 -q -o "$ref/many.cus" "$MANY_ELF" 2>&1 &&
+		"$T_BIN/dedup-merge" -j2 -q -o "$ref/many.graph" "$ref/many.cus" 2>&1 &&
+		"$T_BIN/btf-emit" -j2 -q --elf "$MANY_ELF" -o "$ref/many.btf" "$ref/many.graph" 2>&1 &&
+		"$T_BIN/btf-emit" -j2 -q --elf "$MANY_ELF" --elf-out "$ref/many.elf" "$ref/many.graph" 2>&1); then
+		not_ok "uninterrupted reference runs of the 120-unit program" "$out"
+		test_done
+	fi
+}

@@ -44,22 +44,13 @@ bin-asan | bin-tsan)
 	;;
 esac
 
-IN="$T_OUT/in"
-if ! out=$(bash "$T_TOP/tests/gen/many-cus.sh" "$IN" 120 "$GCC" 2>&1); then
-	not_ok "generate and build the 120-unit program" "$out"
-	test_done
-fi
-ELF="$IN/many-$(basename "$GCC")"
 REF="$T_OUT/ref"
-mkdir -p "$REF"
-if ! out=$("$T_BIN/dwarf-extract" -j2 -q -o "$REF/extract" "$ELF" 2>&1 &&
-	"$T_BIN/dedup-merge" -j2 -q -o "$REF/merge" "$REF/extract" 2>&1 &&
-	"$T_BIN/btf-emit" -j2 -q --elf "$ELF" -o "$REF/emit" "$REF/merge" 2>&1 &&
-	"$T_BIN/btf-emit" -j2 -q --elf "$ELF" --elf-out "$REF/emit-elf" "$REF/merge" 2>&1); then
-	not_ok "unlimited reference runs" "$out"
-	test_done
-fi
-cp "$REF/emit" "$REF/pipeline"
+many_refs "$REF"
+ELF=$MANY_ELF
+# each case's reference output by its name
+for x in extract:cus merge:graph emit:btf emit-elf:elf pipeline:btf; do
+	cp "$REF/many.${x#*:}" "$REF/${x%%:*}"
+done
 
 # run_case CASE J OUT: the case's command line writing OUT.
 case_cmd() {

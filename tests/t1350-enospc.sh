@@ -50,22 +50,13 @@ if ! tmpfs 64; then
 fi
 cleanup
 
-IN="$T_OUT/in"
-if ! out=$(bash "$T_TOP/tests/gen/many-cus.sh" "$IN" 120 "$GCC" 2>&1); then
-	not_ok "generate and build the 120-unit program" "$out"
-	test_done
-fi
-ELF="$IN/many-$(basename "$GCC")"
 REF="$T_OUT/ref"
-mkdir -p "$REF"
-if ! out=$("$EXTRACT" -j2 -q -o "$REF/extract" "$ELF" 2>&1 &&
-	"$MERGE" -j2 -q -o "$REF/merge" "$REF/extract" 2>&1 &&
-	"$EMIT" -j2 -q --elf "$ELF" -o "$REF/emit" "$REF/merge" 2>&1 &&
-	"$EMIT" -j2 -q --elf "$ELF" --elf-out "$REF/emit-elf" "$REF/merge" 2>&1); then
-	not_ok "reference runs" "$out"
-	test_done
-fi
-cp "$REF/emit-elf" "$REF/emit-inplace"
+many_refs "$REF"
+ELF=$MANY_ELF
+# each case's reference output by its name
+for x in extract:cus merge:graph emit:btf emit-elf:elf emit-inplace:elf; do
+	cp "$REF/many.${x#*:}" "$REF/${x%%:*}"
+done
 printf 'previous output\n' >"$REF/prev"
 
 # run_case CASE OUT: the case's command, writing OUT.

@@ -34,23 +34,12 @@ export BTFPIPE_BIN="$T_BIN"
 # The cache's size limit must not evict during the loop.
 export BTFPIPE_CACHE_MAX_SIZE=0
 
-IN="$T_OUT/in"
-if ! out=$(bash "$T_TOP/tests/gen/many-cus.sh" "$IN" 120 "$GCC" 2>&1); then
-	not_ok "generate and build the 120-unit program" "$out"
-	test_done
-fi
-ELF="$IN/many-$(basename "$GCC")"
 REF="$T_OUT/ref"
 C="$T_OUT/cache"
 rm -rf "$C" "$T_OUT/tmp"
-mkdir -p "$REF" "$C" "$T_OUT/tmp"
-if ! out=$("$EXTRACT" -j2 -q -o "$REF/many.cus" "$ELF" 2>&1 &&
-	"$MERGE" -j2 -q -o "$REF/many.graph" "$REF/many.cus" 2>&1 &&
-	"$EMIT" -j2 -q --elf "$ELF" -o "$REF/many.btf" "$REF/many.graph" 2>&1 &&
-	"$EMIT" -j2 -q --elf "$ELF" --elf-out "$REF/many.elf" "$REF/many.graph" 2>&1); then
-	not_ok "reference runs" "$out"
-	test_done
-fi
+mkdir -p "$C" "$T_OUT/tmp"
+many_refs "$REF"
+ELF=$MANY_ELF
 for s in cus graph btf elf; do
 	for ((i = 0; i < 2000; i++)); do echo "previous $s output, line $i"; done >"$REF/old.$s"
 done
