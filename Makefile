@@ -17,7 +17,7 @@
 #   make bench-cache      the cache: warm vs cold vs pahole on modules, the vmlinux, relink (bench/cache.sh)
 #   make bench-scale      cost against input size, 1x-8x a vmlinux, gcc and thin LTO (bench/scale.sh; first run > 1 h)
 #   make bench-archive    btfpipe-archive vs pahole on 7 Debian kernels (bench/archive.sh; ~2.6 GB download)
-#   make fuzz             each libFuzzer target for FUZZ_SECONDS (default 60; tests/fuzz/run.sh)
+#   make fuzz             each libFuzzer target for FUZZ_SECONDS (default 60), FUZZ_JOBS at once (tests/fuzz/run.sh)
 
 CC ?= gcc
 PKGS := libdw libelf libbpf libxxhash
@@ -186,9 +186,11 @@ bench-lto: all
 	@BENCH_BIN="$(CURDIR)/$(BIN)" ./bench/lto.sh
 
 # Fuzzes each reader for FUZZ_SECONDS; new crash inputs land in tests/fuzz/crashes/.
+# FUZZ_JOBS targets fuzz side by side, one core each.
 FUZZ_SECONDS ?= 60
+FUZZ_JOBS ?= 1
 fuzz: all
-	@./tests/fuzz/run.sh $(FUZZ_SECONDS)
+	@FUZZ_JOBS=$(FUZZ_JOBS) ./tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 # Benchmarks the stages it just built (BENCH_* knobs: bench/README.md).
 # The first run also builds bench/scale.sh's programs (over an hour on 2

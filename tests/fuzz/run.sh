@@ -3,7 +3,7 @@
 # clang-19 (ASan + UBSan), seed each corpus from files made now from
 # tests/fixtures (x86-64, and s390x and i386 objects), fuzz each target for SECONDS (default 60), one after
 # the other, and print per target the executions, the crashes found and the
-# corpus size.
+# corpus size and coverage (libFuzzer's cov: edges, ft: features).
 #
 #   fuzz_cus       the .cus reader: open, decode every CU, dump
 #   fuzz_graph     the .graph reader: read, dump
@@ -31,6 +31,8 @@
 #   FUZZ_CRASHES  where crash inputs are saved (default tests/fuzz/crashes)
 #   T_BIN         the stages that make the seeds (default bin/)
 #   CLANG         the compiler (default clang-19)
+#   FUZZ_JOBS     how many targets fuzz at once (default 1, one after the
+#                 other); each gets the full SECONDS on a core of its own
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 secs=${1:-60}
@@ -220,10 +222,13 @@ signature() {
 	printf '%s %s' "$(kind_of "$1")" "$f"
 }
 
-total_crashes=0
-summary=()
-for t in $targets; do
-	corpus="$work/corpus/$t" art="$work/artifacts/$t"
+# fuzz_target T: fuzz one target for the time asked; its summary line (and
+# one note per bug) goes to $work/T.summary, its count of bugs to $work/T.found.
+# Runs in a subshell of its own when FUZZ_JOBS > 1, so it only writes files.
+fuzz_target() {
+	local t=$1 corpus="$work/corpus/$1" art="$work/artifacts/$1"
+	local known seen rlog end execs found run notes left log rc n again new a name sha dest kind sig k
+	local files kb line cov
 	mkdir -p "$corpus" "$art"
 	# The bugs the saved inputs still show: found again, they are reported
 	# as known and their new input is not saved (one input per bug is enough).
@@ -292,12 +297,41 @@ for t in $targets; do
 	done
 	files=$(find "$corpus" -type f | wc -l)
 	kb=$(du -sk "$corpus" | cut -f1)
-	line=$(printf '%-14s executions=%-9s crashes=%-3s corpus=%s files (%s KB)' "$t" "$execs" "$found" "$files" "$kb")
+	# libFuzzer's last status line: cov is the code edges reached, ft the
+	# features (edges with hit counts and comparisons) the corpus covers.
+	cov=$(grep -hoE 'cov: [0-9]+ ft: [0-9]+' "$work/logs/$t".[0-9]*.log 2>/dev/null | tail -n 1 |
+		sed -E 's/cov: ([0-9]+) ft: ([0-9]+)/cov=\1 ft=\2/')
+	line=$(printf '%-14s executions=%-9s crashes=%-3s %s corpus=%s files (%s KB)' \
+		"$t" "$execs" "$found" "${cov:-cov=?}" "$files" "$kb")
 	echo "$line"
 	[ -n "$notes" ] && printf '%s' "$notes"
-	summary+=("$line")
-	[ -n "$notes" ] && summary+=("${notes%$'\n'}")
-	total_crashes=$((total_crashes + found))
+	{ echo "$line"; [ -n "$notes" ] && printf '%s' "$notes"; } >"$work/$t.summary"
+	echo "$found" >"$work/$t.found"
+}
+
+# FUZZ_JOBS targets at a time (default 1): each libFuzzer process uses one
+# core, so on N cores N targets get their full time side by side.
+jobs_max=${FUZZ_JOBS:-1}
+case $jobs_max in '' | *[!0-9]* | 0) die "FUZZ_JOBS must be a number >= 1" ;; esac
+for t in $targets; do
+	if [ "$jobs_max" -eq 1 ]; then
+		fuzz_target "$t"
+		continue
+	fi
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
+	fuzz_target "$t" &
+done
+wait
+total_crashes=0
+summary=()
+for t in $targets; do
+	if [ ! -f "$work/$t.summary" ] || [ ! -f "$work/$t.found" ]; then
+		summary+=("$t: no summary (the fuzzing shell died; see $work/logs/)")
+		total_crashes=$((total_crashes + 1))
+		continue
+	fi
+	summary+=("$(cat "$work/$t.summary")")
+	total_crashes=$((total_crashes + $(cat "$work/$t.found")))
 done
 
 echo "== fuzz summary (${secs}s per target)"
