@@ -178,9 +178,7 @@ check-pahole-suite: deps all
 # (t1370), on bin/. make test runs the same with 20 kills per target.
 ROBUST_TESTS := t1340 t1350 t1360 t1370
 check-robust: all
-	@fail=0; for t in $(ROBUST_TESTS); do \
-		KILL_RUNS=200 BTFPIPE_VARIANTS=bin ./tests/run.sh $$t || fail=1; \
-	done; exit $$fail
+	@KILL_RUNS=200 BTFPIPE_VARIANTS=bin ./tests/run.sh $(ROBUST_TESTS)
 
 bench-lto: all
 	@BENCH_BIN="$(CURDIR)/$(BIN)" ./bench/lto.sh

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# tests/run.sh [PATTERN]: run every tests/tNNNN-*.sh (or those whose name
-# contains PATTERN) once per build variant, print each check, and end with the
+# tests/run.sh [PATTERN...]: run every tests/tNNNN-*.sh (or those whose name
+# contains one of the PATTERNs) once per build variant, print each check, and end with the
 # tally line "N passed, N failed, N skipped". Exits 1 when anything failed.
 #
 # Variants (BTFPIPE_VARIANTS, default "bin bin-asan"): the directory of the
@@ -8,7 +8,16 @@
 # every test also runs sanitized. A variant whose directory is missing fails.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-pattern=${1:-}
+patterns=("$@")
+# wanted NAME: no pattern was given, or NAME contains one of them.
+wanted() {
+	local p
+	[ ${#patterns[@]} -eq 0 ] && return 0
+	for p in "${patterns[@]}"; do
+		case "$1" in *"$p"*) return 0 ;; esac
+	done
+	return 1
+}
 variants=${BTFPIPE_VARIANTS:-bin bin-asan}
 export T_OUT_ROOT=${T_OUT_ROOT:-$top/tests/out}
 mkdir -p "$T_OUT_ROOT"
@@ -54,7 +63,7 @@ for v in $variants; do
 	export T_BIN="$top/$v" T_VARIANT="$v"
 	export T_OUT_ROOT_V="$T_OUT_ROOT/$v"
 	for t in "$top"/tests/t[0-9][0-9][0-9][0-9]-*.sh; do
-		case "$(basename "$t")" in *"$pattern"*) ;; *) continue ;; esac
+		wanted "$(basename "$t")" || continue
 		echo "== $v: $(basename "$t")"
 		mkdir -p "$T_OUT_ROOT_V"
 		emitted="$T_OUT_ROOT_V/$(basename "$t" .sh).emitted"
