@@ -24,12 +24,19 @@
 #                 size and no members, and named in --skip-report). A STRUCT
 #                 with a wrapped vlen (70000 & 0xffff = 4464) is a silent
 #                 wrong BTF. The .cus and .graph can hold it and must.
-#   wide-enum     the same for an enum of 70,000 enumerators.
+#   wide-enum     the same for an enum of 100,000 enumerators.
 #   wide-datasec  the same for 70,000 globals in one .bss (global_var).
 #   huge-array    structs holding char[2^40], char[2^20][2^20] and a typedef'd
 #                 row array: nothing may allocate by the element count; BTF's
 #                 struct size and nr_elems are 32 bits, so again refuse or
 #                 leave out, never truncate (size=4, nr_elems=0).
+#   huge-count    DW_AT_count near 2^64, patched into clang's assembly: 2^64-2,
+#                 2^63, and 2^61+1 and 2^61 of 8-byte longs, whose byte sizes
+#                 wrap 64 bits to 8 and 0, and 2^32 (one past nr_elems). The
+#                 .cus keeps each count; BTF must leave each out (named in
+#                 --skip-report) or refuse, never encode a truncated or
+#                 wrapped one. 2^32-1 is encoded; 2^64-1 is clang's "no
+#                 count" (a flexible array): nr_elems=0.
 #   many-sections a .o with 70,000+ sections (SHN_XINDEX: e_shnum 0, symbols
 #                 in sections >= 65280), made with `as`, its DWARF'd objects
 #                 placed after the fillers: extract must read the section
@@ -51,6 +58,12 @@
 #                 succeed, and the BTF must hold the whole chain. N = 10,000,
 #                 and 100,000 when clang can compile it. Also emitted with
 #                 --libbpf-dedup over its own BTF (libbpf recurses per level).
+#   nul-str       .debug_str, then .debug_line_str, with its last byte (the
+#                 last string's NUL) made 'X': the string ran on into the next
+#                 section (a variable was named "g_lastX/tmp/..."). Refused.
+#   nul-string    a hand-written unit whose last DIE's DW_FORM_string name
+#                 runs to the end of the unit and of .debug_info with no NUL:
+#                 refused naming the CU and the DIE.
 #   dup-info      a second section named .debug_info after the real one (the
 #                 sample's .strtab renamed, holding one well-formed DWARF 5
 #                 unit): libdw reads the first, so must dwarf-extract. The
@@ -231,44 +244,44 @@ $(btf_header "$kind" "$P_BTF")"
 	fi
 }
 
-# --- wide-struct, wide-enum, wide-datasec: 70,000 members -------------------------
+# --- wide-struct, wide-enum, wide-datasec: 70,000 or 100,000 members --------------
 python3 - "$IN" <<'PY'
 import os, sys
 d = sys.argv[1]
 with open(os.path.join(d, "wide-struct.c"), "w") as f:
     f.write("struct big {\n" + "".join("\tint m%d;\n" % i for i in range(70000)) + "};\nstruct big g_big;\n")
 with open(os.path.join(d, "wide-enum.c"), "w") as f:
-    f.write("enum huge {\n" + "".join("\tH%d,\n" % i for i in range(70000)) + "};\nenum huge g_huge;\n")
+    f.write("enum huge {\n" + "".join("\tH%d,\n" % i for i in range(100000)) + "};\nenum huge g_huge;\n")
 with open(os.path.join(d, "wide-datasec.c"), "w") as f:
     f.write("".join("int v%d;\n" % i for i in range(70000)))
 PY
-# wide_case CASE KIND NAME: KIND 'NAME' (bpftool's words: STRUCT 'big') has
-# 70,000 members in the source.
+# wide_case CASE KIND NAME N: KIND 'NAME' (bpftool's words: STRUCT 'big') has
+# N members in the source.
 wide_case() {
-	local case=$1 kind=$2 name=$3 opts=()
+	local case=$1 kind=$2 name=$3 n=$4 opts=()
 	if ! out=$("$GCC" -g -O0 -c -o "$IN/$case.o" "$IN/$case.c" 2>&1); then
 		not_ok "$case: build" "$out"
 		return
 	fi
 	[ "$kind" = DATASEC ] && opts=(--features "default,global_var")
 	run_pipe "$case" "$IN/$case.o" "${opts[@]}" --skip-report "$T_OUT/$case-skips.txt"
-	# What extract and merge wrote must still say 70,000 (their formats can).
+	# What extract and merge wrote must still say N (their formats can).
 	local want_cus want_graph
 	case $kind in
-	STRUCT) want_cus='struct "big" size=280000 members=70000' want_graph=$want_cus ;;
-	ENUM) want_cus='enum "huge" size=4 .*values=70000' want_graph=$want_cus ;;
-	DATASEC) want_cus='var "v69999" ' want_graph=' vars=70000( |$)' ;;
+	STRUCT) want_cus="struct \"big\" size=$((4 * n)) members=$n" want_graph=$want_cus ;;
+	ENUM) want_cus="enum \"huge\" size=4 .*values=$n" want_graph=$want_cus ;;
+	DATASEC) want_cus="var \"v$((n - 1))\" " want_graph=" vars=$n( |\$)" ;;
 	esac
 	if [ "$P_STAGE" != extract ]; then
 		"$EXTRACT" --dump "$P_CUS" >"$T_OUT/$case/cus.txt" 2>&1
-		check_grep "$case: the .cus keeps all 70,000" "$want_cus" "$T_OUT/$case/cus.txt"
+		check_grep "$case: the .cus keeps all $n" "$want_cus" "$T_OUT/$case/cus.txt"
 	fi
 	if [ "$P_STAGE" = none ] || [ "$P_STAGE" = emit ]; then
 		"$MERGE" --dump "$P_GRAPH" >"$T_OUT/$case/graph.txt" 2>&1
-		check_grep "$case: the .graph keeps all 70,000" "$want_graph" "$T_OUT/$case/graph.txt"
+		check_grep "$case: the .graph keeps all $n" "$want_graph" "$T_OUT/$case/graph.txt"
 	fi
 	if [ "$P_STAGE" != none ]; then
-		check_refused "$case" "$name|70000|65535|member|vlen|too many"
+		check_refused "$case" "$name|$n|65535|member|vlen|too many"
 		return
 	fi
 	# Success: a documented mapping, never a wrapped vlen.
@@ -281,24 +294,24 @@ wide_case() {
 		# One or more DATASECs may hold the variables; together, all of them.
 		local nvar
 		nvar=$(grep -cE "^\[[0-9]+\] VAR 'v[0-9]+' " "$T_OUT/$case/btf.txt")
-		if [ "$nvar" -eq 70000 ]; then ok "$case: all 70,000 VARs are encoded"; else
-			check_grep "$case: the VARs left out ($((70000 - nvar))) are named in --skip-report" \
+		if [ "$nvar" -eq "$n" ]; then ok "$case: all $n VARs are encoded"; else
+			check_grep "$case: the VARs left out ($((n - nvar))) are named in --skip-report" \
 				"v[0-9]+" "$T_OUT/$case-skips.txt"
 		fi
 		return
 	fi
-	bad=$(echo "$lines" | grep -Ev " vlen=(0|70000)\$" | grep .)
+	bad=$(echo "$lines" | grep -Ev " vlen=(0|$n)\$" | grep .)
 	if [ -z "$bad" ]; then ok "$case: $kind $name is not encoded with a wrapped vlen"; else
 		not_ok "$case: $kind $name is not encoded with a wrapped vlen" "$bad"
 	fi
-	if ! echo "$lines" | grep -q " vlen=70000\$"; then
+	if ! echo "$lines" | grep -q " vlen=$n\$"; then
 		check_grep "$case: $kind $name, not fully encoded, is named in --skip-report" \
 			"$name" "$T_OUT/$case-skips.txt"
 	fi
 }
-wide_case wide-struct STRUCT big
-wide_case wide-enum ENUM huge
-wide_case wide-datasec DATASEC .bss
+wide_case wide-struct STRUCT big 70000
+wide_case wide-enum ENUM huge 100000
+wide_case wide-datasec DATASEC .bss 70000
 
 # --- huge-array: 2^40 elements ------------------------------------------------------
 cat >"$IN/huge-array.c" <<'EOF'
@@ -338,6 +351,184 @@ $(kernel_verdict "$P_BTF")"
 			fi
 		done
 	fi
+fi
+
+# --- huge-count: DW_AT_count near 2^64 -----------------------------------------------
+# clang writes a count past 2^32 as `.quad N # DW_AT_count`; each sentinel N
+# (2^32 + k) becomes the count to try. No compiler takes such a C array.
+huge_count() {
+	local d="$IN/huge-count" out n c txt bad t
+	if ! have "$CLANG"; then
+		skip "huge-count" "$CLANG not found (its assembly is what is patched)"
+		return
+	fi
+	mkdir -p "$d"
+	cat >"$d/huge-count.c" <<'CSRC'
+typedef char n1_t[0x100000001ULL];
+typedef char n2_t[0x100000002ULL];
+typedef char n3_t[0x100000003ULL];
+typedef long n4_t[0x100000004ULL];
+struct n5 { int head; long tail[0x100000005ULL]; };
+struct ok { int a[4]; };
+typedef char b1_t[0x100000000ULL];
+typedef char b2_t[0xffffffffULL];
+n1_t *g1; n2_t *g2; n3_t *g3; n4_t *g4; struct n5 *g5; struct ok g_ok; b1_t *gb1; b2_t *gb2;
+CSRC
+	# 2^64-1, 2^64-2, 2^63, 2^61+1 longs (2^64+8 bytes), 2^61 longs (2^64 bytes)
+	if ! out=$("$CLANG" -g -O0 -S -o "$d/plain.s" "$d/huge-count.c" 2>&1 &&
+		sed -E -e 's/\.quad\t4294967297 /.quad\t18446744073709551615 /' \
+			-e 's/\.quad\t4294967298 /.quad\t18446744073709551614 /' \
+			-e 's/\.quad\t4294967299 /.quad\t9223372036854775808 /' \
+			-e 's/\.quad\t4294967300 /.quad\t2305843009213693953 /' \
+			-e 's/\.quad\t4294967301 /.quad\t2305843009213693952 /' "$d/plain.s" >"$d/huge-count.s" &&
+		"$CLANG" -c -o "$d/huge-count.o" "$d/huge-count.s" 2>&1); then
+		not_ok "huge-count: build" "$out"
+		return
+	fi
+	n=$(diff "$d/plain.s" "$d/huge-count.s" | grep -c '^> .*DW_AT_count')
+	if [ "$n" -ne 5 ]; then
+		not_ok "huge-count: build" "$n of clang's 5 DW_AT_count lines were patched (its assembly changed?)"
+		return
+	fi
+	run_pipe huge-count "$d/huge-count.o" --skip-report "$T_OUT/huge-count-skips.txt"
+	if [ "$P_STAGE" = extract ]; then
+		check_refused huge-count "count|element|DIE|too (large|big)" "the .cus format counts in 64 bits"
+		return
+	fi
+	"$EXTRACT" --dump "$P_CUS" >"$T_OUT/huge-count/cus.txt" 2>&1
+	for c in 18446744073709551614 9223372036854775808 2305843009213693953 2305843009213693952; do
+		check_grep "huge-count: the .cus keeps the count $c" "dims=\[$c\]" "$T_OUT/huge-count/cus.txt"
+	done
+	if [ "$P_STAGE" != none ]; then
+		check_refused huge-count "n[1-5]|count|element|4G|size|too (large|big)" "the .graph format counts in 64 bits"
+		return
+	fi
+	btf_dump huge-count || return
+	txt="$T_OUT/huge-count/btf.txt"
+	# The arrays this source can have in BTF: ok's int[4], b2_t's 2^32-1
+	# (the most nr_elems holds), and n1_t's flexible one (clang's count -1
+	# means "no count"); any other is a count cut to 32 bits.
+	t=$(awk '/^\[[0-9]+\] TYPEDEF .n1_t. / { sub(/.*type_id=/, ""); print }' "$txt")
+	if [ -n "$t" ] && grep -qE "^\[$t\] ARRAY .* nr_elems=0\$" "$txt"; then
+		ok "huge-count: count 2^64-1 is a flexible array (nr_elems=0)"
+	else
+		not_ok "huge-count: count 2^64-1 is a flexible array (nr_elems=0)" "$(grep -A1 n1_t "$txt")"
+	fi
+	bad=$(grep -E '^\[[0-9]+\] ARRAY ' "$txt" | grep -vE "^\[${t:-x}\] |nr_elems=(4|4294967295)\$")
+	if [ -z "$bad" ]; then ok "huge-count: no array is encoded with a truncated or wrapped count"; else
+		not_ok "huge-count: no array is encoded with a truncated or wrapped count" "$bad"
+	fi
+	t=$(awk '/^\[[0-9]+\] TYPEDEF .b2_t. / { sub(/.*type_id=/, ""); print }' "$txt")
+	if [ -n "$t" ] && grep -qE "^\[$t\] ARRAY .* nr_elems=4294967295\$" "$txt"; then
+		ok "huge-count: count 2^32-1 is encoded as it is"
+	else
+		not_ok "huge-count: count 2^32-1 is encoded as it is" "$(grep -A1 b2_t "$txt")"
+	fi
+	# What pahole writes for the same object, for the record (README, "BTF mapping").
+	if have pahole && cp "$d/huge-count.o" "$d/pahole.o" && pahole -J "$d/pahole.o" >/dev/null 2>&1; then
+		echo "info: huge-count: pahole $(pahole --version) writes $(bpftool btf dump file "$d/pahole.o" 2>/dev/null |
+			awk '/^\[[0-9]+\] ARRAY / { id = substr($1, 2, length($1) - 2); sub(/.*nr_elems=/, ""); ne[id] = $0 }
+			     /^\[[0-9]+\] TYPEDEF .(n[1-4]|b[12])_t. / { k++; name[k] = $3; t = $4; sub(/type_id=/, "", t); to[k] = t }
+			     END { for (i = 1; i <= k; i++) printf "%s nr_elems=%s; ", name[i], ne[to[i]] }')"
+	fi
+	for t in n2_t n3_t n4_t n5 b1_t; do
+		if grep -qE "^\[[0-9]+\] [A-Z]+ '$t' " "$txt"; then
+			not_ok "huge-count: $t, whose count BTF cannot hold, is left out" "$(grep -E "'$t'" "$txt")"
+		else
+			check_grep "huge-count: $t, whose count BTF cannot hold, is left out and named in --skip-report" \
+				"$t" "$T_OUT/huge-count-skips.txt"
+		fi
+	done
+}
+huge_count
+
+# --- nul-str: a string section whose last string has no NUL -------------------------
+# patch_last_byte IN OUT SECTION: OUT is IN with SECTION's last byte 'X'.
+patch_last_byte() {
+	python3 - "$1" "$2" "$3" "$T_TOP/tests/tools" <<'PY'
+import sys
+src, dst, sec, tools = sys.argv[1:5]
+sys.path.insert(0, tools)
+import elfsections
+raw = bytearray(open(src, "rb").read())
+s = elfsections.find(elfsections.parse(raw), sec.encode())
+end = s["offset"] + s["size"] - 1
+if s["size"] == 0 or raw[end] != 0:
+    sys.exit("%s does not end in NUL to begin with" % sec)
+raw[end] = ord("X")
+open(dst, "wb").write(raw)
+PY
+}
+cat >"$IN/nul.c" <<'CSRC'
+struct point { int x, y; };
+struct point g_point;
+struct zz_last { long v; } g_last;
+CSRC
+if ! out=$("$GCC" -g -gdwarf-5 -O0 -c -o "$IN/nul.o" "$IN/nul.c" 2>&1); then
+	not_ok "nul-str: build" "$out"
+else
+	for sec in .debug_str .debug_line_str; do
+		c=nul-${sec#.debug_}
+		c=${c/_/-}
+		if ! out=$(patch_last_byte "$IN/nul.o" "$IN/$c.o" "$sec" 2>&1); then
+			not_ok "$c: make the ELF" "$out"
+			continue
+		fi
+		run_pipe "$c" "$IN/$c.o" --features default,global_var
+		check_refused "$c" "\\$sec .*NUL" "a name would run on past the section"
+	done
+fi
+
+# --- nul-string: DW_FORM_string running to the end of .debug_info ------------------
+# One DWARF 5 unit: the CU, an int, and a base type whose name (the DIE's
+# last attribute) has no NUL before the unit, and the section, end.
+cat >"$IN/nul-string.s" <<'ASM'
+	.section .debug_abbrev,"",@progbits
+.Labbrev:
+	.uleb128 1		# the CU: language, name (string)
+	.uleb128 0x11
+	.byte 1
+	.uleb128 0x13
+	.uleb128 0x0b
+	.uleb128 0x03
+	.uleb128 0x08
+	.byte 0, 0
+	.uleb128 2		# a base type: byte size, encoding, name (string)
+	.uleb128 0x24
+	.byte 0
+	.uleb128 0x0b
+	.uleb128 0x0b
+	.uleb128 0x3e
+	.uleb128 0x0b
+	.uleb128 0x03
+	.uleb128 0x08
+	.byte 0, 0
+	.byte 0
+	.section .debug_info,"",@progbits
+	.long .Lend - .Lstart
+.Lstart:
+	.short 5
+	.byte 1			# DW_UT_compile
+	.byte 8
+	.long .Labbrev
+	.uleb128 1
+	.byte 0x0c		# DW_LANG_C99
+	.string "nul-string.c"
+	.uleb128 2		# DIE 0x1b
+	.byte 4
+	.byte 5
+	.string "int"
+	.uleb128 2		# DIE 0x22
+	.byte 8
+	.byte 7
+	.ascii "unterminated"
+.Lend:
+ASM
+if ! out=$(as -o "$IN/nul-string.o" "$IN/nul-string.s" 2>&1); then
+	not_ok "nul-string: build" "$out"
+else
+	run_pipe nul-string "$IN/nul-string.o"
+	check_refused nul-string "CU at 0x0.*DIE 0x22" "the name has no end inside its unit"
 fi
 
 # --- many-sections: 70,000+ sections ------------------------------------------------

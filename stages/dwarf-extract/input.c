@@ -65,6 +65,33 @@ static int collect_sections(struct input *in, struct diag *d)
 	return 0;
 }
 
+/* The sections of an ELF whose header and name can be read, in order:
+ *	for (scn_iter_begin(&it, elf); scn_iter_next(&it);) ... it.name, it.sh, it.scn
+ * None when the section name table cannot be found. */
+struct scn_iter {
+	Elf *elf;
+	size_t shstrndx;
+	int ok;
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+	const char *name;
+};
+
+static void scn_iter_begin(struct scn_iter *it, Elf *elf)
+{
+	it->elf = elf;
+	it->scn = NULL;
+	it->ok = !elf_getshdrstrndx(elf, &it->shstrndx);
+}
+
+static int scn_iter_next(struct scn_iter *it)
+{
+	while (it->ok && (it->scn = elf_nextscn(it->elf, it->scn)))
+		if (gelf_getshdr(it->scn, &it->sh) && (it->name = elf_strptr(it->elf, it->shstrndx, it->sh.sh_name)))
+			return 1;
+	return 0;
+}
+
 /* The DWARF sections cu_key.c reads, as libdw reads them: after the Dwarf
  * handles are open, so that libdw has decompressed them in place, and from
  * in->elf, which for ET_REL holds the relocated data (reloc.c's or
@@ -77,22 +104,18 @@ static void collect_dwarf_sections(struct input *in)
 		[DWS_LINE_STR] = ".debug_line_str", [DWS_STR_OFF] = ".debug_str_offsets",
 		[DWS_LOCLISTS] = ".debug_loclists", [DWS_LOC] = ".debug_loc",
 	};
-	size_t shstrndx;
 	in->dws_ok = 0;
-	if (in->ident.ei_data != ELFDATA2LSB || elf_getshdrstrndx(in->elf, &shstrndx))
+	if (in->ident.ei_data != ELFDATA2LSB)
 		return;
-	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(in->elf, scn));) {
-		GElf_Shdr sh;
-		const char *name;
-		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(in->elf, shstrndx, sh.sh_name)))
-			continue;
+	struct scn_iter it;
+	for (scn_iter_begin(&it, in->elf); scn_iter_next(&it);) {
 		for (int k = 0; k < DWS_N; k++) {
-			if (strcmp(name, names[k]))
+			if (strcmp(it.name, names[k]))
 				continue;
-			Elf_Data *data = sh.sh_type == SHT_NOBITS ? NULL : elf_getdata(scn, NULL);
+			Elf_Data *data = it.sh.sh_type == SHT_NOBITS ? NULL : elf_getdata(it.scn, NULL);
 			/* Two sections of one name (COMDAT groups in a .o): which one
 			 * libdw reads is its business; the cache stays out of it. */
-			if ((sh.sh_flags & SHF_COMPRESSED) || !data || (!data->d_buf && data->d_size) ||
+			if ((it.sh.sh_flags & SHF_COMPRESSED) || !data || (!data->d_buf && data->d_size) ||
 			    in->dws[k].p)
 				return;
 			in->dws[k] = (struct dwsec){ data->d_buf, data->d_size };
@@ -319,20 +342,40 @@ static int list_units(struct input *in, struct diag *d)
  * uncompressed when it is SHF_COMPRESSED. */
 static int has_section(Elf *elf, const char *want, uint64_t *size)
 {
-	size_t shstrndx;
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return 0;
-	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
-		GElf_Shdr sh;
-		const char *name;
-		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
-		    !strcmp(name, want)) {
+	struct scn_iter it;
+	for (scn_iter_begin(&it, elf); scn_iter_next(&it);) {
+		if (!strcmp(it.name, want)) {
 			GElf_Chdr ch;
 			if (size)
-				*size = (sh.sh_flags & SHF_COMPRESSED) && gelf_getchdr(scn, &ch) ? ch.ch_size
-											: sh.sh_size;
+				*size = (it.sh.sh_flags & SHF_COMPRESSED) && gelf_getchdr(it.scn, &ch) ? ch.ch_size
+												: it.sh.sh_size;
 			return 1;
 		}
+	}
+	return 0;
+}
+
+/* Every string a DIE names by offset (strp, line_strp, strx, dwz's
+ * strp_alt) is read up to its NUL, and libdw does not look for one: in a
+ * .debug_str or .debug_line_str whose last byte is not NUL, the last string
+ * runs on into whatever follows the section (a name took the next section's
+ * bytes). A string section must end in NUL (gABI, SHF_STRINGS), so such a
+ * file is refused here, whichever DIE would have read it. Checked after
+ * dwarf_begin_elf(), which decompresses the sections in place; one still
+ * compressed is not libdw's to read. WHO names the file in the message. */
+static int check_string_sections(Elf *elf, const char *who, struct diag *d)
+{
+	struct scn_iter it;
+	for (scn_iter_begin(&it, elf); scn_iter_next(&it);) {
+		if ((strcmp(it.name, ".debug_str") && strcmp(it.name, ".debug_line_str")) ||
+		    it.sh.sh_type == SHT_NOBITS || (it.sh.sh_flags & SHF_COMPRESSED))
+			continue;
+		Elf_Data *data = elf_getdata(it.scn, NULL);
+		if (!data || !data->d_size || !data->d_buf)
+			continue;
+		if (((const char *)data->d_buf)[data->d_size - 1] != 0)
+			return diag_fail(d, EBADMSG, "%s: %s (%zu bytes, section %zu) does not end in a NUL byte: "
+					 "its last string has no end", who, it.name, data->d_size, elf_ndxscn(it.scn));
 	}
 	return 0;
 }
@@ -399,22 +442,22 @@ static int open_alt(struct input *in, unsigned workers, struct diag *d)
 					 dwarf_errmsg(-1));
 		dwarf_setalt(in->dw[i], in->alt[i]);
 	}
-	return 0;
+	char who[4200];
+	snprintf(who, sizeof(who), "%s: the dwz alternate file %s", in->path, name);
+	return check_string_sections(in->alt_elf, who, d);
 }
 
 static void find_info_map(struct input *in)
 {
-	size_t shstrndx, fsize;
+	size_t fsize;
 	const char *raw = in->is_rel ? NULL : elf_rawfile(in->elf, &fsize);
-	if (!raw || elf_getshdrstrndx(in->elf, &shstrndx))
+	if (!raw)
 		return;
-	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(in->elf, scn));) {
-		GElf_Shdr sh;
-		const char *name;
-		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(in->elf, shstrndx, sh.sh_name)) ||
-		    strcmp(name, ".debug_info") || (sh.sh_flags & SHF_COMPRESSED))
+	struct scn_iter it;
+	for (scn_iter_begin(&it, in->elf); scn_iter_next(&it);) {
+		if (strcmp(it.name, ".debug_info") || (it.sh.sh_flags & SHF_COMPRESSED))
 			continue;
-		Elf_Data *data = elf_getdata(scn, NULL);
+		Elf_Data *data = elf_getdata(it.scn, NULL);
 		if (data && (const char *)data->d_buf >= raw && data->d_size <= fsize &&
 		    (const char *)data->d_buf + data->d_size <= raw + fsize &&
 		    in->raw_is_file_map) {
@@ -488,7 +531,7 @@ int input__open(struct input *in, const char *path, unsigned workers, uint64_t i
 					 "%s: no DWARF debug info (%s); build with -g", path, dwarf_errmsg(e));
 		}
 	}
-	if ((err = open_alt(in, workers, d)))
+	if ((err = check_string_sections(in->elf, path, d)) || (err = open_alt(in, workers, d)))
 		return err;
 	err = collect_sections(in, d);
 	if (!err)
