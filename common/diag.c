@@ -111,6 +111,9 @@ int diag_report(const struct diag *d, const char *where, int err)
 	if (err == -ENOMEM)
 		diag_error(where, "out of memory%s%s%s%s", d && d->phase ? " in phase " : "",
 			   d && d->phase ? d->phase : "", detail ? ": " : "", detail ? detail : "");
+	else if (err == -E2BIG && !detail) /* strerror: "Argument list too long" */
+		diag_error(where, "too big: past a 32-bit count or 4 GiB size of the format%s%s",
+			   d && d->phase ? " in phase " : "", d && d->phase ? d->phase : "");
 	else
 		diag_error(where, "%s", detail ? detail : strerror(-err));
 	return diag_exit_code(err);

@@ -18,6 +18,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 
 /* Exit codes, shared by every stage and pipeline.sh (documented in README). */
 enum {
@@ -52,6 +53,13 @@ int diag_bug_at(struct diag *d, const char *file, int line, const char *fmt, ...
  * `if ((err = VERIFY(d, id == want, "node %zu got id %d", i, id))) return err;` */
 #define VERIFY(d, cond, ...) \
 	(__builtin_expect(!!(cond), 1) ? 0 : diag_bug_at((d), __FILE__, __LINE__, __VA_ARGS__))
+
+/* A name from the input inside a message: at most DIAG_CLIP_MAX bytes of it,
+ * then "..." when cut. Format "%.*s%s", arguments DIAG_CLIP(name). A message
+ * holds 1024 bytes, and one hostile name (16 MiB) would leave no room for
+ * what is wrong with it. */
+#define DIAG_CLIP_MAX 160
+#define DIAG_CLIP(s) (int)strnlen((s), DIAG_CLIP_MAX), (s), (strnlen((s), DIAG_CLIP_MAX + 1) > DIAG_CLIP_MAX ? "..." : "")
 
 /* Put context in front of a recorded detail ("CU 0x1234: " + detail). */
 void diag_prefix(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -166,7 +166,7 @@ static int begin(struct bw *w, const char *name, uint32_t info, uint32_t size_ty
 	if (off < 0)
 		return (int)off;
 	if (w->base + w->nr_types >= (uint32_t)INT_MAX - 1 || (w->local && w->nr_types + 1 >= BW_LOCAL))
-		return -ENOMEM; /* libbpf's answer at its BTF_MAX_NR_TYPES */
+		return -E2BIG; /* libbpf's BTF_MAX_NR_TYPES (it says -ENOMEM: not a machine's limit) */
 	struct btf_type t = { .name_off = (uint32_t)off, .info = info, .size = size_type };
 	size_t at = w->types.len;
 	buf_put(&w->types, &t, sizeof(t));
@@ -437,6 +437,21 @@ int bw__add_decl_tag(struct bw *w, const char *value, int ref, int component_idx
 		memcpy(last(w) + 1, &d, sizeof(d));
 	}
 	return id;
+}
+
+const char *bw__strerror(int err)
+{
+	return err == -E2BIG ? "past a limit of BTF's (2^31-1 types, 4 GiB of types or of strings)" : strerror(-err);
+}
+
+size_t bw__types_len(const struct bw *w)
+{
+	return w->types.len;
+}
+
+size_t bw__strs_len(const struct bw *w)
+{
+	return strtab__size(w->strs);
 }
 
 int bw__raw(const struct bw *w, struct buf *out)

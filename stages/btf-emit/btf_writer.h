@@ -44,6 +44,13 @@ int bw__add_decl_tag(struct bw *w, const char *value, int ref, int component_idx
 /* The raw BTF (header, types, strings; host byte order) appended to out
  * (the caller's). */
 int bw__raw(const struct bw *w, struct buf *out);
+/* What a writer's error means, for messages. -E2BIG: a limit of BTF's
+ * (libbpf's 2^31-1 types, 4 GiB of types or of strings), not the machine's;
+ * where libbpf says -ENOMEM at its type limit, the writer says -E2BIG. */
+const char *bw__strerror(int err);
+/* The bytes of types and of strings written so far. */
+size_t bw__types_len(const struct bw *w);
+size_t bw__strs_len(const struct bw *w);
 
 /* A piece of a BTF: its types get ids after base or, local, the ids
  * BW_LOCAL | 1, 2, ... until the pieces before it are counted. Ids passed

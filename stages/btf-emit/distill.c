@@ -211,8 +211,8 @@ static int distill_base(struct distill *x)
 		if (btf_is_composite(t) || btf_is_any_enum(t)) {
 			/* Empty, of the same size; an enum as a plain ENUM. */
 			if (btf_is_any_enum(t) && (t->size > 8 || (t->size & (t->size - 1)) || !t->size))
-				return diag_fail(x->d, EINVAL, "distilled base: enum %s has size %u",
-						 src_str(&x->s, t->name_off), t->size);
+				return diag_fail(x->d, EINVAL, "distilled base: enum %.*s%s has size %u",
+						 DIAG_CLIP(src_str(&x->s, t->name_off)), t->size);
 			nt.info = (uint32_t)(btf_is_any_enum(t) ? BTF_KIND_ENUM : btf_kind(t)) << 24;
 			buf_put(&x->btypes, &nt, sizeof(nt));
 		} else {

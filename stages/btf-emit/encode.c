@@ -195,7 +195,16 @@ static int join_piece(void *ctx, unsigned worker, size_t k)
 	return 0;
 }
 
-static int join(struct encode *e, unsigned threads, struct buf *out, uint32_t *nr_types)
+/* Past a limit of BTF's in all, though each piece fitted: a message with
+ * the totals (no one type is to blame). */
+static int too_big(struct diag *d, uint64_t nr_types, uint64_t types_len, uint64_t strs_len)
+{
+	return diag_fail(d, E2BIG, "the BTF would hold %llu types in %llu bytes and %llu bytes of strings: "
+			 "past a limit of BTF's (2^31-1 types, 4 GiB in all)", (unsigned long long)nr_types,
+			 (unsigned long long)types_len, (unsigned long long)strs_len);
+}
+
+static int join(struct encode *e, unsigned threads, struct buf *out, uint32_t *nr_types, struct diag *d)
 {
 	struct sj_in *si = calloc(e->np, sizeof(*si));
 	if (!si)
@@ -221,14 +230,16 @@ static int join(struct encode *e, unsigned threads, struct buf *out, uint32_t *n
 		si[k] = (struct sj_in){ v.strs, v.strs_len, v.str_at, v.str_hash, v.n_str };
 	}
 	if (!err && next_id - 1 > (uint64_t)INT_MAX - 1)
-		err = -ENOMEM; /* one writer's answer past INT_MAX - 1 types */
+		err = too_big(d, next_id - 1, types_len, 0); /* one writer stops at INT_MAX - 1 types */
 	size_t strs_len = 0;
 	if (!err)
 		err = str_join__plan(si, e->np, threads, &e->sj, &strs_len);
 	free(si);
+	if (err == -E2BIG && !d->set) /* the strings alone, past 4 GiB */
+		err = too_big(d, next_id - 1, types_len, strs_len);
 	if (!err && (types_len > UINT32_MAX - sizeof(struct btf_header) ||
 		     strs_len > UINT32_MAX - sizeof(struct btf_header) - types_len))
-		err = -E2BIG;
+		err = too_big(d, next_id - 1, types_len, strs_len);
 	if (err)
 		return err;
 	struct btf_header h = {
@@ -275,8 +286,10 @@ int encode__btf(const struct encode_in *in, unsigned *threads_used, struct buf *
 	} else if (e.one) {
 		*nr_types = bw__type_cnt(e.one) - 1;
 		err = bw__raw(e.one, out);
+		if (err == -E2BIG)
+			err = too_big(d, *nr_types, bw__types_len(e.one), bw__strs_len(e.one));
 	} else {
-		err = join(&e, threads, out, nr_types);
+		err = join(&e, threads, out, nr_types, d);
 		if (err == -EPROTO)
 			err = DIAG_BUG(d, "BTF pieces' ids are not where planned");
 	}

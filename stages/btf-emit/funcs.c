@@ -604,7 +604,8 @@ static int add_true_signature(struct bw *btf, const struct graph_func *f, const 
 static int add_tag(struct bw *btf, const char *value, int id, int comp, const char *name, struct diag *d)
 {
 	int r = bw__add_decl_tag(btf, value, id, comp);
-	return r < 0 ? diag_fail(d, -r, "function %s: decl tag %s refused: %s", name, value, strerror(-r)) : 0;
+	return r < 0 ? diag_fail(d, -r, "function %.*s%s: decl tag %.*s%s refused: %s", DIAG_CLIP(name),
+				 DIAG_CLIP(value), bw__strerror(r)) : 0;
 }
 
 int funcs__encode(struct bw *btf, const struct graph *g, const struct elf_info *ei, const uint32_t *picks,
@@ -619,7 +620,7 @@ int funcs__encode(struct bw *btf, const struct graph *g, const struct elf_info *
 		int id = (picks[i] & PICK_TRUE_SIG) ? add_true_signature(btf, f, ei, proto, &name)
 						    : bw__add_func(btf, name, BTF_FUNC_STATIC, (int)proto);
 		if (id < 0)
-			return diag_fail(d, -id, "function %s: BTF cannot hold it: %s", name, strerror(-id));
+			return diag_fail(d, -id, "function %.*s%s: BTF cannot hold it: %s", DIAG_CLIP(name), bw__strerror(id));
 		/* Decl tags: the parameters' (component = index), then the
 		 * function's (-1), the order clang's own BTF has. */
 		/* A true signature dropped parameters: only the function's own tags. */

@@ -185,10 +185,8 @@ int str_join__plan(const struct sj_in *in, size_t n, unsigned threads, struct st
 		for (unsigned sh = 0; sh < NSHARDS; sh++)
 			at += j->sh[sh].own_bytes[p];
 	}
-	if (at > UINT32_MAX)
-		return -E2BIG;
-	*joined_len = (size_t)at;
-	return 0;
+	*joined_len = (size_t)at; /* also when too long: for the message */
+	return at > UINT32_MAX ? -E2BIG : 0;
 }
 
 int str_join__write(struct str_join *j, char *dst)

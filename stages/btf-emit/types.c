@@ -546,8 +546,9 @@ int types__encode_tags(struct bw *btf, const struct graph *g, const struct type_
 					continue;
 				int r = bw__add_decl_tag(btf, graph_str(g, a->value), (int)map->ids[i], comp);
 				if (r < 0)
-					return diag_fail(d, -r, "decl tag %s on %s: %s", graph_str(g, a->value),
-							 graph_str(g, n->name), strerror(-r));
+					return diag_fail(d, -r, "decl tag %.*s%s on %.*s%s: %s",
+							 DIAG_CLIP(graph_str(g, a->value)),
+							 DIAG_CLIP(graph_str(g, n->name)), bw__strerror(r));
 			}
 		}
 	}
@@ -570,9 +571,9 @@ static int check_cycles(const struct graph *g, struct diag *d)
 {
 	for (size_t i = 1; i <= g->nnodes; i++)
 		if (modifier_cycle(g, i))
-			return diag_fail(d, EBADMSG, "graph node %zu (%s \"%s\"): a cycle of typedefs or "
+			return diag_fail(d, EBADMSG, "graph node %zu (%s \"%.*s%s\"): a cycle of typedefs or "
 					 "qualifiers (malformed DWARF)", i, graph_kind_name(g->nodes[i].kind),
-					 graph_str(g, g->nodes[i].name));
+					 DIAG_CLIP(graph_str(g, g->nodes[i].name)));
 	return 0;
 }
 
@@ -904,8 +905,8 @@ int types__encode(struct bw *btf, const struct graph *g, const struct type_map *
 			continue;
 		int id = add_node(btf, g, i, map, o, map->index_type);
 		if (id < 0)
-			return diag_fail(d, -id, "graph node %zu (%s \"%s\"): BTF cannot hold it: %s", i,
-					 graph_kind_name(n->kind), graph_str(g, n->name), strerror(-id));
+			return diag_fail(d, -id, "graph node %zu (%s \"%.*s%s\"): BTF cannot hold it: %s", i,
+					 graph_kind_name(n->kind), DIAG_CLIP(graph_str(g, n->name)), bw__strerror(id));
 		int err = VERIFY(d, (uint32_t)id == map->ids[i], "graph node %zu got BTF id %d, planned %u",
 				 i, id, map->ids[i]);
 		if (err)
@@ -952,7 +953,7 @@ int types__encode_extras(struct bw *btf, const struct graph *g, const struct typ
 		const char *what = x->kind == EX_ARRAY ? "array" : x->kind == EX_PROTO ? "prototype"
 				 : x->kind == EX_ARENA_PTR ? "arena pointer" : "type tag";
 		if (id < 0)
-			return diag_fail(d, -id, "extra %s for type %u: %s", what, x->target, strerror(-id));
+			return diag_fail(d, -id, "extra %s for type %u: %s", what, x->target, bw__strerror(id));
 		int err = VERIFY(d, (uint32_t)id == x->id, "extra %s for type %u got id %d, planned %u", what,
 				 x->target, id, x->id);
 		if (err)
@@ -963,7 +964,7 @@ int types__encode_extras(struct bw *btf, const struct graph *g, const struct typ
 		return 0;
 	int id = bw__add_int(btf, "__ARRAY_SIZE_TYPE__", 4, 0);
 	if (id < 0)
-		return diag_fail(d, -id, "cannot add the array index type: %s", strerror(-id));
+		return diag_fail(d, -id, "cannot add the array index type: %s", bw__strerror(id));
 	return VERIFY(d, (uint32_t)id == map->index_type, "array index type got id %d, planned %u", id,
 		      map->index_type);
 }

@@ -113,8 +113,8 @@ static size_t collect(const struct graph *g, const struct elf_info *ei, const st
 			why = "size 0 or past 4 GiB";
 		else if (!valid_name(name)) {
 			if (!HAS_FEAT(o, FEAT_ENCODE_FORCE))
-				*err = diag_fail(d, EINVAL, "variable \"%s\": not a valid BTF name (feature "
-						 "encode_force skips such variables)", name);
+				*err = diag_fail(d, EINVAL, "variable \"%.*s%s\": not a valid BTF name (feature "
+						 "encode_force skips such variables)", DIAG_CLIP(name));
 			why = "not a valid BTF name";
 		}
 		if (why) {
@@ -175,13 +175,13 @@ static int write_vars(struct bw *btf, const struct graph *g, const struct elf_in
 				     (v->flags & G_F_EXTERNAL) ? BTF_VAR_GLOBAL_ALLOCATED : BTF_VAR_STATIC,
 				     (int)map->ids[v->type]);
 		if (ids[i] < 0)
-			err = diag_fail(d, -ids[i], "variable %s: BTF cannot hold it: %s", e[i].name,
-					strerror(-ids[i]));
+			err = diag_fail(d, -ids[i], "variable %.*s%s: BTF cannot hold it: %s", DIAG_CLIP(e[i].name),
+					bw__strerror(ids[i]));
 		for (uint32_t a = 0; a < v->annot_count && !err && HAS_FEAT(o, FEAT_DECL_TAG); a++) {
 			const struct graph_annot *an = &g->annots[v->annot_first + a];
 			if (!strcmp(graph_str(g, an->name), "btf_decl_tag") &&
 			    bw__add_decl_tag(btf, graph_str(g, an->value), ids[i], -1) < 0)
-				err = diag_fail(d, EINVAL, "variable %s: decl tag refused", e[i].name);
+				err = diag_fail(d, EINVAL, "variable %.*s%s: decl tag refused", DIAG_CLIP(e[i].name));
 		}
 	}
 	for (size_t i = 0; i < n && !err;) {
@@ -191,11 +191,11 @@ static int write_vars(struct bw *btf, const struct graph *g, const struct elf_in
 		uint64_t size = e[end - 1].off + e[end - 1].size;
 		int ds = bw__add_datasec(btf, ei->secs[e[i].sec].name, (uint32_t)size);
 		if (ds < 0)
-			err = diag_fail(d, -ds, "DATASEC %s refused: %s", ei->secs[e[i].sec].name, strerror(-ds));
+			err = diag_fail(d, -ds, "DATASEC %.*s%s refused: %s", DIAG_CLIP(ei->secs[e[i].sec].name), bw__strerror(ds));
 		for (size_t k = i; k < end && !err; k++) {
 			int r = bw__add_datasec_var_info(btf, ids[k], (uint32_t)e[k].off, (uint32_t)e[k].size);
 			if (r < 0)
-				err = diag_fail(d, -r, "DATASEC entry %s refused: %s", e[k].name, strerror(-r));
+				err = diag_fail(d, -r, "DATASEC entry %.*s%s refused: %s", DIAG_CLIP(e[k].name), bw__strerror(r));
 		}
 		i = end;
 	}

@@ -37,6 +37,9 @@ struct builder {
 static int str_of(struct builder *b, const char *s, uint32_t *out)
 {
 	int64_t off = strtab__add(b->m->strs, s);
+	if (off == -E2BIG) /* one serial caller at a time: m->d is the stage's */
+		return diag_fail(b->m->d, E2BIG, "the type graph's strings pass 4 GiB, the limit of its 32-bit "
+				 "offsets and of BTF's, at the name \"%.*s%s\" (%zu bytes)", DIAG_CLIP(s), strlen(s));
 	if (off < 0)
 		return (int)off;
 	*out = (uint32_t)off;

@@ -182,7 +182,9 @@ static int str_alloc(void *ctx, uint64_t count, uint64_t total)
 	struct cands *c = ctx;
 	(void)count;
 	if (c->str0 + total >= UINT32_MAX)
-		return -E2BIG;
+		return diag_fail(c->m->d, E2BIG, "the type graph's strings with the functions' and variables' "
+				 "names come to %llu bytes: past 4 GiB, the limit of its 32-bit offsets and of BTF's",
+				 (unsigned long long)(c->str0 + total));
 	c->g->str = malloc(c->str0 + total);
 	if (!c->g->str)
 		return -ENOMEM;

@@ -5,6 +5,8 @@
  * both with the same arguments. Every call must return the same value, and
  * the raw BTF at the end must be the same bytes.
  *
+ * Then the type limit, where the writer says -E2BIG and libbpf -ENOMEM.
+ *
  * Prints "same seed S: N calls, M types, B bytes" per seed; on the first
  * difference, "DIFFERENT seed S call N: ..." and exits 1.
  */
@@ -12,6 +14,7 @@
 #include "../../common/buf.h"
 
 #include <bpf/btf.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -173,6 +176,23 @@ int main(void)
 		buf_free(&ours);
 		bw__free(w);
 		btf__free(lb);
+	}
+	/* libbpf's type limit (2^31-1), met by a piece whose ids start just
+	 * under it: the type past the limit is refused with -E2BIG, "a limit
+	 * of BTF's", where libbpf says -ENOMEM (btf-emit names the type). */
+	if (!bad) {
+		struct bw *w = bw__new_piece((uint32_t)INT_MAX - 4, 0);
+		int r[4];
+		for (int k = 0; k < 4; k++)
+			r[k] = w ? bw__add_int(w, "int", 4, 1) : -ENOMEM;
+		if (r[0] == INT_MAX - 3 && r[1] == INT_MAX - 2 && r[2] == INT_MAX - 1 && r[3] == -E2BIG)
+			printf("same limit: ids up to %d, then %d (%s)\n", r[2], r[3], bw__strerror(r[3]));
+		else {
+			printf("DIFFERENT limit: ids %d %d %d, then %d (want %d %d %d, then -E2BIG)\n", r[0], r[1],
+			       r[2], r[3], INT_MAX - 3, INT_MAX - 2, INT_MAX - 1);
+			bad = 1;
+		}
+		bw__free(w);
 	}
 	return bad;
 }
