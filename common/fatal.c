@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,29 +22,36 @@ void fatal__init(const char *const *where, const struct diag *d)
 	fatal_diag = d;
 }
 
-static void put(const char *s)
+/* Only the first thread to fail speaks: two workers whose allocations fail
+ * at once (libdw's hash tables at -j8) wrote their lines into each other.
+ * The others wait here for its _exit(). */
+static void one_speaker(void)
 {
-	if (s) {
-		ssize_t n = write(STDERR_FILENO, s, strlen(s));
-		(void)n;
-	}
+	static atomic_flag taken = ATOMIC_FLAG_INIT;
+	if (atomic_flag_test_and_set(&taken))
+		for (;;)
+			pause();
 }
 
 /* "btfpipe: WHERE: error: out of memory in phase P: " + the parts of what,
- * then exit 4. write(2) only: there may be no memory for stdio. */
+ * in one write(2) (no stdio: there may be no memory for it), then exit 4. */
 static __attribute__((noreturn)) void oom_exit(const char *const *what, size_t n)
 {
-	put("btfpipe: ");
-	put(fatal_where && *fatal_where ? *fatal_where : "btfpipe");
-	put(": error: out of memory");
-	if (fatal_diag && fatal_diag->phase) {
-		put(" in phase ");
-		put(fatal_diag->phase);
+	one_speaker();
+	const char *head[] = { "btfpipe: ", fatal_where && *fatal_where ? *fatal_where : "btfpipe",
+			       ": error: out of memory", fatal_diag && fatal_diag->phase ? " in phase " : "",
+			       fatal_diag && fatal_diag->phase ? fatal_diag->phase : "", ": " };
+	char line[1024];
+	size_t len = 0;
+	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]) + n; i++) {
+		const char *s = i < sizeof(head) / sizeof(head[0]) ? head[i] : what[i - sizeof(head) / sizeof(head[0])];
+		size_t k = s ? strnlen(s, sizeof(line) - 1 - len) : 0;
+		memcpy(line + len, s, k);
+		len += k;
 	}
-	put(": ");
-	for (size_t i = 0; i < n; i++)
-		put(what[i]);
-	put("\n");
+	line[len++] = '\n';
+	ssize_t w = write(STDERR_FILENO, line, len);
+	(void)w;
 	_exit(EXIT_INTERNAL);
 }
 
@@ -63,6 +71,7 @@ void __wrap___assert_fail(const char *expr, const char *file, unsigned line, con
 				       "), as libdw's do when an allocation fails" };
 		oom_exit(what, sizeof(what) / sizeof(what[0]));
 	}
+	one_speaker();
 	fprintf(stderr, "%s: %s:%u: %s: Assertion `%s' failed.\n", program_invocation_short_name, file, line, func,
 		expr);
 	abort();
@@ -86,6 +95,8 @@ void __wrap_error(int status, int errnum, const char *fmt, ...)
 		const char *what[] = { msg, " gave up on an allocation" };
 		oom_exit(what, 2);
 	}
+	if (status)
+		one_speaker();
 	fprintf(stderr, "btfpipe: %s: %s: %s%s%s%s\n", where, status ? "error" : "warning",
 		status ? "a library gave up: " : "", msg, errnum ? ": " : "", errnum ? strerror(errnum) : "");
 	if (status) {
