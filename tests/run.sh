@@ -25,6 +25,18 @@ mkdir -p "$T_OUT_ROOT"
 export T_RESULTS
 T_RESULTS=$(mktemp "$T_OUT_ROOT/results.XXXXXX")
 trap 'rm -f "$T_RESULTS"' EXIT
+# A pattern that names no test is a typo or a renamed test: a failure, not
+# a silent pass (make check-robust lists its tests by name).
+for p in "${patterns[@]}"; do
+	found=0
+	for t in "$top"/tests/t[0-9][0-9][0-9][0-9]-*.sh; do
+		case "$(basename "$t")" in *"$p"*) found=1 ;; esac
+	done
+	if [ "$found" -eq 0 ]; then
+		echo "FAIL: no test matches '$p'"
+		echo fail >>"$T_RESULTS"
+	fi
+done
 # ASan: fail on the first error; leaks in libdw's own caches are not ours.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1:exitcode=86}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=87}

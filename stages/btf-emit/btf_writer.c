@@ -441,7 +441,8 @@ int bw__add_decl_tag(struct bw *w, const char *value, int ref, int component_idx
 
 const char *bw__strerror(int err)
 {
-	return err == -E2BIG ? "past a limit of BTF's (2^31-1 types, 4 GiB of types or of strings)" : strerror(-err);
+	return err == -E2BIG ? "past a limit of BTF's (2,147,483,646 types, 4 GiB of types or of strings)"
+			     : strerror(-err);
 }
 
 size_t bw__types_len(const struct bw *w)

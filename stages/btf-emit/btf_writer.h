@@ -45,7 +45,7 @@ int bw__add_decl_tag(struct bw *w, const char *value, int ref, int component_idx
  * (the caller's). */
 int bw__raw(const struct bw *w, struct buf *out);
 /* What a writer's error means, for messages. -E2BIG: a limit of BTF's
- * (libbpf's 2^31-1 types, 4 GiB of types or of strings), not the machine's;
+ * (2^31-2 types, libbpf's count; 4 GiB of types or of strings), not the machine's;
  * where libbpf says -ENOMEM at its type limit, the writer says -E2BIG. */
 const char *bw__strerror(int err);
 /* The bytes of types and of strings written so far. */

@@ -200,7 +200,7 @@ static int join_piece(void *ctx, unsigned worker, size_t k)
 static int too_big(struct diag *d, uint64_t nr_types, uint64_t types_len, uint64_t strs_len)
 {
 	return diag_fail(d, E2BIG, "the BTF would hold %llu types in %llu bytes and %llu bytes of strings: "
-			 "past a limit of BTF's (2^31-1 types, 4 GiB in all)", (unsigned long long)nr_types,
+			 "past a limit of BTF's (2,147,483,646 types, 4 GiB in all)", (unsigned long long)nr_types,
 			 (unsigned long long)types_len, (unsigned long long)strs_len);
 }
 
@@ -232,11 +232,9 @@ static int join(struct encode *e, unsigned threads, struct buf *out, uint32_t *n
 	if (!err && next_id - 1 > (uint64_t)INT_MAX - 1)
 		err = too_big(d, next_id - 1, types_len, 0); /* one writer stops at INT_MAX - 1 types */
 	size_t strs_len = 0;
-	if (!err)
-		err = str_join__plan(si, e->np, threads, &e->sj, &strs_len);
+	if (!err && (err = str_join__plan(si, e->np, threads, &e->sj, &strs_len)) == -E2BIG)
+		err = too_big(d, next_id - 1, types_len, strs_len); /* the strings alone, past 4 GiB */
 	free(si);
-	if (err == -E2BIG && !d->set) /* the strings alone, past 4 GiB */
-		err = too_big(d, next_id - 1, types_len, strs_len);
 	if (!err && (types_len > UINT32_MAX - sizeof(struct btf_header) ||
 		     strs_len > UINT32_MAX - sizeof(struct btf_header) - types_len))
 		err = too_big(d, next_id - 1, types_len, strs_len);

@@ -89,6 +89,7 @@ static int scn_iter_next(struct scn_iter *it)
 	while (it->ok && (it->scn = elf_nextscn(it->elf, it->scn)))
 		if (gelf_getshdr(it->scn, &it->sh) && (it->name = elf_strptr(it->elf, it->shstrndx, it->sh.sh_name)))
 			return 1;
+	it->ok = 0; /* at the end it stays there */
 	return 0;
 }
 
@@ -367,11 +368,15 @@ static int check_string_sections(Elf *elf, const char *who, struct diag *d)
 {
 	struct scn_iter it;
 	for (scn_iter_begin(&it, elf); scn_iter_next(&it);) {
-		if ((strcmp(it.name, ".debug_str") && strcmp(it.name, ".debug_line_str")) ||
+		/* GNU's .zdebug_ sections keep their name once libdw has
+		 * decompressed them; one it could not still starts with "ZLIB". */
+		int gnu = !strcmp(it.name, ".zdebug_str") || !strcmp(it.name, ".zdebug_line_str");
+		if ((!gnu && strcmp(it.name, ".debug_str") && strcmp(it.name, ".debug_line_str")) ||
 		    it.sh.sh_type == SHT_NOBITS || (it.sh.sh_flags & SHF_COMPRESSED))
 			continue;
 		Elf_Data *data = elf_getdata(it.scn, NULL);
-		if (!data || !data->d_size || !data->d_buf)
+		if (!data || !data->d_size || !data->d_buf ||
+		    (gnu && data->d_size >= 4 && !memcmp(data->d_buf, "ZLIB", 4)))
 			continue;
 		if (((const char *)data->d_buf)[data->d_size - 1] != 0)
 			return diag_fail(d, EBADMSG, "%s: %s (%zu bytes, section %zu) does not end in a NUL byte: "

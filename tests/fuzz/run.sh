@@ -38,6 +38,12 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 secs=${1:-60}
 case $secs in '' | *[!0-9]*) echo "usage: tests/fuzz/run.sh [SECONDS]" >&2; exit 2 ;; esac
 [ "$secs" -ge 1 ] || { echo "usage: tests/fuzz/run.sh [SECONDS] (SECONDS >= 1)" >&2; exit 2; }
+# FUZZ_JOBS targets at a time (default 1): each libFuzzer process uses one
+# core, so on N cores N targets get their full time side by side.
+jobs_max=${FUZZ_JOBS:-1}
+case $jobs_max in '' | *[!0-9]*) echo "fuzz: error: FUZZ_JOBS must be a number >= 1" >&2; exit 2 ;; esac
+jobs_max=$((10#$jobs_max))
+[ "$jobs_max" -ge 1 ] || { echo "fuzz: error: FUZZ_JOBS must be a number >= 1" >&2; exit 2; }
 
 CLANG=${CLANG:-clang-19}
 targets=${FUZZ_TARGETS:-fuzz_cus fuzz_graph fuzz_btf_base fuzz_extract}
@@ -228,7 +234,7 @@ signature() {
 fuzz_target() {
 	local t=$1 corpus="$work/corpus/$1" art="$work/artifacts/$1"
 	local known seen rlog end execs found run notes left log rc n again new a name sha dest kind sig k
-	local files kb line cov
+	local files kb line cov f s
 	mkdir -p "$corpus" "$art"
 	# The bugs the saved inputs still show: found again, they are reported
 	# as known and their new input is not saved (one input per bug is enough).
@@ -309,10 +315,6 @@ fuzz_target() {
 	echo "$found" >"$work/$t.found"
 }
 
-# FUZZ_JOBS targets at a time (default 1): each libFuzzer process uses one
-# core, so on N cores N targets get their full time side by side.
-jobs_max=${FUZZ_JOBS:-1}
-case $jobs_max in '' | *[!0-9]* | 0) die "FUZZ_JOBS must be a number >= 1" ;; esac
 for t in $targets; do
 	if [ "$jobs_max" -eq 1 ]; then
 		fuzz_target "$t"
