@@ -43,9 +43,12 @@ static __attribute__((noreturn)) void oom_exit(const char *const *what, size_t n
 			       fatal_diag && fatal_diag->phase ? fatal_diag->phase : "", ": " };
 	char line[1024];
 	size_t len = 0;
-	for (size_t i = 0; i < sizeof(head) / sizeof(head[0]) + n; i++) {
-		const char *s = i < sizeof(head) / sizeof(head[0]) ? head[i] : what[i - sizeof(head) / sizeof(head[0])];
-		size_t k = s ? strnlen(s, sizeof(line) - 1 - len) : 0;
+	const size_t nh = sizeof(head) / sizeof(head[0]);
+	for (size_t i = 0; i < nh + n; i++) {
+		const char *s = i < nh ? head[i] : what[i - nh];
+		if (!s)
+			continue;
+		size_t k = strnlen(s, sizeof(line) - 1 - len);
 		memcpy(line + len, s, k);
 		len += k;
 	}
