@@ -89,6 +89,20 @@ $(foreach s,$(STAGES),$(eval $(call stage_rule,$(s))))
 # them, it starts them).
 $(eval $(call stage_rule,btfpipe-pahole))
 
+# t1345: the stages again, with tests/tools/failalloc.c under malloc,
+# calloc and realloc, theirs and the static libraries', so that a test can
+# make any allocation fail. Not in the sanitizer builds: ASan owns malloc.
+FAILALLOC_WRAPS := -Wl,--wrap=malloc -Wl,--wrap=calloc -Wl,--wrap=realloc
+define failalloc_rule
+$(BIN)/tools/failalloc/$(1): $(call obj,$(wildcard stages/$(1)/*.c) $(COMMON) $(FORMAT) tests/tools/failalloc.c)
+	@mkdir -p $(BIN)/tools/failalloc
+	$(CC) $(LDFLAGS) $(STAGE_LINK) $(FAILALLOC_WRAPS) -o $$@ $$^ $(STAGE_LIBS)
+endef
+ifeq ($(SANITIZE),)
+$(foreach s,$(STAGES),$(eval $(call failalloc_rule,$(s))))
+all: $(addprefix $(BIN)/tools/failalloc/,$(STAGES))
+endif
+
 
 # The batch front for BTF archives (a script; beside the stages when installed).
 $(BIN)/btfpipe-archive: tools/btfpipe-archive
