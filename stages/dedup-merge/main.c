@@ -400,7 +400,8 @@ static void merge_free(struct merge *m)
 	if (m->files)
 		for (size_t i = 0; i < m->o->ninputs; i++) {
 			cus_file__close(&m->files[i]);
-			offset_set__free(&m->wanted[i]);
+			if (m->wanted) /* its calloc may be what failed */
+				offset_set__free(&m->wanted[i]);
 			if (m->xt)
 				xtargets__free(&m->xt[i]);
 		}
