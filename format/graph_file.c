@@ -820,12 +820,19 @@ static int check_work(void *ctx, unsigned worker, size_t item)
 }
 
 /* The first error in file order, its message into d. */
+/* The caller's d takes from's message, if any, and keeps its own phase: a
+ * copy of the whole struct lost the phase the out-of-memory line names. */
+static void take_diag(struct diag *d, const struct diag *from)
+{
+	if (d && from->set)
+		diag_fail(d, 0, "%s", from->msg);
+}
+
 static int first_error(struct gread *r, int n, struct diag *d)
 {
 	for (int i = 0; i < n; i++)
 		if (r->err[i]) {
-			if (r->d[i].set && d)
-				*d = r->d[i];
+			take_diag(d, &r->d[i]);
 			return r->err[i];
 		}
 	return 0;
@@ -910,8 +917,7 @@ int graph__read_flags(struct graph *g, const char *path, unsigned flags, unsigne
 	/* The strings, inputs and CUs, in order, on this thread. */
 	for (int id = S_STRINGS; id <= S_CUS && id <= placed; id++)
 		if ((err = read_section(r, id))) {
-			if (d)
-				*d = r->d[id];
+			take_diag(d, &r->d[id]);
 			goto out;
 		}
 	/* Then the rest side by side: item 0 copies the strings. */
@@ -922,8 +928,7 @@ int graph__read_flags(struct graph *g, const char *path, unsigned flags, unsigne
 			goto out;
 	}
 	if (placed < GRAPH_NSECTIONS) {
-		if (d)
-			*d = place_d;
+		take_diag(d, &place_d);
 		err = -EBADMSG;
 		goto out;
 	}
