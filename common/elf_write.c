@@ -122,12 +122,19 @@ static struct ew_sec *written(struct ew *w, size_t i)
 static int copy_sections(struct ew *w)
 {
 	for (size_t i = 1; i < w->shnum + w->nnew; i++) {
+		/* elf_newscn() (elfutils 0.188) returns a half-made section, no
+		 * header and no Elf, when its header's calloc fails: only its
+		 * error code tells, so that is cleared before and read after. */
+		(void)elf_errno();
 		Elf_Scn *so = elf_newscn(w->out);
-		Elf_Data *dout = so ? elf_newdata(so) : NULL;
+		int e = elf_errno();
+		Elf_Data *dout = so && !e ? elf_newdata(so) : NULL;
 		struct ew_sec *ws = written(w, i);
 		GElf_Shdr sh;
-		if (!dout)
-			return diag_fail(w->d, diag_lib_errno(elf_errmsg(-1), EIO), "%s: %s", w->out_path, elf_errmsg(-1));
+		if (!dout) {
+			const char *msg = elf_errmsg(e ? e : -1);
+			return diag_fail(w->d, diag_lib_errno(msg, EIO), "%s: section %zu: %s", w->out_path, i, msg);
+		}
 		if (i < w->shnum) {
 			Elf_Scn *si = elf_getscn(w->in, i);
 			gelf_getshdr(si, &sh);
@@ -182,7 +189,11 @@ int elf_write__btf(const char *in_path, const char *out_path, const void *btf, s
 	int err = 0;
 	if (!w.in || elf_kind(w.in) != ELF_K_ELF || !gelf_getehdr(w.in, &w.eh) || elf_getshdrnum(w.in, &w.shnum) ||
 	    elf_getphdrnum(w.in, &w.phnum) || elf_getshdrstrndx(w.in, &w.shstrndx)) {
-		err = diag_fail(d, ENOEXEC, "%s: not an ELF file we can rewrite", in_path);
+		/* These fail when libelf cannot allocate, too: no verdict on
+		 * the file then. */
+		int e = w.in && elf_kind(w.in) != ELF_K_ELF ? ENOEXEC : diag_lib_errno(elf_errmsg(-1), ENOEXEC);
+		err = diag_fail(d, e, e == ENOMEM ? "%s: reading the ELF header" : "%s: not an ELF file we can rewrite",
+				in_path);
 		goto out;
 	}
 	if (w.shnum + 2 >= SHN_LORESERVE) {
