@@ -136,7 +136,10 @@ int elf_info__read(struct elf_info *ei, const char *path, struct diag *d)
 	GElf_Ehdr eh;
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
 	    elf_getshdrnum(elf, &shnum) || elf_getshdrstrndx(elf, &shstrndx)) {
-		err = diag_fail(d, ENOEXEC, "%s: not an ELF file", path);
+		/* libelf fails these calls when it cannot allocate, too: that
+		 * is no verdict on the file. */
+		int e = elf && elf_kind(elf) != ELF_K_ELF ? ENOEXEC : diag_lib_errno(elf_errmsg(-1), ENOEXEC);
+		err = diag_fail(d, e, e == ENOMEM ? "%s: reading the ELF header" : "%s: not an ELF file", path);
 		goto out;
 	}
 	ei->is_rel = eh.e_type == ET_REL;
@@ -153,7 +156,8 @@ int elf_info__read(struct elf_info *ei, const char *path, struct diag *d)
 		Elf_Scn *scn = elf_getscn(elf, i);
 		GElf_Shdr sh;
 		if (!scn || !gelf_getshdr(scn, &sh)) {
-			err = diag_fail(d, EBADMSG, "%s: section %zu header unreadable", path, i);
+			err = diag_fail(d, diag_lib_errno(elf_errmsg(-1), EBADMSG), "%s: section %zu header unreadable: %s",
+					path, i, elf_errmsg(-1));
 			goto out;
 		}
 		const char *name = elf_strptr(elf, shstrndx, sh.sh_name);

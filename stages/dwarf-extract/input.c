@@ -504,9 +504,12 @@ int input__open(struct input *in, const char *path, unsigned workers, uint64_t i
 	elf_version(EV_CURRENT);
 	Elf *file_elf = elf_begin(in->fd, ELF_C_READ_MMAP, NULL);
 	if (!file_elf || elf_kind(file_elf) != ELF_K_ELF) {
+		/* elf_begin() also fails when it cannot allocate: that is no
+		 * verdict on the file. */
+		int e = file_elf ? ENOEXEC : diag_lib_errno(elf_errmsg(-1), ENOEXEC);
 		if (file_elf)
 			elf_end(file_elf);
-		return diag_fail(d, ENOEXEC, "%s: not an ELF file", path);
+		return diag_fail(d, e, e == ENOMEM ? "%s: elf_begin" : "%s: not an ELF file", path);
 	}
 	in->file_elf = in->elf = file_elf;
 	int err = identify(in, (uint64_t)st.st_size, d);
@@ -531,9 +534,10 @@ int input__open(struct input *in, const char *path, unsigned workers, uint64_t i
 	for (unsigned i = 0; i < workers; i++, in->ndw++) {
 		in->dw[i] = dwarf_begin_elf(in->elf, DWARF_C_READ, NULL);
 		if (!in->dw[i]) {
-			int e = dwarf_errno();
-			return diag_fail(d, diag_lib_errno(dwarf_errmsg(e), ENODATA),
-					 "%s: no DWARF debug info (%s); build with -g", path, dwarf_errmsg(e));
+			int e = dwarf_errno(), err = diag_lib_errno(dwarf_errmsg(e), ENODATA);
+			if (err == ENOMEM)
+				return diag_fail(d, err, "%s: dwarf_begin_elf", path);
+			return diag_fail(d, err, "%s: no DWARF debug info (%s); build with -g", path, dwarf_errmsg(e));
 		}
 	}
 	if ((err = check_string_sections(in->elf, path, d)) || (err = open_alt(in, workers, d)))
