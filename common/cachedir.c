@@ -553,8 +553,11 @@ struct cachedir *cachedir_cli_open(const struct cachedir_cli *cli, const char *k
 {
 	struct cachedir *c = NULL;
 	struct diag d = { 0 };
-	if (cli->dir && cachedir__open(&c, &cli->opts, kind, &d))
+	int err = cli->dir ? cachedir__open(&c, &cli->opts, kind, &d) : 0;
+	if (err && d.set)
 		diag_warn(tool, "%s; going on without the cache", d.msg);
+	else if (err) /* a failed allocation has no detail */
+		diag_warn(tool, "cache directory %s: %s; going on without the cache", cli->dir, strerror(-err));
 	return c;
 }
 
