@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# t1345-failalloc: every allocation of every stage made to fail, one run each.
+#
+# t1340's ulimit -v sweep reaches the few allocations that happen to cross
+# its limits. Here the stages are linked again with tests/tools/failalloc.c
+# under malloc, calloc and realloc (bin/tools/failalloc/: ours and the
+# static libdw's, libelf's and libbpf's calls alike), and run once for each
+# N from 1 to one past their count of allocations, with the Nth and every
+# later one failing, as under a full address space. Each run must end as
+# t1340 asks: exit 4 with exactly one "out of memory in phase P" line and
+# the previous output intact, nothing else left, or exit 0 with the bytes of
+# a run that failed nothing. Never a signal, never exit 1 or 3 (bad input,
+# an I/O error: a refusal a build would blame on its input or disk).
+#
+# Cases, over a 24-unit program (tests/gen/many-cus.sh: each allocation
+# site of the 120-unit one is here, with fewer repeats of each):
+#   extract, merge, emit, emit-elf   -j1: every N, deterministic
+#   extract-cache                    -j1 --cache into a fresh directory:
+#                                    every N, and the cache verifies after
+#   extract, merge, emit             -j4: every N, threads racing to fail
+#                                    (a thread still working while another
+#                                    reports is where a crash would hide)
+#
+# Mutants this fails on: merge_free() without its m->wanted check (SIGSEGV
+# when open_inputs()'s calloc fails, at N=2 of merge); elf_begin()'s failure
+# said as "not an ELF file" (exit 1 at extract's N=1); graph_file.c copying
+# a section's whole diag over the caller's (the phase lost, emit's N=2);
+# elf_write.c trusting elf_newscn() without its error code (SIGSEGV in
+# libelf's elf_newdata(), emit-elf's N=555 and on). A crash's backtrace is
+# printed from its core (gdb) under the failure.
+#
+# Not under a sanitizer: ASan owns malloc, and there is no failalloc build.
+. "$(dirname "$0")/lib.sh"
+
+case "$T_VARIANT" in
+bin-asan | bin-tsan)
+	skip "allocation failure injection on the $T_VARIANT build" "a sanitizer owns malloc; no failalloc build there"
+	test_done
+	;;
+esac
+FA="$T_BIN/tools/failalloc"
+for s in dwarf-extract dedup-merge btf-emit; do
+	if [ ! -x "$FA/$s" ]; then
+		not_ok "the failalloc build of $s" "$FA/$s is missing (make builds it)"
+		test_done
+	fi
+done
+
+if ! out=$(bash "$T_TOP/tests/gen/many-cus.sh" "$T_OUT/in" 24 "$GCC" 2>&1); then
+	not_ok "generate and build the 24-unit program" "$out"
+	test_done
+fi
+ELF="$T_OUT/in/many-$(basename "$GCC")"
+REF="$T_OUT/ref"
+mkdir -p "$REF"
+if ! out=$("$T_BIN/dwarf-extract" -q -o "$REF/cus" "$ELF" 2>&1 &&
+	"$T_BIN/dedup-merge" -q -o "$REF/graph" "$REF/cus" 2>&1 &&
+	"$T_BIN/btf-emit" -q --elf "$ELF" -o "$REF/btf" "$REF/graph" 2>&1 &&
+	"$T_BIN/btf-emit" -q --elf "$ELF" --elf-out "$REF/elf" "$REF/graph" 2>&1); then
+	not_ok "reference runs of the 24-unit program" "$out"
+	test_done
+fi
+
+# Under a limit, as t1340's runs are: that is what a stage's out-of-memory
+# paths assume (common/fatal.h: a library's failed assert reads as out of
+# memory only there), and no stage starts itself again for its tunables.
+ulimit -v 16777216
+ulimit -c unlimited
+shopt -s nullglob dotglob # the leftover check globs the output directory
+
+# case_args CASE J OUT: the stage and its arguments, writing OUT.
+case_args() {
+	local j=$2 o=$3
+	case $1 in
+	extract) echo "dwarf-extract -j$j -q -o $o $ELF" ;;
+	extract-cache) echo "dwarf-extract -j$j -q --cache $D/cache -o $o $ELF" ;;
+	merge) echo "dedup-merge -j$j -q -o $o $REF/cus" ;;
+	emit) echo "btf-emit -j$j -q --elf $ELF -o $o $REF/graph" ;;
+	emit-elf) echo "btf-emit -j$j -q --elf $ELF --elf-out $o $REF/graph" ;;
+	esac
+}
+ref_of() {
+	case $1 in
+	extract*) echo "$REF/cus" ;; merge) echo "$REF/graph" ;; emit) echo "$REF/btf" ;; emit-elf) echo "$REF/elf" ;;
+	esac
+}
+
+OOM_RE='^btfpipe: [^ ]+: error: out of memory in phase [a-z_]+(: .*)?$'
+# The warnings allowed beside it: a worker thread that cannot start (-j4),
+# a cache that cannot be opened or written (the run goes on without it).
+WARN_RE='^btfpipe: [^ ]+: warning: ([0-9]+ worker thread starts? failed|.*going on without the cache$|cache .*\(the output is not affected\)$)'
+
+# Run the case for N = 1 .. count+1. Checks use shell builtins where they
+# can: there are thousands of runs.
+total_runs=0
+# FAILALLOC_CASES: some of them only (CASE:J words), to debug one stage.
+for cj in ${FAILALLOC_CASES:-extract:1 extract-cache:1 merge:1 emit:1 emit-elf:1 extract:4 merge:4 emit:4}; do
+	c=${cj%:*} j=${cj#*:}
+	D="$T_OUT/run/$c-j$j"
+	rm -rf "$D" && mkdir -p "$D"
+	cd "$D" || exit 1
+	ref=$(ref_of "$c")
+	# shellcheck disable=SC2207 # our own paths, no spaces
+	args=($(case_args "$c" "$j" "$D/out"))
+	rm -rf "$D/cache"
+	BTFPIPE_FAILALLOC_COUNT="$D/count" "$FA/${args[0]}" "${args[@]:1}" 2>"$D/err"
+	rc=$?
+	read -r count <"$D/count" 2>/dev/null
+	if [ "$rc" != 0 ] || ! cmp -s "$D/out" "$ref" || [ -z "${count:-}" ]; then
+		not_ok "$c -j$j: a failalloc run that fails nothing gives the reference bytes and its count" "exit $rc, count '${count:-}': $(head -c 300 "$D/err")"
+		continue
+	fi
+	rm -f "$D/count"
+	bad="" n_ok=0 n_oom=0 phases=" "
+	for ((n = 1; n <= count + 1; n++)); do
+		[ "$c" = extract-cache ] && rm -rf "$D/cache"
+		printf 'prev\n' >"$D/out"
+		BTFPIPE_FAILALLOC=$n "$FA/${args[0]}" "${args[@]:1}" >"$D/stdout" 2>"$D/err"
+		rc=$?
+		total_runs=$((total_runs + 1))
+		why=""
+		if [ "$rc" = 0 ]; then
+			n_ok=$((n_ok + 1))
+			cmp -s "$D/out" "$ref" || why="exit 0 but not the reference bytes"
+		elif [ "$rc" = 4 ]; then
+			n_oom=$((n_oom + 1))
+			nline=0 nbad=0 phase=""
+			while IFS= read -r line; do
+				if [[ $line =~ $OOM_RE ]]; then
+					nline=$((nline + 1))
+					phase=${line#* in phase }
+					phase=${phase%%:*}
+				elif ! [[ $line =~ $WARN_RE ]]; then
+					nbad=$((nbad + 1))
+				fi
+			done <"$D/err"
+			if [ "$nline" != 1 ] || [ "$nbad" != 0 ]; then
+				why="exit 4 without exactly one 'out of memory in phase' line"
+			else
+				a="" b=""
+				if ! { IFS= read -r a && ! IFS= read -r b && [ -z "$b" ] && [ "$a" = prev ]; } <"$D/out"; then
+					why="exit 4 and the previous output is gone or changed"
+				fi
+				[[ $phases == *" $phase "* ]] || phases+="$phase "
+			fi
+		else
+			why="exit $rc$([ "$rc" -ge 128 ] && echo " (signal $((rc - 128)))")"
+		fi
+		leftover=""
+		for f in "$D"/*; do
+			case ${f##*/} in out | stdout | err | cache | core*) ;; *) leftover+="${f##*/} " ;; esac
+		done
+		[ -n "$leftover" ] && why+="${why:+; }left in the output directory: $leftover"
+		if [ -z "$why" ] && [ "$c" = extract-cache ] && [ -d "$D/cache" ] &&
+			! err=$("$T_BIN/dwarf-extract" -q --cache "$D/cache" --cache-verify -o "$D/verify.cus" "$ELF" 2>&1); then
+			why="the cache it left does not verify: $err"
+		fi
+		rm -f "$D/verify.cus"
+		if [ -n "$why" ]; then
+			bad+="N=$n: $why: $(head -c 200 "$D/err" | tr '\n' '|')"$'\n'
+			for core in "$D"/core*; do
+				[ -f "$core" ] && command -v gdb >/dev/null &&
+					bad+="$(gdb -q -batch -ex 'bt 12' "$FA/${args[0]}" "$core" 2>/dev/null | grep '^#' | awk '!seen[$0]++')"$'\n'
+				rm -f "$core"
+			done
+			# the first few say enough; the rest are counted
+			[ "$(printf '%s' "$bad" | grep -c '^N=')" -ge 8 ] && { bad+="(stopped at N=$n of $((count + 1)))"; break; }
+		fi
+	done
+	cd "$T_OUT" || exit 1
+	rm -rf "$D" # its outputs are no BTF for run.sh's dedup check
+	if [ -z "$bad" ]; then
+		ok "$c -j$j: each of its $count allocations made to fail in turn: $n_oom runs refused cleanly (exit 4, out of memory in phase:${phases% }), $n_ok succeeded with the reference bytes; no crash, previous output intact, nothing left"
+	else
+		not_ok "$c -j$j: each of its $count allocations made to fail in turn: exit 4 out of memory with the previous output intact, or exit 0 with the reference bytes" "$bad"
+	fi
+done
+echo "info: $total_runs runs with an allocation failing"
+test_done
