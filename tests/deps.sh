@@ -5,8 +5,9 @@
 # Tests: clang-19 lld-19 llvm-19 (fixtures, LTO), libclang-rt-19-dev (libFuzzer), dwarves (pahole) and bpftool
 # (reference outputs), python3 (test scripts), dwz and binutils (dwz-compressed
 # DWARF, readelf/objcopy/nm in tests), strace (t1310 kills stages at exact
-# system calls), time (/usr/bin/time: make bench, make check-kernel) and
-# parallel (GNU parallel runs btfpipe-archive's job list in t1500).
+# system calls), time (/usr/bin/time: make bench, make check-kernel),
+# parallel (GNU parallel runs btfpipe-archive's job list in t1500) and gdb
+# (t1340 prints the backtrace of a stage's core, should one crash).
 # Bench: gnuplot-nox (bench/scale.sh's plot).
 # Run: bash-builtins (pipeline.sh's mktemp and rm without a fork each),
 # xxhash (xxhsum: btfpipe-archive's input and output hashes).
@@ -14,7 +15,7 @@
 set -eu
 pkgs="libdw-dev libelf-dev libbpf-dev libxxhash-dev libbz2-dev pkg-config gcc make
       clang-19 libclang-rt-19-dev lld-19 llvm-19 dwarves bpftool python3 dwz binutils man-db strace time
-      parallel bash-builtins xxhash gnuplot-nox"
+      parallel bash-builtins xxhash gnuplot-nox gdb"
 missing=""
 for p in $pkgs; do
 	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
