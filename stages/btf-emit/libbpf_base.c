@@ -62,9 +62,12 @@ static const char *base_error(const char *path, int e, char *buf, size_t size)
 int libbpf_base__read(const char *path, struct btf **base, struct diag *d)
 {
 	if (!(*base = read_base(path))) {
+		int e = errno;
+		if (e == ENOMEM) /* libbpf out of memory: no verdict on the file */
+			return diag_fail(d, ENOMEM, "%s: reading the base BTF", path);
 		char why[128];
 		return diag_fail(d, EINVAL, "%s: cannot read base BTF (raw BTF or an ELF with .BTF): %s",
-				 path, base_error(path, errno, why, sizeof(why)));
+				 path, base_error(path, e, why, sizeof(why)));
 	}
 	return 0;
 }
