@@ -17,6 +17,13 @@
 #   extract, merge, emit, emit-elf   -j1: every N, deterministic
 #   extract-cache                    -j1 --cache into a fresh directory:
 #                                    every N, and the cache verifies after
+#   extract-rel                      -j1 and -j4: the same units linked -r
+#                                    into one relocatable object, as a
+#                                    module is (relocations applied to the
+#                                    DWARF in extract's own copy)
+#   emit-split                       -j1 and -j4: that object's BTF split
+#                                    over the program's, as a module's over
+#                                    vmlinux
 #   extract, merge, emit             -j4: every N, threads racing to fail
 #                                    (a thread still working while another
 #                                    reports is where a crash would hide)
@@ -26,8 +33,11 @@
 # said as "not an ELF file" (exit 1 at extract's N=1); graph_file.c copying
 # a section's whole diag over the caller's (the phase lost, emit's N=2);
 # elf_write.c trusting elf_newscn() without its error code (SIGSEGV in
-# libelf's elf_newdata(), emit-elf's N=555 and on). A crash's backtrace is
-# printed from its core (gdb) under the failure.
+# libelf's elf_newdata(), emit-elf's N=555 and on); libbpf failing to
+# allocate while reading the base said as an unreadable base (exit 1,
+# emit-split); base_view__open_raw()'s ENOMEM on our own BTF taken for a
+# bug (exit 4 "bug at", emit-split). A crash's backtrace is printed from
+# its core (gdb) under the failure.
 #
 # Not under a sanitizer: ASan owns malloc, and there is no failalloc build.
 . "$(dirname "$0")/lib.sh"
@@ -51,13 +61,25 @@ if ! out=$(bash "$T_TOP/tests/gen/many-cus.sh" "$T_OUT/in" 24 "$GCC" 2>&1); then
 	test_done
 fi
 ELF="$T_OUT/in/many-$(basename "$GCC")"
+REL="$T_OUT/in/many.o"
 REF="$T_OUT/ref"
-mkdir -p "$REF"
+mkdir -p "$REF" "$T_OUT/in/obj"
+# The module-shaped input: the units compiled (-O2 -g, as many-cus.sh
+# builds them) and linked -r.
+if ! out=$(for f in "$T_OUT"/in/src/u*.c; do
+	"$GCC" -O2 -g -c -o "$T_OUT/in/obj/$(basename "$f" .c).o" "$f" || exit 1
+done 2>&1 && ld -r -o "$REL" "$T_OUT"/in/obj/*.o 2>&1); then
+	not_ok "compile the units and link them -r into one object" "$out"
+	test_done
+fi
 if ! out=$("$T_BIN/dwarf-extract" -q -o "$REF/cus" "$ELF" 2>&1 &&
 	"$T_BIN/dedup-merge" -q -o "$REF/graph" "$REF/cus" 2>&1 &&
 	"$T_BIN/btf-emit" -q --elf "$ELF" -o "$REF/btf" "$REF/graph" 2>&1 &&
-	"$T_BIN/btf-emit" -q --elf "$ELF" --elf-out "$REF/elf" "$REF/graph" 2>&1); then
-	not_ok "reference runs of the 24-unit program" "$out"
+	"$T_BIN/btf-emit" -q --elf "$ELF" --elf-out "$REF/elf" "$REF/graph" 2>&1 &&
+	"$T_BIN/dwarf-extract" -q -o "$REF/rel.cus" "$REL" 2>&1 &&
+	"$T_BIN/dedup-merge" -q -o "$REF/rel.graph" "$REF/rel.cus" 2>&1 &&
+	"$T_BIN/btf-emit" -q --elf "$REL" --btf-base "$REF/btf" -o "$REF/split" "$REF/rel.graph" 2>&1); then
+	not_ok "reference runs of the 24-unit program and object" "$out"
 	test_done
 fi
 
@@ -74,6 +96,8 @@ case_args() {
 	case $1 in
 	extract) echo "dwarf-extract -j$j -q -o $o $ELF" ;;
 	extract-cache) echo "dwarf-extract -j$j -q --cache $D/cache -o $o $ELF" ;;
+	extract-rel) echo "dwarf-extract -j$j -q -o $o $REL" ;;
+	emit-split) echo "btf-emit -j$j -q --elf $REL --btf-base $REF/btf -o $o $REF/rel.graph" ;;
 	merge) echo "dedup-merge -j$j -q -o $o $REF/cus" ;;
 	emit) echo "btf-emit -j$j -q --elf $ELF -o $o $REF/graph" ;;
 	emit-elf) echo "btf-emit -j$j -q --elf $ELF --elf-out $o $REF/graph" ;;
@@ -81,6 +105,7 @@ case_args() {
 }
 ref_of() {
 	case $1 in
+	extract-rel) echo "$REF/rel.cus" ;; emit-split) echo "$REF/split" ;;
 	extract*) echo "$REF/cus" ;; merge) echo "$REF/graph" ;; emit) echo "$REF/btf" ;; emit-elf) echo "$REF/elf" ;;
 	esac
 }
@@ -94,7 +119,7 @@ WARN_RE='^btfpipe: [^ ]+: warning: ([0-9]+ worker thread starts? failed|.*going 
 # can: there are thousands of runs.
 total_runs=0
 # FAILALLOC_CASES: some of them only (CASE:J words), to debug one stage.
-for cj in ${FAILALLOC_CASES:-extract:1 extract-cache:1 merge:1 emit:1 emit-elf:1 extract:4 merge:4 emit:4}; do
+for cj in ${FAILALLOC_CASES:-extract:1 extract-cache:1 merge:1 emit:1 emit-elf:1 extract-rel:1 emit-split:1 extract:4 merge:4 emit:4 extract-rel:4 emit-split:4}; do
 	c=${cj%:*} j=${cj#*:}
 	D="$T_OUT/run/$c-j$j"
 	rm -rf "$D" && mkdir -p "$D"
