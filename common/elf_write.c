@@ -62,12 +62,15 @@ static int copy_phdrs(struct ew *w)
 
 /* The end of everything the file already uses, and the sections of the
  * names we write. */
-static void find_end(struct ew *w)
+static int find_end(struct ew *w)
 {
 	w->end = w->eh.e_phoff + (uint64_t)w->phnum * w->eh.e_phentsize;
 	for (size_t i = 1; i < w->shnum; i++) {
 		GElf_Shdr sh;
-		gelf_getshdr(elf_getscn(w->in, i), &sh);
+		errno = 0;
+		if (!gelf_getshdr(elf_getscn(w->in, i), &sh))
+			return diag_fail(w->d, diag_lib_errno(elf_errmsg(-1), EBADMSG), "%s: section %zu header unreadable: %s",
+					 w->in_path, i, elf_errmsg(-1));
 		const char *name = elf_strptr(w->in, w->shstrndx, sh.sh_name);
 		for (size_t k = 0; k < w->nsec; k++)
 			if (name && !strcmp(name, w->sec[k].name))
@@ -77,6 +80,7 @@ static void find_end(struct ew *w)
 	}
 	for (size_t k = 0; k < w->nsec; k++)
 		w->nnew += !w->sec[k].index;
+	return 0;
 }
 
 /* The section name table, grown by the names of the new sections. */
@@ -136,8 +140,11 @@ static int copy_sections(struct ew *w)
 			return diag_fail(w->d, diag_lib_errno(msg, EIO), "%s: section %zu: %s", w->out_path, i, msg);
 		}
 		if (i < w->shnum) {
+			errno = 0;
 			Elf_Scn *si = elf_getscn(w->in, i);
-			gelf_getshdr(si, &sh);
+			if (!gelf_getshdr(si, &sh))
+				return diag_fail(w->d, diag_lib_errno(elf_errmsg(-1), EBADMSG),
+						 "%s: section %zu header unreadable: %s", w->in_path, i, elf_errmsg(-1));
 			Elf_Data *din = elf_rawdata(si, NULL);
 			if (din) {
 				dout->d_buf = din->d_buf;
@@ -184,6 +191,7 @@ int elf_write__btf(const char *in_path, const char *out_path, const void *btf, s
 	elf_version(EV_CURRENT);
 	struct ew w = { .in_path = in_path, .out_path = out_path, .d = d, .nsec = base ? 2 : 1,
 			.sec = { { ".BTF", btf, btf_size, 0, 0 }, { ".BTF.base", base, base_size, 0, 0 } } };
+	errno = 0; /* diag_lib_errno() below: only these calls' ENOMEM counts */
 	w.in = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	struct outfile of = { .fd = -1 };
 	int err = 0;
@@ -215,8 +223,7 @@ int elf_write__btf(const char *in_path, const char *out_path, const void *btf, s
 	elf_flagelf(w.out, ELF_C_SET, ELF_F_LAYOUT);
 	if ((err = copy_phdrs(&w)))
 		goto out;
-	find_end(&w);
-	if ((err = grow_names(&w)) || (err = copy_sections(&w)))
+	if ((err = find_end(&w)) || (err = grow_names(&w)) || (err = copy_sections(&w)))
 		goto out;
 	GElf_Ehdr oh = w.eh;
 	oh.e_shoff = align_up(w.end, 8);

@@ -130,6 +130,7 @@ int elf_info__read(struct elf_info *ei, const char *path, struct diag *d)
 		return diag_fail(d, err, "%s: cannot open: %s", path, strerror(err));
 	}
 	elf_version(EV_CURRENT);
+	errno = 0; /* diag_lib_errno() below: only these calls' ENOMEM counts */
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	int err = 0;
 	size_t shnum, shstrndx, cap = 0;
@@ -153,6 +154,7 @@ int elf_info__read(struct elf_info *ei, const char *path, struct diag *d)
 	Elf_Scn *symtab = NULL;
 	GElf_Shdr symsh = { 0 };
 	for (size_t i = 0; i < shnum; i++) {
+		errno = 0;
 		Elf_Scn *scn = elf_getscn(elf, i);
 		GElf_Shdr sh;
 		if (!scn || !gelf_getshdr(scn, &sh)) {

@@ -502,6 +502,7 @@ int input__open(struct input *in, const char *path, unsigned workers, uint64_t i
 	if (fstat(in->fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return diag_fail(d, EINVAL, "%s: not a regular file", path);
 	elf_version(EV_CURRENT);
+	errno = 0; /* diag_lib_errno() below: only this call's ENOMEM counts */
 	Elf *file_elf = elf_begin(in->fd, ELF_C_READ_MMAP, NULL);
 	if (!file_elf || elf_kind(file_elf) != ELF_K_ELF) {
 		/* elf_begin() also fails when it cannot allocate: that is no
