@@ -819,15 +819,16 @@ static int check_work(void *ctx, unsigned worker, size_t item)
 	}
 }
 
-/* The first error in file order, its message into d. */
-/* The caller's d takes from's message, if any, and keeps its own phase: a
- * copy of the whole struct lost the phase the out-of-memory line names. */
+/* A section's message, if it has one, into the caller's d, whose phase
+ * stays: a copy of the whole struct lost the phase that the out-of-memory
+ * line names. */
 static void take_diag(struct diag *d, const struct diag *from)
 {
 	if (d && from->set)
-		diag_fail(d, 0, "%s", from->msg);
+		diag_take(d, from);
 }
 
+/* The first error in file order, its message into d. */
 static int first_error(struct gread *r, int n, struct diag *d)
 {
 	for (int i = 0; i < n; i++)

@@ -342,7 +342,10 @@ static int encode_pass(struct emit_run *r)
  * split BTF over r->dbase. */
 static int distill_pass(struct emit_run *r)
 {
-	if (!r->have_view && base_view__open(&r->view, r->o->base))
+	int verr = r->have_view ? 0 : base_view__open(&r->view, r->o->base);
+	if (verr == -ENOMEM)
+		return verr;
+	if (verr)
 		return diag_fail(r->d, ENOTSUP, "distilled_base: base %s cannot be read in place "
 				 "(another byte order?)", r->o->base);
 	r->have_view = 1;
