@@ -3,13 +3,15 @@
  * Linked into copies of the stages with --wrap=malloc, --wrap=calloc and
  * --wrap=realloc (Makefile, bin/tools/failalloc/). The stages link libdw,
  * libelf and libbpf statically, so the wrap reaches the libraries' own calls
- * too: every allocation the stage or a library asks for by name comes here.
- * (glibc's internal ones, stdio's or pthread_create()'s, do not.)
+ * too, and the static libc's calls by name (stdio's buffers, strdup(), a
+ * new thread's TLS): every malloc, calloc and realloc of the process comes
+ * here. Not posix_memalign(), nor mmap() (thread stacks: t1340 has those).
  *
  * BTFPIPE_FAILALLOC=N (N >= 1): the Nth such allocation of the process,
  * counted over all threads, and every one after it fail, as under a memory
  * limit, where an address space once full stays full. A ulimit -v sweep
- * (t1340) reaches a few of the failure points; this reaches any of them.
+ * (t1340) reaches a few of the failure points; this reaches any of them
+ * that the input leads to.
  *
  * BTFPIPE_FAILALLOC_COUNT=FILE: at a normal exit, write the number of
  * allocations made to FILE, so that the test knows the range of N.
@@ -75,9 +77,10 @@ __attribute__((destructor)) static void write_count(void)
 	const char *path = getenv("BTFPIPE_FAILALLOC_COUNT");
 	if (!path)
 		return;
+	unsigned long n = atomic_load(&calls); /* before fopen()'s own */
 	FILE *f = fopen(path, "w");
 	if (f) {
-		fprintf(f, "%lu\n", (unsigned long)atomic_load(&calls));
+		fprintf(f, "%lu\n", n);
 		fclose(f);
 	}
 }
