@@ -60,6 +60,17 @@ static int copy_phdrs(struct ew *w)
 	return 0;
 }
 
+/* Input section i's header into *sh; a failure (libelf out of memory,
+ * too: errno is cleared for diag_lib_errno()) said in w->d. */
+static int in_shdr(struct ew *w, size_t i, GElf_Shdr *sh)
+{
+	errno = 0;
+	if (!gelf_getshdr(elf_getscn(w->in, i), sh))
+		return diag_fail(w->d, diag_lib_errno(elf_errmsg(-1), EBADMSG), "%s: section %zu header unreadable: %s",
+				 w->in_path, i, elf_errmsg(-1));
+	return 0;
+}
+
 /* The end of everything the file already uses, and the sections of the
  * names we write. */
 static int find_end(struct ew *w)
@@ -67,10 +78,9 @@ static int find_end(struct ew *w)
 	w->end = w->eh.e_phoff + (uint64_t)w->phnum * w->eh.e_phentsize;
 	for (size_t i = 1; i < w->shnum; i++) {
 		GElf_Shdr sh;
-		errno = 0;
-		if (!gelf_getshdr(elf_getscn(w->in, i), &sh))
-			return diag_fail(w->d, diag_lib_errno(elf_errmsg(-1), EBADMSG), "%s: section %zu header unreadable: %s",
-					 w->in_path, i, elf_errmsg(-1));
+		int err = in_shdr(w, i, &sh);
+		if (err)
+			return err;
 		const char *name = elf_strptr(w->in, w->shstrndx, sh.sh_name);
 		for (size_t k = 0; k < w->nsec; k++)
 			if (name && !strcmp(name, w->sec[k].name))
@@ -140,12 +150,10 @@ static int copy_sections(struct ew *w)
 			return diag_fail(w->d, diag_lib_errno(msg, EIO), "%s: section %zu: %s", w->out_path, i, msg);
 		}
 		if (i < w->shnum) {
-			errno = 0;
-			Elf_Scn *si = elf_getscn(w->in, i);
-			if (!gelf_getshdr(si, &sh))
-				return diag_fail(w->d, diag_lib_errno(elf_errmsg(-1), EBADMSG),
-						 "%s: section %zu header unreadable: %s", w->in_path, i, elf_errmsg(-1));
-			Elf_Data *din = elf_rawdata(si, NULL);
+			int err = in_shdr(w, i, &sh);
+			if (err)
+				return err;
+			Elf_Data *din = elf_rawdata(elf_getscn(w->in, i), NULL);
 			if (din) {
 				dout->d_buf = din->d_buf;
 				dout->d_size = din->d_size;
