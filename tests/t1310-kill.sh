@@ -31,7 +31,8 @@
 #      its hidden temp name); SIGTERM on entry to the first write and to
 #      rename (the stage's handler must remove its temp file). These always
 #      land where they say, so the checks above run at every interesting
-#      point whatever the timing.
+#      point whatever the timing. Also pipeline.sh -J (btfpipe-pahole)
+#      SIGTERMed just after it made its temp directory: none may stay.
 #
 # The one place a SIGKILL can leave a file behind is between linkat and
 # rename: rename needs a name to move, and nothing runs after SIGKILL. That
@@ -287,4 +288,28 @@ while IFS=$'\t' read -r label name old ref cmd; do
 		fi
 	done <<<"$POINTS"
 done <<<"$STAGES"
+
+# --- 4. pipeline.sh -J's temp directory -------------------------------------
+# As pahole, pipeline.sh runs bin/btfpipe-pahole, which keeps the stages'
+# checkpoints in a directory of its own under $TMPDIR and must remove it
+# whatever ends the run. SIGTERM on entry to the mkdir that makes it lands
+# just after the directory exists, before any stage starts: the window
+# where the signal handler was not yet installed and the directory stayed.
+what="pipeline.sh -J: SIGTERM on entry to the mkdir of its temp directory"
+dir="$T_OUT/exact/pahole-J"
+fresh "$dir" vmlinux "$ELF"
+mkdir -p "$dir.tmp"
+rc=$( (
+	TMPDIR="$dir.tmp" ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" \
+		timeout 60 strace -f -qq -o /dev/null -e trace=mkdir \
+		-e inject=mkdir:signal=TERM:when=1 "$T_TOP/pipeline.sh" -J -j2 "$dir/vmlinux" >/dev/null 2>"$dir.err"
+	echo $?
+) 2>/dev/null)
+left=$(ls -A "$dir.tmp")
+if [ "$rc" = 143 ] && [ -z "$left" ] && cmp -s "$ELF" "$dir/vmlinux" && [ "$(ls -A "$dir")" = vmlinux ]; then
+	ok "$what: exit 143, the input untouched, no temp directory left"
+else
+	not_ok "$what: exit 143, the input untouched, no temp directory left" \
+		"exit $rc; left in TMPDIR: ${left:-nothing}; $(cmp "$ELF" "$dir/vmlinux" 2>&1); $(head -c 600 "$dir.err")"
+fi
 test_done

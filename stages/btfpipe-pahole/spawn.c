@@ -37,17 +37,25 @@ int spawn_pending_signal(void)
 	return pending;
 }
 
+/* From workdir_make(), before the directory exists: installed at the first
+ * spawn, a SIGTERM between mkdtemp() and the spawn found the default
+ * action and left the directory behind (t1360's kills found it). */
+static void catch_signals(void)
+{
+	static int installed;
+	if (installed)
+		return;
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	installed = 1;
+}
+
 int spawn_wait(char *const argv[], struct diag *d)
 {
-	static int handlers;
-	if (!handlers) {
-		struct sigaction sa = { .sa_handler = on_signal };
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		sigaction(SIGHUP, &sa, NULL);
-		handlers = 1;
-	}
+	catch_signals();
 	if (pending)
 		return 128 + pending;
 	/* Block the signals over the spawn, so that a signal arriving in
@@ -96,6 +104,7 @@ int workdir_make(struct workdir *w, struct diag *d)
 	const char *tmp = getenv("TMPDIR");
 	if (!tmp || !*tmp)
 		tmp = "/tmp";
+	catch_signals();
 	int n = snprintf(w->path, sizeof(w->path), "%s/btfpipe.XXXXXX", tmp);
 	if (n < 0 || (size_t)n >= sizeof(w->path) || !mkdtemp(w->path)) {
 		int err = n < 0 || (size_t)n >= sizeof(w->path) ? ENAMETOOLONG : errno;

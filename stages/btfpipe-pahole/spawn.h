@@ -12,7 +12,9 @@ struct workdir {
 	char path[PATH_MAX];	/* empty until made */
 };
 
-/* A fresh directory under $TMPDIR (else /tmp). 0 or -errno (d). */
+/* A fresh directory under $TMPDIR (else /tmp). 0 or -errno (d). From here
+ * on SIGINT, SIGTERM and SIGHUP are caught (spawn_pending_signal()), so the
+ * caller always reaches workdir_remove(). */
 int workdir_make(struct workdir *w, struct diag *d);
 /* Remove it and everything in it (a killed stage's temp files too). */
 void workdir_remove(struct workdir *w);
