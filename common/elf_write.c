@@ -188,9 +188,10 @@ static int copy_sections(struct ew *w)
 	return 0;
 }
 
-int elf_write__btf(const char *in_path, const char *out_path, const void *btf, size_t btf_size,
-		   const void *base, size_t base_size, struct diag *d)
+int elf_write__btf_prepare(const char *in_path, const char *out_path, const void *btf, size_t btf_size,
+			   const void *base, size_t base_size, struct outfile *of, struct diag *d)
 {
+	*of = (struct outfile){ .fd = -1 };
 	int fd = open(in_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		int err = errno;
@@ -201,7 +202,6 @@ int elf_write__btf(const char *in_path, const char *out_path, const void *btf, s
 			.sec = { { ".BTF", btf, btf_size, 0, 0 }, { ".BTF.base", base, base_size, 0, 0 } } };
 	errno = 0; /* diag_lib_errno() below: only these calls' ENOMEM counts */
 	w.in = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	struct outfile of = { .fd = -1 };
 	int err = 0;
 	if (!w.in || elf_kind(w.in) != ELF_K_ELF || !gelf_getehdr(w.in, &w.eh) || elf_getshdrnum(w.in, &w.shnum) ||
 	    elf_getphdrnum(w.in, &w.phnum) || elf_getshdrstrndx(w.in, &w.shstrndx)) {
@@ -218,12 +218,12 @@ int elf_write__btf(const char *in_path, const char *out_path, const void *btf, s
 				SHN_LORESERVE - 1);
 		goto out;
 	}
-	if ((err = outfile__open(&of, out_path, d)))
+	if ((err = outfile__open(of, out_path, d)))
 		goto out;
 	struct stat st;
 	if (fstat(fd, &st) == 0)
-		of.mode = st.st_mode & 07777; /* an executable stays executable */
-	w.out = elf_begin(of.fd, ELF_C_WRITE, NULL);
+		of->mode = st.st_mode & 07777; /* an executable stays executable */
+	w.out = elf_begin(of->fd, ELF_C_WRITE, NULL);
 	if (!w.out || !gelf_newehdr(w.out, gelf_getclass(w.in)) || (w.phnum && !gelf_newphdr(w.out, w.phnum))) {
 		err = diag_fail(d, diag_lib_errno(elf_errmsg(-1), EIO), "%s: cannot start the new ELF: %s", out_path, elf_errmsg(-1));
 		goto out;
@@ -250,14 +250,23 @@ int elf_write__btf(const char *in_path, const char *out_path, const void *btf, s
 	}
 	elf_end(w.out);
 	w.out = NULL;
-	err = outfile__commit(&of, d);
+	err = outfile__prepare(of, d);
 out:
 	if (w.out)
 		elf_end(w.out);
-	outfile__abort(&of);
+	if (err)
+		outfile__abort(of);
 	free(w.names);
 	if (w.in)
 		elf_end(w.in);
 	close(fd);
 	return err;
+}
+
+int elf_write__btf(const char *in_path, const char *out_path, const void *btf, size_t btf_size,
+		   const void *base, size_t base_size, struct diag *d)
+{
+	struct outfile of;
+	int err = elf_write__btf_prepare(in_path, out_path, btf, btf_size, base, base_size, &of, d);
+	return err ? err : outfile__publish(&of, d);
 }

@@ -207,7 +207,7 @@ int outfile__write(struct outfile *o, const void *buf, size_t n, struct diag *d)
 	return 0;
 }
 
-int outfile__commit(struct outfile *o, struct diag *d)
+int outfile__prepare(struct outfile *o, struct diag *d)
 {
 	mode_t um = umask(0);
 	umask(um);
@@ -215,7 +215,7 @@ int outfile__commit(struct outfile *o, struct diag *d)
 	if (fchmod(o->fd, (o->mode ? o->mode : 0644) & ~um) < 0)
 		err = errno;
 	if (!err && !o->tmp) {
-		/* Give the unnamed file a temporary name, then rename it over the
+		/* Give the unnamed file a temporary name, to be renamed over the
 		 * target: linkat cannot replace an existing file. */
 		char proc[64];
 		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", o->fd);
@@ -248,9 +248,18 @@ int outfile__commit(struct outfile *o, struct diag *d)
 	if (!err && close(o->fd) < 0)
 		err = errno;
 	o->fd = -1;
-	if (!err && rename(o->tmp, o->path) < 0)
-		err = errno;
 	if (err) {
+		diag_fail(d, err, "%s: cannot commit output: %s", o->path, strerror(err));
+		outfile__abort(o);
+		return -err;
+	}
+	return 0;
+}
+
+int outfile__publish(struct outfile *o, struct diag *d)
+{
+	if (rename(o->tmp, o->path) < 0) {
+		int err = errno;
 		diag_fail(d, err, "%s: cannot commit output: %s", o->path, strerror(err));
 		outfile__abort(o);
 		return -err;
@@ -260,6 +269,12 @@ int outfile__commit(struct outfile *o, struct diag *d)
 	o->tmp = NULL;
 	outfile__abort(o); /* frees the path; nothing left to remove */
 	return 0;
+}
+
+int outfile__commit(struct outfile *o, struct diag *d)
+{
+	int err = outfile__prepare(o, d);
+	return err ? err : outfile__publish(o, d);
 }
 
 void outfile__abort(struct outfile *o)

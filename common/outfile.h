@@ -33,6 +33,14 @@ int outfile__write(struct outfile *o, const void *buf, size_t n, struct diag *d)
 int outfile__pwrite(struct outfile *o, const void *buf, size_t n, uint64_t off, struct diag *d);
 /* Name the file: mode 0644 less umask, rename over the target. */
 int outfile__commit(struct outfile *o, struct diag *d);
+/* The two halves of commit, for outputs that belong together (a split BTF
+ * and its distilled base): prepare sets the mode and gives the complete
+ * file its hidden temp name, and is where anything can fail but a rename
+ * (it allocates); publish renames it over the target. Prepare every file
+ * of the set, then publish each: a failure before the first publish leaves
+ * every previous target intact. Abort after prepare removes the temp. */
+int outfile__prepare(struct outfile *o, struct diag *d);
+int outfile__publish(struct outfile *o, struct diag *d);
 /* Drop the output. Safe to call again, and after a failed open or a commit. */
 void outfile__abort(struct outfile *o);
 

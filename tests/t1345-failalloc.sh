@@ -24,13 +24,11 @@
 #   emit-split                       -j1 and -j4: that object's BTF split
 #                                    over the program's, as a module's over
 #                                    vmlinux
-#   emit-distill                     -j1: the same with distilled_base; not
-#                                    in the default list yet: OUT is
-#                                    committed before OUT.base is written,
-#                                    so a failure there (N=577..584 of 596)
-#                                    leaves a new OUT beside the old base
-#                                    (#34, open). FAILALLOC_CASES=emit-distill:1
-#                                    shows it.
+#   emit-distill                     -j1: the same with distilled_base,
+#                                    which writes OUT.base beside OUT: a
+#                                    pair, both previous or both new
+#   emit-both                        -j1: -o and --elf-out in one run: both
+#                                    previous or both new
 #   extract, merge, emit             -j4: every N, threads racing to fail
 #                                    (a thread still working while another
 #                                    reports is where a crash would hide)
@@ -43,7 +41,9 @@
 # libelf's elf_newdata(), emit-elf's N=555 and on); libbpf failing to
 # allocate while reading the base said as an unreadable base (exit 1,
 # emit-split); base_view__open_raw()'s ENOMEM on our own BTF taken for a
-# bug (exit 4 "bug at", emit-split). A crash's backtrace is printed from
+# bug (exit 4 "bug at", emit-split); btf-emit committing -o before it
+# wrote OUT.base or the --elf-out ELF (a new OUT beside the previous base,
+# emit-distill's N=577..584; beside the previous ELF, emit-both). A crash's backtrace is printed from
 # its core (gdb) under the failure.
 #
 # Not under a sanitizer: ASan owns malloc, and there is no failalloc build.
@@ -108,6 +108,7 @@ case_args() {
 	extract-rel) echo "dwarf-extract -j$j -q -o $o $REL" ;;
 	emit-split) echo "btf-emit -j$j -q --elf $REL --btf-base $REF/btf -o $o $REF/rel.graph" ;;
 	emit-distill) echo "btf-emit -j$j -q --features default,distilled_base --elf $REL --btf-base $REF/btf -o $o $REF/rel.graph" ;;
+	emit-both) echo "btf-emit -j$j -q --elf $ELF -o $o --elf-out $o.elf $REF/graph" ;;
 	merge) echo "dedup-merge -j$j -q -o $o $REF/cus" ;;
 	emit) echo "btf-emit -j$j -q --elf $ELF -o $o $REF/graph" ;;
 	emit-elf) echo "btf-emit -j$j -q --elf $ELF --elf-out $o $REF/graph" ;;
@@ -116,7 +117,7 @@ case_args() {
 ref_of() {
 	case $1 in
 	extract-rel) echo "$REF/rel.cus" ;; emit-split) echo "$REF/split" ;; emit-distill) echo "$REF/distill" ;;
-	extract*) echo "$REF/cus" ;; merge) echo "$REF/graph" ;; emit) echo "$REF/btf" ;; emit-elf) echo "$REF/elf" ;;
+	extract*) echo "$REF/cus" ;; merge) echo "$REF/graph" ;; emit | emit-both) echo "$REF/btf" ;; emit-elf) echo "$REF/elf" ;;
 	esac
 }
 
@@ -129,15 +130,19 @@ WARN_RE='^btfpipe: [^ ]+: warning: ([0-9]+ worker thread starts? failed|.*going 
 # can: there are thousands of runs.
 total_runs=0
 # FAILALLOC_CASES: some of them only (CASE:J words), to debug one stage.
-for cj in ${FAILALLOC_CASES:-extract:1 extract-cache:1 merge:1 emit:1 emit-elf:1 extract-rel:1 emit-split:1 extract:4 merge:4 emit:4 extract-rel:4 emit-split:4}; do
+for cj in ${FAILALLOC_CASES:-extract:1 extract-cache:1 merge:1 emit:1 emit-elf:1 extract-rel:1 emit-split:1 emit-distill:1 emit-both:1 extract:4 merge:4 emit:4 extract-rel:4 emit-split:4}; do
 	c=${cj%:*} j=${cj#*:}
 	D="$T_OUT/run/$c-j$j"
 	rm -rf "$D" && mkdir -p "$D"
 	cd "$D" || exit 1
 	ref=$(ref_of "$c")
-	# distilled_base writes OUT.base beside OUT: the same rules for both
-	base_out=""
-	[ "$c" = emit-distill ] && base_out="$D/out.base"
+	# A second output written with OUT (the same rules for both) and its
+	# reference: distilled_base's OUT.base, --elf-out's ELF.
+	two="" two_ref=""
+	case $c in
+	emit-distill) two="$D/out.base" two_ref="$ref.base" ;;
+	emit-both) two="$D/out.elf" two_ref="$REF/elf" ;;
+	esac
 	args=()
 	read -ra args <<<"$(case_args "$c" "$j" "$D/out")"
 	if [ "${#args[@]}" = 0 ]; then
@@ -151,7 +156,7 @@ for cj in ${FAILALLOC_CASES:-extract:1 extract-cache:1 merge:1 emit:1 emit-elf:1
 	read -r count 2>/dev/null <"$D/count"
 	# A count this small means the wrap did not take (no stage run makes
 	# fewer than several hundred allocations here).
-	if [ "$rc" != 0 ] || ! cmp -s "$D/out" "$ref" || [ "${count:-0}" -lt 100 ]; then
+	if [ "$rc" != 0 ] || ! cmp -s "$D/out" "$ref" || { [ -n "$two" ] && ! cmp -s "$two" "$two_ref"; } || [ "${count:-0}" -lt 100 ]; then
 		not_ok "$c -j$j: a failalloc run that fails nothing gives the reference bytes and a count of its allocations" "exit $rc, count '$count': $(head -c 300 "$D/err")"
 		continue
 	fi
@@ -160,7 +165,7 @@ for cj in ${FAILALLOC_CASES:-extract:1 extract-cache:1 merge:1 emit:1 emit-elf:1
 	for ((n = 1; n <= count + 1; n++)); do
 		[ "$c" = extract-cache ] && rm -rf "$D/cache"
 		printf 'prev\n' >"$D/out"
-		[ -n "$base_out" ] && printf 'prev\n' >"$base_out"
+		[ -n "$two" ] && printf 'prev\n' >"$two"
 		BTFPIPE_FAILALLOC=$n "$FA/${args[0]}" "${args[@]:1}" >"$D/stdout" 2>"$D/err"
 		rc=$?
 		total_runs=$((total_runs + 1))
@@ -172,7 +177,7 @@ for cj in ${FAILALLOC_CASES:-extract:1 extract-cache:1 merge:1 emit:1 emit-elf:1
 			while IFS= read -r line || [ -n "$line" ]; do
 				[[ $line =~ $WARN_RE ]] || nbad=$((nbad + 1))
 			done <"$D/err"
-			if ! cmp -s "$D/out" "$ref" || { [ -n "$base_out" ] && ! cmp -s "$base_out" "$ref.base"; }; then
+			if ! cmp -s "$D/out" "$ref" || { [ -n "$two" ] && ! cmp -s "$two" "$two_ref"; }; then
 				why="exit 0 but not the reference bytes"
 			elif [ "$nbad" != 0 ]; then
 				why="exit 0 with an error or unknown warning"
@@ -192,7 +197,7 @@ for cj in ${FAILALLOC_CASES:-extract:1 extract-cache:1 merge:1 emit:1 emit-elf:1
 			if [ "$nline" != 1 ] || [ "$nbad" != 0 ]; then
 				why="exit 4 without exactly one 'out of memory in phase' line"
 			else
-				for o in "$D/out" $base_out; do
+				for o in "$D/out" $two; do
 					a="" b=""
 					if ! { IFS= read -r a && ! IFS= read -r b && [ -z "$b" ] && [ "$a" = prev ]; } <"$o"; then
 						why="exit 4 and the previous output is gone or changed (${o##*/})"
@@ -205,7 +210,7 @@ for cj in ${FAILALLOC_CASES:-extract:1 extract-cache:1 merge:1 emit:1 emit-elf:1
 		fi
 		leftover=""
 		for f in "$D"/*; do
-			case ${f##*/} in out | stdout | err | cache | core*) ;; out.base) [ -n "$base_out" ] || leftover+="out.base " ;; *) leftover+="${f##*/} " ;; esac
+			case ${f##*/} in out | stdout | err | cache | core*) ;; out.base | out.elf) [ "$f" = "$two" ] || leftover+="${f##*/} " ;; *) leftover+="${f##*/} " ;; esac
 		done
 		[ -n "$leftover" ] && why+="${why:+; }left in the output directory: $leftover"
 		if [ -z "$why" ] && [ "$c" = extract-cache ] && [ -d "$D/cache" ] &&

@@ -38,35 +38,56 @@ static void log_output(const char *path, const char *base)
 	free(b);
 }
 
+/* path's outfile written with buf and prepared (outfile.h): 0, or -errno
+ * with *f already aborted. */
+static int write_prepared(struct outfile *f, const char *path, const void *buf, size_t n, struct diag *d)
+{
+	int err = outfile__open(f, path, d);
+	if (!err && (err = outfile__write(f, buf, n, d)))
+		outfile__abort(f);
+	return err ? err : outfile__prepare(f, d);
+}
+
+/* Every file of the set is written and prepared before any is published:
+ * the split BTF -o and its distilled OUT.base belong together, and -o and
+ * --elf-out are one run's output. So a failure anywhere before the renames
+ * (out of memory, a full disk) leaves every previous file as it was: never
+ * a new OUT beside an old OUT.base. Only a rename itself failing can leave
+ * the set half new. */
 int output__write(const struct emit_opts *o, const void *raw, uint32_t size, const void *dbase, uint32_t dbase_size,
 		  struct diag *d, const char **where)
 {
-	int err = 0;
-	if (o->cli.output && (err = outfile__write_all(o->cli.output, raw, size, d)))
-		return err;
-	if (o->cli.output && dbase) {
-		/* The distilled base beside it: OUT.base (kernel 7.x names
-		 * resolve_btfids' F.BTF.base so). */
-		char *bpath = NULL;
-		if (asprintf(&bpath, "%s.base", o->cli.output) < 0)
-			return -ENOMEM;
-		*where = bpath;
-		err = outfile__write_all(bpath, dbase, dbase_size, d);
+	struct outfile f[3]; /* -o, OUT.base, --elf-out: those given, in order */
+	int n = 0, err = 0;
+	char *bpath = NULL;
+	/* The distilled base beside -o: OUT.base (kernel 7.x names
+	 * resolve_btfids' F.BTF.base so). */
+	if (o->cli.output && dbase && asprintf(&bpath, "%s.base", o->cli.output) < 0)
+		return -ENOMEM;
+	if (o->cli.output) {
 		*where = o->cli.output;
-		if (!err) /* split BTF over its distilled base */
-			log_output(o->cli.output, bpath);
-		free(bpath);
-		if (err)
-			return err;
-	} else if (o->cli.output) {
-		log_output(o->cli.output, o->base);
+		err = write_prepared(&f[n++], o->cli.output, raw, size, d);
+		if (!err && bpath)
+			err = write_prepared(&f[n++], bpath, dbase, dbase_size, d);
 	}
-	if (o->elf_out) {
+	if (!err && o->elf_out) {
 		*where = o->elf_out;
-		/* (Not with a distilled base: the ELF's .BTF is over its own
-		 * .BTF.base, which the log's readers cannot take as a base.) */
-		if (!(err = elf_write__btf(o->elf, o->elf_out, raw, size, dbase, dbase_size, d)) && !dbase)
-			log_output(o->elf_out, o->base);
+		err = elf_write__btf_prepare(o->elf, o->elf_out, raw, size, dbase, dbase_size, &f[n++], d);
 	}
+	for (int i = 0; i < n; i++) {
+		if (err) {
+			outfile__abort(&f[i]); /* (again for the one that failed: safe) */
+			continue;
+		}
+		*where = i < n - 1 || !o->elf_out ? o->cli.output : o->elf_out;
+		err = outfile__publish(&f[i], d);
+	}
+	if (!err && o->cli.output) /* split BTF over its distilled base, else over --btf-base */
+		log_output(o->cli.output, bpath ? bpath : o->base);
+	/* (Not with a distilled base: the ELF's .BTF is over its own
+	 * .BTF.base, which the log's readers cannot take as a base.) */
+	if (!err && o->elf_out && !dbase)
+		log_output(o->elf_out, o->base);
+	free(bpath);
 	return err;
 }
