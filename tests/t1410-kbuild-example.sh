@@ -157,7 +157,9 @@ all_outputs="m1.o.btf m1.o.cus m1.o.graph m2.o.btf m2.o.cus m2.o.graph vmlinux.b
 
 # First build with make -j2: a missing dependency would show as a stage
 # starting before its input exists.
-check_exit "(b) first build (make -j2)" 0 kmake "$T_OUT/m1" -j2
+# -Otarget: each recipe's stderr in one piece, so run_counts pairs each
+# extract's two count lines (at -j2 without it, two extracts' lines mix).
+check_exit "(b) first build (make -j2)" 0 kmake "$T_OUT/m1" -j2 -Otarget
 same "(b) first build: every stage ran once per input" "$(ran "$T_OUT/m1")" "$all_outputs"
 same "(b) first build: one extract per input, none hit an empty cache" \
 	"$(run_counts "$T_OUT/m1" | awk '{ n++; h += $1 } END { print n + 0, h + 0 }')" "3 0"
