@@ -11,6 +11,7 @@
  */
 #include "elf_write.h"
 #include "diag.h"
+#include "elf_head.h"
 #include "outfile.h"
 
 #include <errno.h>
@@ -39,8 +40,7 @@ struct ew_sec {
 struct ew {
 	Elf *in, *out;
 	const char *in_path, *out_path;
-	GElf_Ehdr eh;
-	size_t shnum, phnum, shstrndx;
+	struct elf_head h;	/* the input's */
 	uint64_t end;		/* the end of everything the output uses so far */
 	struct ew_sec sec[2];
 	size_t nsec, nnew;	/* sections written, of which new */
@@ -52,7 +52,7 @@ struct ew {
 
 static int copy_phdrs(struct ew *w)
 {
-	for (size_t i = 0; i < w->phnum; i++) {
+	for (size_t i = 0; i < w->h.phnum; i++) {
 		GElf_Phdr ph;
 		if (!gelf_getphdr(w->in, (int)i, &ph) || !gelf_update_phdr(w->out, (int)i, &ph))
 			return diag_fail(w->d, diag_lib_errno(elf_errmsg(-1), EIO), "%s: program header %zu: %s", w->in_path, i, elf_errmsg(-1));
@@ -75,13 +75,13 @@ static int in_shdr(struct ew *w, size_t i, GElf_Shdr *sh)
  * names we write. */
 static int find_end(struct ew *w)
 {
-	w->end = w->eh.e_phoff + (uint64_t)w->phnum * w->eh.e_phentsize;
-	for (size_t i = 1; i < w->shnum; i++) {
+	w->end = w->h.eh.e_phoff + (uint64_t)w->h.phnum * w->h.eh.e_phentsize;
+	for (size_t i = 1; i < w->h.shnum; i++) {
 		GElf_Shdr sh;
 		int err = in_shdr(w, i, &sh);
 		if (err)
 			return err;
-		const char *name = elf_strptr(w->in, w->shstrndx, sh.sh_name);
+		const char *name = elf_strptr(w->in, w->h.shstrndx, sh.sh_name);
 		for (size_t k = 0; k < w->nsec; k++)
 			if (name && !strcmp(name, w->sec[k].name))
 				w->sec[k].index = i;
@@ -96,7 +96,7 @@ static int find_end(struct ew *w)
 /* The section name table, grown by the names of the new sections. */
 static int grow_names(struct ew *w)
 {
-	Elf_Data *names_in = elf_getdata(elf_getscn(w->in, w->shstrndx), NULL);
+	Elf_Data *names_in = elf_getdata(elf_getscn(w->in, w->h.shstrndx), NULL);
 	w->names_size = w->names_grown = names_in ? names_in->d_size : 0;
 	if (!w->nnew)
 		return 0;
@@ -121,7 +121,7 @@ static int grow_names(struct ew *w)
  * shnum): NULL when i is the input's own. */
 static struct ew_sec *written(struct ew *w, size_t i)
 {
-	size_t nth = i >= w->shnum ? i - w->shnum : SIZE_MAX;
+	size_t nth = i >= w->h.shnum ? i - w->h.shnum : SIZE_MAX;
 	for (size_t k = 0; k < w->nsec; k++) {
 		if (w->sec[k].index ? w->sec[k].index == i : nth == 0)
 			return &w->sec[k];
@@ -135,7 +135,7 @@ static struct ew_sec *written(struct ew *w, size_t i)
  * the sections we write after the last byte in use. */
 static int copy_sections(struct ew *w)
 {
-	for (size_t i = 1; i < w->shnum + w->nnew; i++) {
+	for (size_t i = 1; i < w->h.shnum + w->nnew; i++) {
 		/* elf_newscn() (elfutils 0.188) returns a half-made section, no
 		 * header and no Elf, when its header's calloc fails: only its
 		 * error code tells, so that is cleared before and read after. */
@@ -149,7 +149,7 @@ static int copy_sections(struct ew *w)
 			const char *msg = elf_errmsg(e ? e : -1);
 			return diag_fail(w->d, diag_lib_errno(msg, EIO), "%s: section %zu: %s", w->out_path, i, msg);
 		}
-		if (i < w->shnum) {
+		if (i < w->h.shnum) {
 			int err = in_shdr(w, i, &sh);
 			if (err)
 				return err;
@@ -160,7 +160,7 @@ static int copy_sections(struct ew *w)
 				dout->d_type = ELF_T_BYTE;
 				dout->d_align = 1;
 			}
-			if (i == w->shstrndx && w->names) {
+			if (i == w->h.shstrndx && w->names) {
 				dout->d_buf = w->names;
 				dout->d_size = w->names_grown;
 				sh.sh_size = w->names_grown;
@@ -203,18 +203,14 @@ int elf_write__btf_prepare(const char *in_path, const char *out_path, const void
 	errno = 0; /* diag_lib_errno() below: only these calls' ENOMEM counts */
 	w.in = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	int err = 0;
-	if (!w.in || elf_kind(w.in) != ELF_K_ELF || !gelf_getehdr(w.in, &w.eh) || elf_getshdrnum(w.in, &w.shnum) ||
-	    elf_getphdrnum(w.in, &w.phnum) || elf_getshdrstrndx(w.in, &w.shstrndx)) {
-		/* These fail when libelf cannot allocate, too: no verdict on
-		 * the file then. */
-		int e = w.in && elf_kind(w.in) != ELF_K_ELF ? ENOEXEC : diag_lib_errno(elf_errmsg(-1), ENOEXEC);
-		err = diag_fail(d, e, e == ENOMEM ? "%s: reading the ELF header" : "%s: not an ELF file we can rewrite",
+	if ((err = elf_head_read(w.in, &w.h))) {
+		err = diag_fail(d, -err, err == -ENOMEM ? "%s: reading the ELF header" : "%s: not an ELF file we can rewrite",
 				in_path);
 		goto out;
 	}
-	if (w.shnum + 2 >= SHN_LORESERVE) {
+	if (w.h.shnum + 2 >= SHN_LORESERVE) {
 		err = diag_fail(d, ENOTSUP, "%s: %zu sections: writing .BTF into ELF files with more than "
-				"%d sections is not supported; use a detached BTF file", in_path, w.shnum,
+				"%d sections is not supported; use a detached BTF file", in_path, w.h.shnum,
 				SHN_LORESERVE - 1);
 		goto out;
 	}
@@ -224,7 +220,7 @@ int elf_write__btf_prepare(const char *in_path, const char *out_path, const void
 	if (fstat(fd, &st) == 0)
 		of->mode = st.st_mode & 07777; /* an executable stays executable */
 	w.out = elf_begin(of->fd, ELF_C_WRITE, NULL);
-	if (!w.out || !gelf_newehdr(w.out, gelf_getclass(w.in)) || (w.phnum && !gelf_newphdr(w.out, w.phnum))) {
+	if (!w.out || !gelf_newehdr(w.out, gelf_getclass(w.in)) || (w.h.phnum && !gelf_newphdr(w.out, w.h.phnum))) {
 		err = diag_fail(d, diag_lib_errno(elf_errmsg(-1), EIO), "%s: cannot start the new ELF: %s", out_path, elf_errmsg(-1));
 		goto out;
 	}
@@ -233,9 +229,9 @@ int elf_write__btf_prepare(const char *in_path, const char *out_path, const void
 		goto out;
 	if ((err = find_end(&w)) || (err = grow_names(&w)) || (err = copy_sections(&w)))
 		goto out;
-	GElf_Ehdr oh = w.eh;
+	GElf_Ehdr oh = w.h.eh;
 	oh.e_shoff = align_up(w.end, 8);
-	oh.e_shnum = (uint16_t)(w.shnum + w.nnew);
+	oh.e_shnum = (uint16_t)(w.h.shnum + w.nnew);
 	errno = 0;
 	if (!gelf_update_ehdr(w.out, &oh) || elf_update(w.out, ELF_C_WRITE) < 0) {
 		/* libelf says only "cannot write data to file"; the write's own

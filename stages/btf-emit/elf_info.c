@@ -3,6 +3,7 @@
  * functions and variables exist in the binary). */
 #include "elf_info.h"
 #include "../../common/diag.h"
+#include "../../common/elf_head.h"
 #include "../../common/strsort.h"
 #include "../../common/vec.h"
 
@@ -132,19 +133,16 @@ int elf_info__read(struct elf_info *ei, const char *path, struct diag *d)
 	elf_version(EV_CURRENT);
 	errno = 0; /* diag_lib_errno() below: only these calls' ENOMEM counts */
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	int err = 0;
-	size_t shnum, shstrndx, cap = 0;
-	GElf_Ehdr eh;
-	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
-	    elf_getshdrnum(elf, &shnum) || elf_getshdrstrndx(elf, &shstrndx)) {
-		/* libelf fails these calls when it cannot allocate, too: that
-		 * is no verdict on the file. */
-		int e = elf && elf_kind(elf) != ELF_K_ELF ? ENOEXEC : diag_lib_errno(elf_errmsg(-1), ENOEXEC);
-		err = diag_fail(d, e, e == ENOMEM ? "%s: reading the ELF header" : "%s: not an ELF file", path);
+	size_t cap = 0;
+	struct elf_head h;
+	int err = elf_head_read(elf, &h);
+	if (err) {
+		err = diag_fail(d, -err, err == -ENOMEM ? "%s: reading the ELF header" : "%s: not an ELF file", path);
 		goto out;
 	}
-	ei->is_rel = eh.e_type == ET_REL;
-	ei->machine = eh.e_machine;
+	size_t shnum = h.shnum, shstrndx = h.shstrndx;
+	ei->is_rel = h.eh.e_type == ET_REL;
+	ei->machine = h.eh.e_machine;
 	ei->secs = calloc(shnum + 1, sizeof(*ei->secs));
 	if (!ei->secs) {
 		err = -ENOMEM;
