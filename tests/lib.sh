@@ -14,6 +14,11 @@ T_NAME=${T_NAME:-$(basename "$0" .sh)}
 T_OUT="${T_OUT_ROOT:-$T_TOP/tests/out}/$T_NAME"
 T_RESULTS="${T_RESULTS:-/dev/null}"
 rm -rf "$T_OUT" && mkdir -p "$T_OUT"
+# Each test's own TMPDIR: what a run leaves there (pipeline.sh's directory
+# after a SIGKILL, or after bash itself ran out of memory) stays in
+# tests/out, not in /tmp, and test_done says how much was left.
+export TMPDIR="$T_OUT/.tmp"
+mkdir -p "$TMPDIR"
 # Inputs that are slow to make and the same for every variant (generated
 # programs, built once and kept between runs: tests/gen/build-lto.sh).
 T_SHARED="${T_SHARED:-$T_TOP/tests/out/shared}"
@@ -30,7 +35,13 @@ ok()     { echo "ok: $1"; echo pass >>"$T_RESULTS"; }
 not_ok() { echo "FAIL: $1"; [ $# -gt 1 ] && printf '%s\n' "$2" | sed -n '1,40p' | sed 's/^/    /'; echo fail >>"$T_RESULTS"; }
 skip()   { echo "skip: $1 ($2)"; echo skip >>"$T_RESULTS"; }
 # test_done: the script reached its end (run.sh's $T_DONE); exits 0.
-test_done() { [ -n "${T_DONE:-}" ] && echo "$T_NAME" >"$T_DONE"; exit 0; }
+test_done() {
+	local left
+	left=$(find "$T_OUT/.tmp" -mindepth 1 -maxdepth 1 -name 'btfpipe.*' 2>/dev/null | wc -l)
+	[ "$left" = 0 ] || echo "info: $T_NAME: $left btfpipe.* temp directories left in its TMPDIR ($T_OUT/.tmp)"
+	[ -n "${T_DONE:-}" ] && echo "$T_NAME" >"$T_DONE"
+	exit 0
+}
 
 # check DESC CMD...: the command must exit 0.
 check() {

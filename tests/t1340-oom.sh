@@ -6,8 +6,9 @@
 # stage that hits it must say so and leave what it found: exit 4 (README
 # "Exit codes") with one line `btfpipe: FILE: error: out of memory in phase
 # P`, naming the pass that needed more, the previous output byte for byte,
-# and nothing else in the output directory. Or it succeeds, with the same
-# bytes as an unlimited run. Never a crash, a hang or another exit code.
+# and nothing else in the output directory, nor in TMPDIR (pipeline.sh's
+# directory of checkpoints). Or it succeeds, with the same bytes as an
+# unlimited run. Never a crash, a hang or another exit code.
 #
 # Cases (each over an output that already exists, at -j1 and at -j8, where
 # most of a thread's 8 MiB stack must fit under the limit too):
@@ -29,7 +30,8 @@
 # (memtune.c without memtune__limited(): a 64 MiB top pad, and glibc's
 # start-up faults, exit 139, below about 66 MiB); a thread that cannot start
 # made an error (pool.c: exit 3 at -j8 under 20 MiB); diag_report() without
-# the phase (the message check).
+# the phase (the message check); pipeline.sh without its EXIT trap (its
+# directory left in TMPDIR from the lowest limit on).
 #
 # Not under a sanitizer: ASan reserves terabytes of shadow address space, so
 # no ulimit -v can apply; the sanitized builds skip this test, counted.
@@ -141,9 +143,13 @@ for c in extract merge emit emit-elf pipeline; do
 			# shellcheck disable=SC2086 # our own paths, no spaces
 			# (cores as far as the hard limit lets: the backtrace is a
 			# help, not a condition)
-			timeout 60 bash -c 'cd "$1" || exit 99; ulimit -c unlimited 2>/dev/null; ulimit -v "$2" || exit 99; shift 2; exec "$@"' _ "$d" "$l" $cmd >"$d/stdout" 2>"$d/err"
+			# (its own TMPDIR: pipeline.sh's directory must go too)
+			rm -rf "$d.tmp" && mkdir -p "$d.tmp"
+			TMPDIR="$d.tmp" timeout 60 bash -c 'cd "$1" || exit 99; ulimit -c unlimited 2>/dev/null; ulimit -v "$2" || exit 99; shift 2; exec "$@"' _ "$d" "$l" $cmd >"$d/stdout" 2>"$d/err"
 			rc=$?
 			extra=$(ls -A "$d" | grep -vxE 'out|prev|stdout|err|core(\.[0-9]+)?')
+			tleft=$(ls -A "$d.tmp")
+			[ -n "$tleft" ] && bad+="$l KiB: left in TMPDIR: $tleft"$'\n'
 			if [ "$rc" = 0 ]; then
 				n_ok=$((n_ok + 1))
 				if ! cmp -s "$d/out" "$REF/$c"; then
