@@ -69,8 +69,9 @@ $(BUILD)/%.o: %.c
 # client calls dlopen: only a debuginfod lookup would, and none is made.)
 # --wrap: libdw's fatal error() calls and failed assertions (out of memory)
 # end in our words and exit code (common/fatal.h); linked dynamically (the
-# sanitizer builds) only our own calls would, and there are none.
-WRAPS := -Wl,--wrap=error -Wl,--wrap=__assert_fail
+# sanitizer builds) only our own calls would, and there are none. Also
+# libdw's abbreviation table init, whose failure libdw ignores (fatal.c).
+WRAPS := -Wl,--wrap=error -Wl,--wrap=__assert_fail -Wl,--wrap=Dwarf_Abbrev_Hash_init
 ifeq ($(SANITIZE),)
 STAGE_LINK := -static $(WRAPS)
 STAGE_LIBS := $(shell pkg-config --static --libs $(PKGS) 2>/dev/null)

@@ -107,3 +107,22 @@ void __wrap_error(int status, int errnum, const char *fmt, ...)
 		_exit(EXIT_INTERNAL);
 	}
 }
+
+/* --wrap=Dwarf_Abbrev_Hash_init: libdw (elfutils 0.188) makes each CU's
+ * abbreviation table with it when it first meets the CU and ignores the
+ * result. When its malloc fails and the next allocations do not (as under
+ * ulimit -v, where a small block can still be had), the CU lives on with no
+ * table, and the first DIE read through it dereferences NULL: SIGSEGV in
+ * Dwarf_Abbrev_Hash_find(), or the assert in its resize. The only way out
+ * that libdw leaves is this one: out of memory, here. (Weak: a program
+ * linked without the wrap, as the fuzz targets and the sanitizer builds
+ * against the shared libdw are, has no such reference to resolve.) */
+int __real_Dwarf_Abbrev_Hash_init(void *htab, size_t init_size) __attribute__((weak));
+int __wrap_Dwarf_Abbrev_Hash_init(void *htab, size_t init_size);
+int __wrap_Dwarf_Abbrev_Hash_init(void *htab, size_t init_size)
+{
+	if (__real_Dwarf_Abbrev_Hash_init && !__real_Dwarf_Abbrev_Hash_init(htab, init_size))
+		return 0;
+	const char *what[] = { "libdw could not make a CU's abbreviation table" };
+	oom_exit(what, 1);
+}

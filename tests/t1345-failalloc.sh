@@ -32,6 +32,11 @@
 #   extract, merge, emit             -j4: every N, threads racing to fail
 #                                    (a thread still working while another
 #                                    reports is where a crash would hide)
+# and again "once" (the -j1 cases and extract -j4): the Nth allocation
+# alone fails and the later ones succeed, as under ulimit -v, where a small
+# block can still be had after a big one could not. That finds a caller
+# that ignores a failure, which the every-later mode hides: the next
+# allocation fails too and takes the blame.
 #
 # Mutants this fails on: merge_free() without its m->wanted check (SIGSEGV
 # when open_inputs()'s calloc fails, at N=2 of merge); elf_begin()'s failure
@@ -43,7 +48,10 @@
 # emit-split); base_view__open_raw()'s ENOMEM on our own BTF taken for a
 # bug (exit 4 "bug at", emit-split); btf-emit committing -o before it
 # wrote OUT.base or the --elf-out ELF (a new OUT beside the previous base,
-# emit-distill's N=577..584; beside the previous ELF, emit-both). A crash's backtrace is printed from
+# emit-distill's N=577..584; beside the previous ELF, emit-both); the build
+# without -Wl,--wrap=Dwarf_Abbrev_Hash_init (common/fatal.c: libdw ignores
+# that table's failed malloc, then SIGSEGV in Dwarf_Abbrev_Hash_find, extract
+# once from N=19). A crash's backtrace is printed from
 # its core (gdb) under the failure.
 #
 # Not under a sanitizer: ASan owns malloc, and there is no failalloc build.
@@ -129,10 +137,15 @@ WARN_RE='^btfpipe: [^ ]+: warning: ([0-9]+ worker thread starts? failed|.*going 
 # Run the case for N = 1 .. count+1. Checks use shell builtins where they
 # can: there are thousands of runs.
 total_runs=0
-# FAILALLOC_CASES: some of them only (CASE:J words), to debug one stage.
-for cj in ${FAILALLOC_CASES:-extract:1 extract-cache:1 merge:1 emit:1 emit-elf:1 extract-rel:1 emit-split:1 emit-distill:1 emit-both:1 extract:4 merge:4 emit:4 extract-rel:4 emit-split:4}; do
-	c=${cj%:*} j=${cj#*:}
-	D="$T_OUT/run/$c-j$j"
+# FAILALLOC_CASES: some of them only (CASE:J or CASE:J:once words), to
+# debug one stage.
+for cj in ${FAILALLOC_CASES:-extract:1 extract-cache:1 merge:1 emit:1 emit-elf:1 extract-rel:1 emit-split:1 emit-distill:1 emit-both:1 extract:4 merge:4 emit:4 extract-rel:4 emit-split:4 \
+	extract:1:once extract-cache:1:once merge:1:once emit:1:once emit-elf:1:once extract-rel:1:once emit-split:1:once emit-distill:1:once extract:4:once}; do
+	IFS=: read -r c j once <<<"$cj"
+	# once: the Nth allocation alone fails (failalloc.c's BTFPIPE_FAILALLOC_ONLY)
+	only="" mode="made to fail in turn" label="$c -j$j"
+	[ "$once" = once ] && only=1 mode="made to fail alone, in turn" label="$c -j$j (once)"
+	D="$T_OUT/run/$c-j$j${once:+-once}"
 	rm -rf "$D" && mkdir -p "$D"
 	cd "$D" || exit 1
 	ref=$(ref_of "$c")
@@ -157,7 +170,7 @@ for cj in ${FAILALLOC_CASES:-extract:1 extract-cache:1 merge:1 emit:1 emit-elf:1
 	# A count this small means the wrap did not take (no stage run makes
 	# fewer than several hundred allocations here).
 	if [ "$rc" != 0 ] || ! cmp -s "$D/out" "$ref" || { [ -n "$two" ] && ! cmp -s "$two" "$two_ref"; } || [ "${count:-0}" -lt 100 ]; then
-		not_ok "$c -j$j: a failalloc run that fails nothing gives the reference bytes and a count of its allocations" "exit $rc, count '$count': $(head -c 300 "$D/err")"
+		not_ok "$label: a failalloc run that fails nothing gives the reference bytes and a count of its allocations" "exit $rc, count '$count': $(head -c 300 "$D/err")"
 		continue
 	fi
 	rm -f "$D/count"
@@ -166,7 +179,7 @@ for cj in ${FAILALLOC_CASES:-extract:1 extract-cache:1 merge:1 emit:1 emit-elf:1
 		[ "$c" = extract-cache ] && rm -rf "$D/cache"
 		printf 'prev\n' >"$D/out"
 		[ -n "$two" ] && printf 'prev\n' >"$two"
-		BTFPIPE_FAILALLOC=$n "$FA/${args[0]}" "${args[@]:1}" >"$D/stdout" 2>"$D/err"
+		BTFPIPE_FAILALLOC=$n BTFPIPE_FAILALLOC_ONLY=$only "$FA/${args[0]}" "${args[@]:1}" >"$D/stdout" 2>"$D/err"
 		rc=$?
 		total_runs=$((total_runs + 1))
 		[ -n "$first_rc" ] || first_rc=$rc
@@ -232,12 +245,13 @@ for cj in ${FAILALLOC_CASES:-extract:1 extract-cache:1 merge:1 emit:1 emit-elf:1
 	cd "$T_OUT" || exit 1
 	rm -rf "$D" # its outputs are no BTF for run.sh's dedup check
 	# The injection itself: the first allocation failing must stop the run.
-	[ "$first_rc" = 4 ] && [ "$n_oom" -gt 0 ] ||
+	# (once, the run may recover from its first allocation failing alone)
+	{ [ "$first_rc" = 4 ] || [ -n "$only" ]; } && [ "$n_oom" -gt 0 ] ||
 		bad+="the injection did not take: N=1 exited ${first_rc:-?}, $n_oom runs out of memory"$'\n'
 	if [ -z "$bad" ]; then
-		ok "$c -j$j: each of its $count allocations made to fail in turn: $n_oom runs refused cleanly (exit 4, out of memory in phase:${phases% }), $n_ok succeeded with the reference bytes; no crash, previous output intact, nothing left"
+		ok "$label: each of its $count allocations $mode: $n_oom runs refused cleanly (exit 4, out of memory in phase:${phases% }), $n_ok succeeded with the reference bytes; no crash, previous output intact, nothing left"
 	else
-		not_ok "$c -j$j: each of its $count allocations made to fail in turn: exit 4 out of memory with the previous output intact, or exit 0 with the reference bytes" "$bad"
+		not_ok "$label: each of its $count allocations $mode: exit 4 out of memory with the previous output intact, or exit 0 with the reference bytes" "$bad"
 	fi
 done
 echo "info: $total_runs runs with an allocation failing"

@@ -13,6 +13,12 @@
  * (t1340) reaches a few of the failure points; this reaches any of them
  * that the input leads to.
  *
+ * BTFPIPE_FAILALLOC_ONLY=1 beside it: the Nth allocation alone fails, the
+ * later ones succeed, as under ulimit -v, where a freed or smaller block
+ * can still be had right after a bigger one could not. This is what finds
+ * a caller that ignores a failure: the next allocation no longer fails for
+ * it and hides the NULL.
+ *
  * BTFPIPE_FAILALLOC_COUNT=FILE: at a normal exit, write the number of
  * allocations made to FILE, so that the test knows the range of N.
  *
@@ -35,12 +41,15 @@ void *__wrap_realloc(void *p, size_t n);
 
 static int armed;
 static unsigned long fail_from; /* 0: never */
+static int fail_once;		/* only fail_from itself */
 static atomic_ulong calls;
 
 __attribute__((constructor(101))) static void arm(void)
 {
 	const char *s = getenv("BTFPIPE_FAILALLOC");
 	fail_from = s ? strtoul(s, NULL, 10) : 0;
+	s = getenv("BTFPIPE_FAILALLOC_ONLY");
+	fail_once = s && *s && *s != '0';
 	armed = 1;
 }
 
@@ -50,7 +59,7 @@ static int fails(void)
 	if (!armed)
 		return 0;
 	unsigned long n = atomic_fetch_add(&calls, 1) + 1;
-	if (fail_from && n >= fail_from) {
+	if (fail_from && (fail_once ? n == fail_from : n >= fail_from)) {
 		errno = ENOMEM;
 		return 1;
 	}
