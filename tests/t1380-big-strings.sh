@@ -11,7 +11,9 @@
 # 4 GiB (cut to a readable length, not 16 MiB of it) and says which limit,
 # no output and no temp file left. pahole cannot be run on it (it would
 # need the same strings in memory twice over); libbpf's btf__add_str()
-# stops at the same limit.
+# stops at the same limit. Then names just under 4 GiB, which the merge
+# keeps, but with BTF's header and types the whole passes 4 GiB: btf-emit
+# must refuse that at -j1 and -j2 with the totals, exit 1, no output.
 #
 # About 9 GB of disk (input, .cus) and 13 GB of memory for a
 # minute or two: it runs in `make check-robust` (BIG_STRINGS=1) and is a
@@ -20,7 +22,9 @@
 #
 # Mutants this fails on: strtab.c without its 4 GiB check (offsets wrap:
 # a graph that names the wrong strings); a message without DIAG_CLIP (the
-# 16 MiB name fills the message, the reason is lost).
+# 16 MiB name fills the message, the reason is lost); encode.c's join()
+# without its check of the whole (exit 0 at -j2 with a 1.7 KB BTF whose
+# header wrapped).
 . "$(dirname "$0")/lib.sh"
 
 case $(basename "$T_BIN") in *asan* | *tsan*)
@@ -94,6 +98,45 @@ for j in 1 2; do
 	fi
 	if [ -z "$(ls -A "$D/out")" ]; then ok "merge -j$j: no output and no temp file left"; else
 		not_ok "merge -j$j: no output and no temp file left" "$(ls -la "$D/out")"
+	fi
+done
+
+# Names that fit, BTF that does not: the same 264 structs with names of
+# 16,268,809 bytes are 1 + 264 * 16,268,810 = 4,294,965,841 bytes of
+# strings, under 4 GiB, so the merge writes its graph; but the BTF's
+# header, 264 types of 12 bytes and those strings come to past 4 GiB, where
+# btf-emit must stop at its check of the whole (encode.c's too_big, by the
+# one writer at -j1, by the join of pieces at -j2) with one line that says
+# so, and write nothing.
+rm -f "$D/big.o" "$D/big.cus"
+FIT=16268809
+if ! out=$(python3 "$T_TOP/tests/gen/big-names.py" "$D/fit.o" "$CUS" "$STRUCTS" "$FIT" 2>&1); then
+	not_ok "generate $((CUS * STRUCTS * FIT)) bytes of names" "$out"
+	test_done
+fi
+run extract-fit "$X" -j 2 -o "$D/fit.cus" "$D/fit.o"
+[ "$RC" -eq 0 ] || { not_ok "extract the names just under 4 GiB" "exit $RC: $(head -c 1500 "$D/extract-fit.err")"; test_done; }
+rm -f "$D/fit.o"
+run merge-fit "$M" -j 2 -o "$D/fit.graph" "$D/fit.cus"
+if [ "$RC" -eq 0 ]; then ok "merge keeps names just under 4 GiB: a graph (peak RSS $RSS MiB)"; else
+	not_ok "merge keeps names just under 4 GiB: a graph" "exit $RC: $(head -c 1500 "$D/merge-fit.err")"
+	test_done
+fi
+rm -f "$D/fit.cus"
+for j in 1 2; do
+	rm -rf "$D/out" && mkdir -p "$D/out"
+	run "emit-j$j" "$T_BIN/btf-emit" -j "$j" -o "$D/out/fit.btf" "$D/fit.graph"
+	err="$D/emit-j$j.err"
+	lines=$(wc -l <"$err")
+	if [ "$RC" -eq 1 ] && [ "$lines" -eq 1 ] && grep -q '264 types in 3168 bytes and 4294965841 bytes of strings' "$err" &&
+		grep -q '4 GiB in all' "$err"; then
+		ok "emit -j$j: types and strings past 4 GiB together: exit 1, one line: $(sed -E 's/^btfpipe: [^ ]*: error: //' "$err") (peak RSS $RSS MiB)"
+	else
+		not_ok "emit -j$j: types and strings past 4 GiB together: exit 1, one line with the totals" \
+			"exit $RC, $lines lines: $(head -c 600 "$err")"
+	fi
+	if [ -z "$(ls -A "$D/out")" ]; then ok "emit -j$j: no output and no temp file left"; else
+		not_ok "emit -j$j: no output and no temp file left" "$(ls -la "$D/out")"
 	fi
 done
 test_done
