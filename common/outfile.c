@@ -207,6 +207,14 @@ int outfile__write(struct outfile *o, const void *buf, size_t n, struct diag *d)
 	return 0;
 }
 
+/* prepare's or publish's failure: said, and the output dropped. */
+static int commit_failed(struct outfile *o, int err, struct diag *d)
+{
+	diag_fail(d, err, "%s: cannot commit output: %s", o->path, strerror(err));
+	outfile__abort(o);
+	return -err;
+}
+
 int outfile__prepare(struct outfile *o, struct diag *d)
 {
 	mode_t um = umask(0);
@@ -248,22 +256,13 @@ int outfile__prepare(struct outfile *o, struct diag *d)
 	if (!err && close(o->fd) < 0)
 		err = errno;
 	o->fd = -1;
-	if (err) {
-		diag_fail(d, err, "%s: cannot commit output: %s", o->path, strerror(err));
-		outfile__abort(o);
-		return -err;
-	}
-	return 0;
+	return err ? commit_failed(o, err, d) : 0;
 }
 
 int outfile__publish(struct outfile *o, struct diag *d)
 {
-	if (rename(o->tmp, o->path) < 0) {
-		int err = errno;
-		diag_fail(d, err, "%s: cannot commit output: %s", o->path, strerror(err));
-		outfile__abort(o);
-		return -err;
-	}
+	if (rename(o->tmp, o->path) < 0)
+		return commit_failed(o, errno, d);
 	pending_del(o->tmp);
 	free(o->tmp);
 	o->tmp = NULL;
