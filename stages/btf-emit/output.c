@@ -58,6 +58,7 @@ int output__write(const struct emit_opts *o, const void *raw, uint32_t size, con
 		  struct diag *d, const char **where)
 {
 	struct outfile f[3]; /* -o, OUT.base, --elf-out: those given, in order */
+	const char *said[3]; /* each one's *where (OUT.base's is -o: bpath is ours) */
 	int n = 0, err = 0;
 	char *bpath = NULL;
 	/* The distilled base beside -o: OUT.base (kernel 7.x names
@@ -65,13 +66,15 @@ int output__write(const struct emit_opts *o, const void *raw, uint32_t size, con
 	if (o->cli.output && dbase && asprintf(&bpath, "%s.base", o->cli.output) < 0)
 		return -ENOMEM;
 	if (o->cli.output) {
-		*where = o->cli.output;
+		*where = said[n] = o->cli.output;
 		err = write_prepared(&f[n++], o->cli.output, raw, size, d);
-		if (!err && bpath)
+		if (!err && bpath) {
+			said[n] = o->cli.output;
 			err = write_prepared(&f[n++], bpath, dbase, dbase_size, d);
+		}
 	}
 	if (!err && o->elf_out) {
-		*where = o->elf_out;
+		*where = said[n] = o->elf_out;
 		err = elf_write__btf_prepare(o->elf, o->elf_out, raw, size, dbase, dbase_size, &f[n++], d);
 	}
 	for (int i = 0; i < n; i++) {
@@ -79,7 +82,7 @@ int output__write(const struct emit_opts *o, const void *raw, uint32_t size, con
 			outfile__abort(&f[i]); /* (again for the one that failed: safe) */
 			continue;
 		}
-		*where = i < n - 1 || !o->elf_out ? o->cli.output : o->elf_out;
+		*where = said[i];
 		err = outfile__publish(&f[i], d);
 	}
 	if (!err && o->cli.output) /* split BTF over its distilled base, else over --btf-base */
