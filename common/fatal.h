@@ -7,15 +7,16 @@
  * build log must then read like any out-of-memory exit of ours: one line
  * "btfpipe: WHERE: error: out of memory in phase P: ...", exit 4, not a
  * libdw line, exit 1, or SIGABRT. One failure libdw does not even notice:
- * its abbreviation table's init (fatal.c), wrapped as well. The output is an unnamed temp file until
- * its rename (outfile.c), so ending the process here leaves nothing behind.
+ * its abbreviation table's init (fatal.c), wrapped as well. The output is
+ * an unnamed temp file until its rename (outfile.c), so ending the process
+ * here leaves nothing behind.
  *
  * How: the static stages link with --wrap=error, --wrap=__assert_fail and
  * --wrap=Dwarf_Abbrev_Hash_init, so a library's fatal error() and failed
- * assert() land here. A failed
- * assert is said as out of memory only under a memory limit (ulimit -v or
- * -d), where it is an allocation that failed; without one it stays glibc's
- * message and abort, core and all: a library's bug.
+ * assert() land here. A failed assert is said as out of memory only under
+ * a memory limit (ulimit -v or -d), where it is an allocation that failed;
+ * without one it stays glibc's message and abort, core and all: a
+ * library's bug.
  */
 #ifndef BTFPIPE_FATAL_H
 #define BTFPIPE_FATAL_H

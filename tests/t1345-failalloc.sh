@@ -51,8 +51,8 @@
 # emit-distill's N=577..584; beside the previous ELF, emit-both); the build
 # without -Wl,--wrap=Dwarf_Abbrev_Hash_init (common/fatal.c: libdw ignores
 # that table's failed malloc, then SIGSEGV in Dwarf_Abbrev_Hash_find, extract
-# once from N=19). A crash's backtrace is printed from
-# its core (gdb) under the failure.
+# once from N=19). A crash's backtrace is printed from its core (gdb) under
+# the failure.
 #
 # Not under a sanitizer: ASan owns malloc, and there is no failalloc build.
 . "$(dirname "$0")/lib.sh"
