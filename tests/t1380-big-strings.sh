@@ -77,6 +77,12 @@ if [ "$RC" -eq 0 ]; then ok "extract keeps the $total bytes of names (peak RSS $
 	not_ok "extract keeps the $total bytes of names" "exit $RC: $(head -c 1500 "$D/extract.err")"
 	test_done
 fi
+# nothing_left WHAT: a refused run left $D/out empty.
+nothing_left() {
+	if [ -z "$(ls -A "$D/out")" ]; then ok "$1: no output and no temp file left"; else
+		not_ok "$1: no output and no temp file left" "$(ls -la "$D/out")"
+	fi
+}
 # The .graph's name offsets are 32-bit, as BTF's are: the merge is where
 # 4 GiB of names is met, at the type whose name goes past it.
 for j in 1 2; do
@@ -96,9 +102,7 @@ for j in 1 2; do
 		not_ok "merge -j$j: one line naming the type's name (cut) and the 4 GiB limit" \
 			"$lines lines, $bytes bytes: $(head -c 600 "$err")"
 	fi
-	if [ -z "$(ls -A "$D/out")" ]; then ok "merge -j$j: no output and no temp file left"; else
-		not_ok "merge -j$j: no output and no temp file left" "$(ls -la "$D/out")"
-	fi
+	nothing_left "merge -j$j"
 done
 
 # Names that fit, BTF that does not: the same 264 structs with names of
@@ -135,8 +139,6 @@ for j in 1 2; do
 		not_ok "emit -j$j: types and strings past 4 GiB together: exit 1, one line with the totals" \
 			"exit $RC, $lines lines: $(head -c 600 "$err")"
 	fi
-	if [ -z "$(ls -A "$D/out")" ]; then ok "emit -j$j: no output and no temp file left"; else
-		not_ok "emit -j$j: no output and no temp file left" "$(ls -la "$D/out")"
-	fi
+	nothing_left "emit -j$j"
 done
 test_done
