@@ -199,16 +199,24 @@ int cus_cu__encode_at(const struct cus_cu *cu, struct buf *out, uint32_t *addr_p
 int cus_cu__decode(struct cus_cu *cu, const uint8_t *blob, size_t size,
 		   const char *what, struct diag *d);
 
-/* Decode the head and only records idx[0..n) (ascending), which start at
- * blob offsets off[0..n) (rec_off of an earlier full decode of the same
- * bytes), into recs[idx[j]]; the other records of the nrecs hold whatever
- * they held (stale or uninitialized): read only the decoded ones.
- * Each decoded record and its references are checked again; the order of
- * records and the blob's end are not. The die field is not restored
- * (deltas need the record before). For a reader that needs a few records of
- * a blob it decoded before. */
+/* A reader that decodes a blob again in part keeps every CUS_REC_STRIDE-th
+ * record's offset from its first, full decode (cu->rec_off[q * STRIDE]):
+ * an eighth of the memory of every offset (16 MB of a vmlinux merge's
+ * peak), for at most STRIDE - 1 records decoded on the way to one. */
+#define CUS_REC_STRIDE 8u
+
+/* Decode the head and only records idx[0..n) (ascending) into
+ * recs[idx[j]], reaching each from the nearest checkpoint: ckpt[q] is the
+ * blob offset of record q * CUS_REC_STRIDE, from an earlier full decode
+ * of the same bytes, for each q below ceil(nrecs / CUS_REC_STRIDE). The
+ * other records of the nrecs hold whatever they held (stale or
+ * uninitialized): read only the decoded ones (the items of records passed
+ * over are decoded too, and left unused). Each record decoded and its
+ * references are checked again; the blob's end is not. The die field is
+ * not restored (deltas need the record before). For a reader that needs a
+ * few records of a blob it decoded before. */
 int cus_cu__decode_some(struct cus_cu *cu, const uint8_t *blob, size_t size, const uint32_t *idx,
-			const uint32_t *off, size_t n, uint32_t nrecs, const char *what, struct diag *d);
+			const uint32_t *ckpt, size_t n, uint32_t nrecs, const char *what, struct diag *d);
 
 /* Decode only the head (CU fields, strings, externs), not the records; the
  * record count is peeked into head_nrecs. */
@@ -295,7 +303,7 @@ int cus_file__decode(const struct cus_file *f, size_t i, struct cus_cu *cu, stru
 int cus_file__decode_head(const struct cus_file *f, size_t i, int check, struct cus_cu *cu, struct diag *d);
 /* cus_cu__decode_some() on CU i of an open file. */
 int cus_file__decode_some(const struct cus_file *f, size_t i, struct cus_cu *cu, const uint32_t *idx,
-			  const uint32_t *off, size_t n, uint32_t nrecs, struct diag *d);
+			  const uint32_t *ckpt, size_t n, uint32_t nrecs, struct diag *d);
 
 /* Print the canonical text dump (spec: "Text dump"). */
 int cus_file__dump(const struct cus_file *f, FILE *out, struct diag *d);

@@ -436,7 +436,7 @@ trunc:
 }
 
 int cus_cu__decode_some(struct cus_cu *cu, const uint8_t *blob, size_t size, const uint32_t *idx,
-			const uint32_t *off, size_t n, uint32_t nrecs, const char *what, struct diag *d)
+			const uint32_t *ckpt, size_t n, uint32_t nrecs, const char *what, struct diag *d)
 {
 	struct dec x = { .cu = cu, .what = what, .d = d, .nrecs = nrecs };
 	int err = dec_head(&x, blob, size);
@@ -447,17 +447,26 @@ int cus_cu__decode_some(struct cus_cu *cu, const uint8_t *blob, size_t size, con
 	/* The other records are not touched: zeroing them all was about 450 MB
 	 * of stores per vmlinux merge (4 M records), for records nobody reads. */
 	cu->nrecs = nrecs;
+	uint32_t at = UINT32_MAX; /* the record the cursor is at, none yet */
+	struct cus_rec passed;
 	for (size_t j = 0; j < n; j++) {
-		x.rec = idx[j];
-		int err = VERIFY(d, idx[j] < nrecs && !(j && idx[j] <= idx[j - 1]) && off[j] < size,
-				 "%s: record %u at blob offset %u: not a record of the blob", what, idx[j], off[j]);
+		uint32_t k = idx[j], q = k / CUS_REC_STRIDE;
+		err = VERIFY(d, k < nrecs && !(j && k <= idx[j - 1]) && ckpt[q] < size,
+			     "%s: record %u: not a record of the blob, or not from its checkpoint", what, k);
 		if (err)
 			return err;
-		cursor_init(&x.c, blob, size);
-		x.c.p += off[j];
-		struct cus_rec *r = &cu->recs[idx[j]];
-		if ((err = dec_rec(&x, r, 0)))
-			return err == -EBADMSG && !(d && d->set) ? dec_fail(&x, "truncated or malformed record") : err;
+		/* From the checkpoint unless the cursor is no farther off. */
+		if (at > k || k - at > k % CUS_REC_STRIDE) {
+			cursor_init(&x.c, blob, size);
+			x.c.p += ckpt[q];
+			at = q * CUS_REC_STRIDE;
+		}
+		for (; at <= k; at++) {
+			x.rec = at;
+			if ((err = dec_rec(&x, at == k ? &cu->recs[k] : &passed, 0)))
+				return err == -EBADMSG && !(d && d->set) ? dec_fail(&x, "truncated or malformed record")
+									 : err;
+		}
 	}
 	return 0;
 }

@@ -391,7 +391,7 @@ int cus_file__decode_head(const struct cus_file *f, size_t i, int check, struct 
 }
 
 int cus_file__decode_some(const struct cus_file *f, size_t i, struct cus_cu *cu, const uint32_t *idx,
-			  const uint32_t *off, size_t n, uint32_t nrecs, struct diag *d)
+			  const uint32_t *ckpt, size_t n, uint32_t nrecs, struct diag *d)
 {
 	const struct cus_index_entry *e = &f->index[i];
 	int err = read_blob(f, i, cu, 0, d);
@@ -399,5 +399,5 @@ int cus_file__decode_some(const struct cus_file *f, size_t i, struct cus_cu *cu,
 		return err;
 	char what[CUS_WHAT_SIZE];
 	cus_file__cu_what(f, i, what);
-	return cus_cu__decode_some(cu, cu->blob, e->blob_size, idx, off, n, nrecs, what, d);
+	return cus_cu__decode_some(cu, cu->blob, e->blob_size, idx, ckpt, n, nrecs, what, d);
 }

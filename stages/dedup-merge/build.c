@@ -392,7 +392,7 @@ struct rep_run {
 	size_t window;
 	struct cus_cu *cus;	/* window slots */
 	struct diag *ds;	/* window slots */
-	struct { uint32_t *idx, *off; size_t n, cap_idx, cap_off; } *sel; /* window slots: which records */
+	struct { uint32_t *idx; size_t n, cap_idx; } *sel; /* window slots: which records */
 };
 
 /* Whether gid is its class's representative. rep[] holds only gids that
@@ -419,17 +419,15 @@ static int rep_decode(void *ctx, unsigned worker, size_t ci)
 	for (uint32_t k = 0; k < m->scans[ci].nrecs; k++) {
 		if (!is_rep(m, r->rep, (uint32_t)(m->cu_base[ci] + k)))
 			continue;
-		if (vec_grow(&r->sel[slot].idx, &r->sel[slot].cap_idx, n + 1) ||
-		    vec_grow(&r->sel[slot].off, &r->sel[slot].cap_off, n + 1))
+		if (vec_grow(&r->sel[slot].idx, &r->sel[slot].cap_idx, n + 1))
 			return -ENOMEM;
-		r->sel[slot].idx[n] = k;
-		r->sel[slot].off[n++] = m->scans[ci].rec_off[k];
+		r->sel[slot].idx[n++] = k;
 	}
 	if (!n)
 		return 0;
 	r->sel[slot].n = n;
 	return cus_file__decode_some(&m->files[m->cu_input[ci]], m->cu_index[ci], &r->cus[slot], r->sel[slot].idx,
-				     r->sel[slot].off, n, m->scans[ci].nrecs, &r->ds[slot]);
+				     m->scans[ci].rec_ckpt, n, m->scans[ci].nrecs, &r->ds[slot]);
 }
 
 static int rep_make(void *ctx, size_t ci)
@@ -562,7 +560,6 @@ static int build_nodes(struct builder *b)
 		cus_cu__free(&r.cus[i]);
 	for (size_t i = 0; r.sel && i < r.window; i++) {
 		free(r.sel[i].idx);
-		free(r.sel[i].off);
 	}
 	free(r.sel);
 	free(r.cus);

@@ -571,7 +571,7 @@ static void free_stop_edges(struct merge *m)
 {
 	for (size_t i = 0; m->scans && i < m->ncus; i++) {
 		m->scans[i].gstops = m->scans[i].gstop_off = NULL;
-		m->scans[i].gstops16 = NULL;
+		m->scans[i].gstops16 = m->scans[i].gstop_off16 = NULL;
 	}
 	for (unsigned i = 0; m->arenas && i < m->narenas; i++)
 		arena_free(&m->arenas[i]);
@@ -590,8 +590,15 @@ static inline struct stop_view stops_of(const struct merge *m, size_t ci, uint64
 {
 	const struct cu_scan *s = &m->scans[ci];
 	uint64_t k = g - m->cu_base[ci];
-	uint32_t a = s->gstop_off[k];
-	struct stop_view v = { NULL, NULL, m->cu_base[ci], s->gstop_off[k + 1] - a };
+	uint32_t a, b;
+	if (s->gstop_off16) {
+		a = s->gstop_off16[k];
+		b = s->gstop_off16[k + 1];
+	} else {
+		a = s->gstop_off[k];
+		b = s->gstop_off[k + 1];
+	}
+	struct stop_view v = { NULL, NULL, m->cu_base[ci], b - a };
 	if (s->gstops16)
 		v.narrow = s->gstops16 + a;
 	else

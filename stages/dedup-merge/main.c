@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,11 +186,12 @@ static int work_cu(void *ctx, unsigned worker, size_t ci)
 	struct merge *m = r->m;
 	uint32_t in = m->cu_input[ci];
 	if (cu_excluded(m, ci))
-		return scan__cu_excluded(&m->files[in], m->cu_index[ci], in, &m->scans[ci], &r->ds[ci]);
+		return scan__cu_excluded(&m->files[in], m->cu_index[ci], in, &m->keep[worker], &m->scans[ci],
+					 &r->ds[ci]);
 	const struct scan_env env = {
 		.wanted = &m->wanted[in], .xt = &m->xt[in], .imp = &r->imp[worker], .wt = m->wt,
 		.base = m->cu_base[ci], .nrecs = m->cu_nrecs[ci], .weak = m->weak + m->cu_base[ci],
-		.arena = &m->arenas[worker],
+		.arena = &m->arenas[worker], .keep = &m->keep[worker],
 	};
 	return scan__cu(&m->files[in], m->cu_index[ci], in, &env, &r->cus[worker], &m->scans[ci], &r->ds[ci]);
 }
@@ -300,9 +302,22 @@ static int open_inputs(struct merge *m)
 	return err;
 }
 
+/* What the graph's nodes and candidates were made from (cu_scan's keep). */
+static void drop_kept(struct merge *m)
+{
+	if (m->scans)
+		for (size_t i = 0; i < m->ncus; i++)
+			cu_scan__drop_kept(&m->scans[i]);
+	for (unsigned i = 0; m->keep && i < m->narenas; i++)
+		arena_free(&m->keep[i]);
+	free(m->keep);
+	m->keep = NULL;
+}
+
 /* What the build needed and the write does not. merge_free() may follow. */
 static void drop_work(struct merge *m)
 {
+	drop_kept(m);
 	classes__free(m);
 	strtab__free(m->strs);
 	m->strs = NULL;
@@ -330,7 +345,9 @@ static int merge_run(struct merge *m)
 		return -ENOMEM;
 	m->weak[0] = m->weak[m->nnodes + 1] = NO_CLASS;
 	m->narenas = m->jobs;
-	if (!(m->arenas = calloc(m->narenas, sizeof(*m->arenas))))
+	m->arenas = calloc(m->narenas, sizeof(*m->arenas));
+	m->keep = calloc(m->narenas, sizeof(*m->keep));
+	if (!m->arenas || !m->keep)
 		return -ENOMEM;
 	m->wt = classes__new_table();
 	m->strs = strtab__new();
@@ -357,6 +374,10 @@ static int merge_run(struct merge *m)
 	}
 	free(r.cus);
 	free(r.imp);
+	/* The scan threads' malloc heaps now hold only freed scratch, which
+	 * nothing after the scan allocates again; kept resident (memtune's top
+	 * pad keeps 64 MiB), it would sit under the refinement's peak. */
+	malloc_trim(0);
 	diag_phase(m->d, "resolve");
 	if (!err && !(err = classes__resolve_xrefs(m)))
 		stats_phase(m->st, "resolve");
@@ -365,8 +386,11 @@ static int merge_run(struct merge *m)
 		stats_phase(m->st, "refine");
 	/* cands__build() also makes the graph's strings. */
 	diag_phase(m->d, "build");
-	if (!err && !(err = build__graph(m)) && !(err = cands__build(m)) && !(err = build__finish(m)))
-		stats_phase(m->st, "build");
+	if (!err && !(err = build__graph(m)) && !(err = cands__build(m))) {
+		drop_kept(m); /* before the provenance's arrays, or they come on top */
+		if (!(err = build__finish(m)))
+			stats_phase(m->st, "build");
+	}
 	uint64_t types = 0;
 	for (uint64_t g = 1; !err && g <= m->nnodes; g++)
 		types += m->weak[g] != NO_CLASS;

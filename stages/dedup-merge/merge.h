@@ -129,7 +129,7 @@ struct export {
  * point into strs, the scan's own copies (the blob they came from is gone). */
 struct cu_scan {
 	uint32_t nrecs;
-	uint8_t *is_type;		/* per record */
+	uint8_t *is_type;		/* per record, scratch: freed when the scan ends */
 	struct buf keys;		/* the keys, in the order they were computed */
 	uint32_t *key_off, *key_len;	/* per record, into keys */
 	uint64_t *key_hash;		/* per record: hash64() of its key, made here in parallel */
@@ -145,9 +145,12 @@ struct cu_scan {
 	 *    records and no externs (every CU of a vmlinux: half the memory);
 	 *  - or gstops: gids, or STOP_XREF | extern index at the places xpos
 	 *    lists until step 3.
+	 * gstop_off16 stands for gstop_off (NULL then) when the CU has gstops16
+	 * and fewer than 65536 stop edges: 2 bytes a record instead of 4, 8 MB
+	 * of a vmlinux merge's peak, which is in the refinement.
 	 * All live in merge.arenas. */
 	uint32_t *gstops, *gstop_off;
-	uint16_t *gstops16;
+	uint16_t *gstops16, *gstop_off16;
 	uint32_t *xpos;
 	size_t nxpos;
 	uint64_t *xrefs;		/* global DIE offsets of this CU's externs */
@@ -162,16 +165,23 @@ struct cu_scan {
 	size_t nannots;
 	struct export *exports;
 	size_t nexports;
-	uint32_t *rec_off;		/* per record: its offset in the blob (build.c decodes
-					 * only the representatives, from there) */
+	uint32_t *rec_ckpt;		/* every CUS_REC_STRIDE-th record's offset in the blob
+					 * (build.c decodes only the representatives, from
+					 * the checkpoint before each) */
 	const char *name, *producer;
 	uint32_t language;
 	uint64_t cu_offset;
 	uint32_t input;
 	char *strs;			/* every string above points in here */
+	/* Ownership: funcs, fparams, vars, annots, exports, xrefs, rec_ckpt
+	 * and strs live in the scanning thread's merge.keep arena once
+	 * scan__cu() returns (they are copied there at its end, at their exact
+	 * size); the rest is malloc's. */
 };
 
 void cu_scan__free(struct cu_scan *s);
+/* Forget what lives in the keep arenas (above), which the caller frees. */
+void cu_scan__drop_kept(struct cu_scan *s);
 
 /* The set of global DIE offsets that some CU of an input refers to. */
 struct offset_set {
@@ -270,6 +280,7 @@ struct scan_env {
 					 * records that are not types; the insert writes
 					 * the misses' (unset until then) */
 	struct arena *arena;		/* the scanning thread's: the stop edges */
+	struct arena *keep;		/* the scanning thread's: what the graph is made from */
 };
 
 /* scan.c: decode CU `cu_index` of `f` and fill `out`.
@@ -280,7 +291,7 @@ int scan__cu(const struct cus_file *f, size_t cu_index, uint32_t input, const st
 	    struct cus_cu *cu_buf, struct cu_scan *out, struct diag *d);
 /* A CU left out by --lang-exclude: its name for provenance, no records. */
 int scan__cu_excluded(const struct cus_file *f, size_t cu_index, uint32_t input,
-		     struct cu_scan *out, struct diag *d);
+		      struct arena *keep, struct cu_scan *out, struct diag *d);
 
 /* A stop edge into another CU, waiting for step 3. */
 struct pending_stop {
@@ -309,6 +320,12 @@ struct merge {
 	/* classes.c */
 	uint32_t *weak, *cls;		/* per gid: weak and refined class, NO_CLASS for non-types */
 	struct arena *arenas;		/* per scan thread: the CUs' gstops, until refined */
+	/* Per scan thread: the CUs' candidates, the strings they name,
+	 * externs and checkpoints, until the graph's nodes and candidates are
+	 * made (cu_scan). Out of malloc's heap, at their exact size: freed
+	 * there, a few thousand blocks would leave holes the build's big
+	 * arrays cannot use, and the peak RSS would not come down. */
+	struct arena *keep;
 	unsigned narenas;
 	struct pending_stop *pend;
 	size_t npend, cap_pend;

@@ -42,15 +42,21 @@ void cu_scan__free(struct cu_scan *s)
 	free(s->stop_off);
 	free(s->stop_len);
 	free(s->stops);
-	free(s->xrefs);
-	free(s->funcs);
-	free(s->fparams);
-	free(s->vars);
-	free(s->annots);
-	free(s->exports);
-	free(s->rec_off);
-	free(s->strs);
 	memset(s, 0, sizeof(*s));
+}
+
+void cu_scan__drop_kept(struct cu_scan *s)
+{
+	s->funcs = NULL;
+	s->fparams = NULL;
+	s->vars = NULL;
+	s->annots = NULL;
+	s->exports = NULL;
+	s->xrefs = NULL;
+	s->rec_ckpt = NULL;
+	s->strs = NULL;
+	s->name = s->producer = NULL;
+	s->nfuncs = s->nfparams = s->nvars = s->nannots = s->nexports = s->nxrefs = 0;
 }
 
 /* Every string pointer a cu_scan keeps, for keep_strings(). */
@@ -99,15 +105,53 @@ static void kept_copy(const char **p, void *ctx)
 }
 
 /* The scan's strings point into the CU's decoded blob, which the worker's
- * next decode overwrites: copy them into one block the scan owns (s->strs). */
-static int keep_strings(struct cu_scan *s)
+ * next decode overwrites: copy them into one block in the keep arena
+ * (s->strs). */
+static int keep_strings(struct cu_scan *s, struct arena *keep)
 {
 	struct kept k = { 0 };
 	each_kept_str(s, kept_measure, &k);
-	if (!(s->strs = k.at = malloc(k.size + 1)))
+	if (!(s->strs = k.at = arena_alloc(keep, k.size + 1)))
 		return -ENOMEM;
 	each_kept_str(s, kept_copy, &k);
 	return 0;
+}
+
+/* *pp (a pointer to n elements of `size` bytes, malloc's) moved into the
+ * keep arena; only freed (and NULL) when err, an earlier failure, is set
+ * or the arena is out of memory. Returns: err, or -ENOMEM. */
+static int keep_array(struct arena *keep, void *pp, size_t n, size_t size, int err)
+{
+	void **p = pp;
+	void *to = NULL;
+	if (!err && *p && !(to = arena_alloc(keep, (n ? n : 1) * size)))
+		err = -ENOMEM;
+	if (to)
+		memcpy(to, *p, n * size);
+	free(*p);
+	*p = to;
+	return err;
+}
+
+/* The scan's last step: what outlives it goes into the keep arena at its
+ * exact size (cu_scan's ownership rule), the scratch back to malloc,
+ * which the thread's next CU takes again. Also on failure (err), so the
+ * rule holds whatever happened. */
+static int keep_all(struct cu_scan *o, struct arena *keep, int err)
+{
+	free(o->is_type);
+	o->is_type = NULL;
+	err = keep_array(keep, &o->funcs, o->nfuncs, sizeof(*o->funcs), err);
+	err = keep_array(keep, &o->fparams, o->nfparams, sizeof(*o->fparams), err);
+	err = keep_array(keep, &o->vars, o->nvars, sizeof(*o->vars), err);
+	err = keep_array(keep, &o->annots, o->nannots, sizeof(*o->annots), err);
+	err = keep_array(keep, &o->exports, o->nexports, sizeof(*o->exports), err);
+	err = keep_array(keep, &o->xrefs, o->nxrefs, sizeof(*o->xrefs), err);
+	err = keep_array(keep, &o->rec_ckpt, (o->nrecs + CUS_REC_STRIDE - 1) / CUS_REC_STRIDE,
+			 sizeof(*o->rec_ckpt), err);
+	if (!err)
+		err = keep_strings(o, keep);
+	return err;
 }
 
 static int is_type_kind(unsigned kind)
@@ -609,17 +653,23 @@ static int finish_gids(struct scanner *x, const struct scan_env *env)
 		return diag_fail(x->d, E2BIG, "%s: more than 4 billion type references", x->what);
 	/* Without externs no stop edge leaves the CU (merge.h). */
 	int narrow = n <= 65536 && x->cu.nexterns == 0;
-	o->gstop_off = arena_alloc(env->arena, ((size_t)n + 1) * sizeof(uint32_t));
+	if (narrow && total <= UINT16_MAX)
+		o->gstop_off16 = arena_alloc(env->arena, ((size_t)n + 1) * sizeof(uint16_t));
+	else
+		o->gstop_off = arena_alloc(env->arena, ((size_t)n + 1) * sizeof(uint32_t));
 	if (narrow)
 		o->gstops16 = arena_alloc(env->arena, (total + 1) * sizeof(uint16_t));
 	else
 		o->gstops = arena_alloc(env->arena, (total + 1) * sizeof(uint32_t));
 	o->miss = malloc(((size_t)n + 1) * sizeof(uint32_t));
-	if (!o->gstop_off || !(o->gstops || o->gstops16) || !o->miss)
+	if (!(o->gstop_off || o->gstop_off16) || !(o->gstops || o->gstops16) || !o->miss)
 		return -ENOMEM;
 	uint32_t at = 0;
 	for (uint32_t k = 0; k < n; k++) {
-		o->gstop_off[k] = at;
+		if (o->gstop_off16)
+			o->gstop_off16[k] = (uint16_t)at;
+		else
+			o->gstop_off[k] = at;
 		if (!o->is_type[k]) {
 			env->weak[k] = NO_CLASS;
 			continue;
@@ -650,7 +700,10 @@ static int finish_gids(struct scanner *x, const struct scan_env *env)
 			}
 		}
 	}
-	o->gstop_off[n] = at;
+	if (o->gstop_off16)
+		o->gstop_off16[n] = (uint16_t)at;
+	else
+		o->gstop_off[n] = at;
 	o->nxpos = nx;
 	free(o->stops);
 	free(o->stop_off);
@@ -762,14 +815,15 @@ int scan__cu(const struct cus_file *f, size_t cu_index, uint32_t input, const st
 	out->stop_off = calloc(all + 1, sizeof(uint32_t));
 	out->stop_len = calloc(all + 1, sizeof(uint32_t));
 	out->xrefs = malloc((x.cu.nexterns + 1) * sizeof(uint64_t));
-	out->rec_off = malloc((n + 1) * sizeof(uint32_t));
+	size_t nckpt = (n + CUS_REC_STRIDE - 1) / CUS_REC_STRIDE;
+	out->rec_ckpt = malloc((nckpt + 1) * sizeof(uint32_t));
 	x.state = calloc(all + 1, 1);
 	err = -ENOMEM;
 	if (!out->is_type || !out->key_off || !out->key_len || !out->key_hash || !out->stop_off || !out->stop_len ||
-	    !out->xrefs || !out->rec_off || !x.state)
+	    !out->xrefs || !out->rec_ckpt || !x.state)
 		goto out;
-	if (n)
-		memcpy(out->rec_off, x.cu.rec_off, n * sizeof(uint32_t));
+	for (size_t q = 0; q < nckpt; q++)
+		out->rec_ckpt[q] = x.cu.rec_off[q * CUS_REC_STRIDE];
 	if (x.cu.nexterns)
 		memcpy(out->xrefs, x.cu.externs, x.cu.nexterns * sizeof(uint64_t));
 	out->nxrefs = x.cu.nexterns;
@@ -794,9 +848,8 @@ int scan__cu(const struct cus_file *f, size_t cu_index, uint32_t input, const st
 		err = finish_gids(&x, env);
 	if (!err)
 		err = inherit_params(&x, &cap_p);
-	if (!err)
-		err = keep_strings(out);
 out:
+	err = keep_all(out, env->keep, err);
 	free(x.state);
 	cu_imports__free(&im);
 	if (own_str)
@@ -806,7 +859,7 @@ out:
 }
 
 int scan__cu_excluded(const struct cus_file *f, size_t cu_index, uint32_t input,
-		     struct cu_scan *out, struct diag *d)
+		      struct arena *keep, struct cu_scan *out, struct diag *d)
 {
 	struct cus_cu cu = { 0 };
 	memset(out, 0, sizeof(*out));
@@ -817,7 +870,7 @@ int scan__cu_excluded(const struct cus_file *f, size_t cu_index, uint32_t input,
 		out->name = cus_str(&cu, cu.name);
 		out->producer = cus_str(&cu, cu.producer);
 		out->language = cu.language;
-		err = keep_strings(out);
+		err = keep_strings(out, keep);
 	}
 	cus_cu__free(&cu);
 	return err;
