@@ -122,6 +122,17 @@ case_args() {
 	emit-elf) echo "btf-emit -j$j -q --elf $ELF --elf-out $o $REF/graph" ;;
 	esac
 }
+# phases_of CASE: the phases whose allocations every case's sweep reaches;
+# a failure in each must name it (a stage that named the phase after the
+# one that failed reported every merge failure from the scan on as "write").
+phases_of() {
+	case $1 in
+	extract*) echo "open extract write" ;;
+	merge) echo "open scan refine build write" ;;
+	emit-split | emit-distill) echo "read select encode base write" ;;
+	emit*) echo "read select encode write" ;;
+	esac
+}
 ref_of() {
 	case $1 in
 	extract-rel) echo "$REF/rel.cus" ;; emit-split) echo "$REF/split" ;; emit-distill) echo "$REF/distill" ;;
@@ -248,6 +259,12 @@ for cj in ${FAILALLOC_CASES:-extract:1 extract-cache:1 merge:1 emit:1 emit-elf:1
 	# (once, the run may recover from its first allocation failing alone)
 	{ [ "$first_rc" = 4 ] || [ -n "$only" ]; } && [ "$n_oom" -gt 0 ] ||
 		bad+="the injection did not take: N=1 exited ${first_rc:-?}, $n_oom runs out of memory"$'\n'
+	missing=""
+	for p in $(phases_of "$c"); do
+		[[ $phases == *" $p "* ]] || missing+="$p "
+	done
+	[ -z "$missing" ] ||
+		bad+="no failure was reported in phase ${missing% } (the phases named:${phases% }): a message names the wrong phase"$'\n'
 	if [ -z "$bad" ]; then
 		ok "$label: each of its $count allocations $mode: $n_oom runs refused cleanly (exit 4, out of memory in phase:${phases% }), $n_ok succeeded with the reference bytes; no crash, previous output intact, nothing left"
 	else

@@ -52,6 +52,8 @@ static uint32_t node_of(const struct merge *m, uint32_t gid)
 {
 	if (!gid)
 		return 0;
+	if (m->gid_node)
+		return m->gid_node[gid];
 	if (classes__rec_kind(m, gid) == CUS_UNSPECIFIED)
 		return 0;
 	return m->node_of_class[classes__final(m, gid)];
@@ -276,9 +278,9 @@ static int prov_chunk(void *ctx, unsigned worker, size_t k)
 		uint64_t base = m->cu_base[ci];
 		for (uint32_t k2 = 0; k2 < m->scans[ci].nrecs; k2++) {
 			uint32_t gid = (uint32_t)(base + k2);
-			if (m->weak[gid] == NO_CLASS)
+			uint32_t n = m->gid_node[gid];
+			if (n == GID_NOT_TYPE)
 				continue;
-			uint32_t n = node_of(m, gid);
 			SEEN(n);
 		}
 		for (; fi < g->nfuncs && g->funcs[fi].cu == ci; fi++) {
@@ -568,11 +570,65 @@ static int build_nodes(struct builder *b)
 	return err;
 }
 
+/* ---- per gid, its node (merge.gid_node) ---- */
+
+#define GID_CHUNK 65536
+
+struct gid_run {
+	struct merge *m;
+	uint64_t *types;	/* per chunk: its type records */
+};
+
+/* cls[g] becomes g's node in place: node_of() reads g's own entries of
+ * weak and cls (and per-class arrays) only, and each chunk is one
+ * thread's. */
+static int gid_chunk(void *ctx, unsigned worker, size_t chunk)
+{
+	struct gid_run *r = ctx;
+	struct merge *m = r->m;
+	uint64_t lo = 1 + chunk * GID_CHUNK, hi = lo + GID_CHUNK, n = 0;
+	(void)worker;
+	if (hi > m->nnodes + 1)
+		hi = m->nnodes + 1;
+	for (uint64_t g = lo; g < hi; g++) {
+		if (m->weak[g] == NO_CLASS) {
+			m->cls[g] = GID_NOT_TYPE;
+			continue;
+		}
+		m->cls[g] = node_of(m, (uint32_t)g);
+		n++;
+	}
+	r->types[chunk] = n;
+	return 0;
+}
+
+static int make_gid_nodes(struct merge *m)
+{
+	size_t nchunks = (size_t)((m->nnodes + GID_CHUNK - 1) / GID_CHUNK);
+	struct gid_run r = { .m = m, .types = calloc(nchunks + 1, sizeof(uint64_t)) };
+	if (!r.types)
+		return -ENOMEM;
+	int err = pool_ordered(m->jobs, nchunks, 4 * (size_t)m->jobs, gid_chunk, NULL, &r);
+	if (!err) {
+		m->ntypes = 0;
+		for (size_t k = 0; k < nchunks; k++)
+			m->ntypes += r.types[k];
+		m->gid_node = m->cls;
+		m->cls = NULL;
+		free(m->weak);
+		m->weak = NULL;
+	}
+	free(r.types);
+	return err;
+}
+
 int build__graph(struct merge *m)
 {
 	struct builder b = { .m = m, .g = &m->g };
 	int err = build_header(&b);
-	return err ? err : build_nodes(&b);
+	if (!err)
+		err = build_nodes(&b);
+	return err ? err : make_gid_nodes(m);
 }
 
 int build__finish(struct merge *m)

@@ -258,7 +258,7 @@ int classes__xref_gid(const struct merge *m, size_t ci, uint64_t off, uint32_t *
 {
 	uint32_t input = m->cu_input[ci];
 	const struct export *e = classes__export(m, input, off);
-	if (!e || m->weak[e->gid] == NO_CLASS)
+	if (!e || !classes__is_type(m, e->gid))
 		return diag_fail(d, EBADMSG, "%s: CU %u (0x%llx) refers to DIE 0x%llx in another CU, "
 				 "but no CU of the file has a type record there",
 				 m->files[input].path, m->cu_index[ci],
@@ -378,6 +378,11 @@ static uint32_t class_seen(const struct merge *m, uint32_t t)
 	if (def != NO_CLASS && !m->weak_split[def])
 		return m->weak_first_cls[def];
 	return m->cls[t];
+}
+
+int classes__is_type(const struct merge *m, uint32_t gid)
+{
+	return m->gid_node ? m->gid_node[gid] != GID_NOT_TYPE : m->weak[gid] != NO_CLASS;
 }
 
 uint8_t classes__rec_kind(const struct merge *m, uint32_t gid)
@@ -635,6 +640,11 @@ struct refine {
 	size_t *ndiff, *cap_diff;
 };
 
+static inline uint32_t seen_now(const struct merge *m, uint32_t t)
+{
+	return m->weak[t] == NO_CLASS ? NO_CLASS : class_seen(m, t);
+}
+
 /* g in CU ci against its class's representative. */
 static int same_signature(const struct refine *f, uint64_t g, size_t ci, const struct rep *r)
 {
@@ -643,7 +653,7 @@ static int same_signature(const struct refine *f, uint64_t g, size_t ci, const s
 	if (a.n != ra.n)
 		return 0;
 	for (uint32_t i = 0; i < a.n; i++)
-		if (f->seen[stop_gid(&a, i)] != f->seen[stop_gid(&ra, i)])
+		if (seen_now(m, stop_gid(&a, i)) != seen_now(m, stop_gid(&ra, i)))
 			return 0;
 	return 1;
 }
@@ -714,7 +724,7 @@ static int refine_split(struct refine *f, uint8_t *dirty, struct sig_table *st)
 		}
 		sig[0] = c;
 		for (uint32_t i = 0; i < stops.n; i++)
-			sig[i + 1] = f->seen[stop_gid(&stops, i)];
+			sig[i + 1] = seen_now(m, stop_gid(&stops, i));
 		int64_t id = sig_intern(st, sig, n);
 		if (id < 0) {
 			err = (int)id;
@@ -770,7 +780,7 @@ int classes__refine(struct merge *m)
 	m->weak_split = calloc(nw, 1);
 	f.chunk = 65536;
 	f.nchunks = (size_t)((m->nnodes + f.chunk - 1) / f.chunk);
-	f.seen = malloc((m->nnodes + 2) * sizeof(*f.seen));
+	f.seen = malloc(sizeof(*f.seen));
 	f.diff = calloc(f.nchunks + 1, sizeof(*f.diff));
 	f.ndiff = calloc(f.nchunks + 1, sizeof(*f.ndiff));
 	f.cap_diff = calloc(f.nchunks + 1, sizeof(*f.cap_diff));
@@ -798,8 +808,8 @@ int classes__refine(struct merge *m)
 	m->ncls = m->nweak;
 
 	for (int round = 1;; round++) {
-		for (f.pass = 0; f.pass < 2 && !err; f.pass++)
-			err = pool_ordered(jobs, f.nchunks, 4 * (size_t)jobs, refine_chunk, NULL, &f);
+		f.pass = 1;
+		err = pool_ordered(jobs, f.nchunks, 4 * (size_t)jobs, refine_chunk, NULL, &f);
 		if (err)
 			goto out;
 		size_t ndiff = 0;
@@ -855,6 +865,8 @@ void classes__free(struct merge *m)
 	}
 	free(m->weak);
 	free(m->cls);
+	free(m->gid_node);
+	m->gid_node = NULL;
 	free_stop_edges(m);
 	free(m->arenas);
 	free(m->pend);

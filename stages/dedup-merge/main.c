@@ -374,47 +374,49 @@ static int merge_run(struct merge *m)
 	}
 	free(r.cus);
 	free(r.imp);
+	if (err)
+		return err; /* each failure returns at once: its message names the phase it was in */
 	/* The scan threads' malloc heaps now hold only freed scratch, which
 	 * nothing after the scan allocates again; kept resident (memtune's top
 	 * pad keeps 64 MiB), it would sit under the refinement's peak. */
 	malloc_trim(0);
 	diag_phase(m->d, "resolve");
-	if (!err && !(err = classes__resolve_xrefs(m)))
-		stats_phase(m->st, "resolve");
+	if ((err = classes__resolve_xrefs(m)))
+		return err;
+	stats_phase(m->st, "resolve");
 	diag_phase(m->d, "refine");
-	if (!err && !(err = classes__refine(m)) && !(err = fwds__absorb(m)) && !(err = classes__settle(m)))
-		stats_phase(m->st, "refine");
+	if ((err = classes__refine(m)) || (err = fwds__absorb(m)) || (err = classes__settle(m)))
+		return err;
+	stats_phase(m->st, "refine");
 	/* cands__build() also makes the graph's strings. */
 	diag_phase(m->d, "build");
-	if (!err && !(err = build__graph(m)) && !(err = cands__build(m))) {
-		drop_kept(m); /* before the provenance's arrays, or they come on top */
-		if (!(err = build__finish(m)))
-			stats_phase(m->st, "build");
-	}
-	uint64_t types = 0;
-	for (uint64_t g = 1; !err && g <= m->nnodes; g++)
-		types += m->weak[g] != NO_CLASS;
+	if ((err = build__graph(m)) || (err = cands__build(m)))
+		return err;
+	drop_kept(m); /* before the provenance's arrays, or they come on top */
+	if ((err = build__finish(m)))
+		return err;
+	stats_phase(m->st, "build");
+	uint64_t types = m->ntypes;
 	size_t npend = m->npend;
 	/* From here on only the graph is needed: the scans' and the classes'
 	 * arrays go before the write, or they would be its peak RSS. */
 	drop_work(m);
 	diag_phase(m->d, "write");
-	if (!err && !(err = graph__write(&m->g, m->o->cli.output, m->jobs, m->d)))
-		stats_phase(m->st, "write");
-	if (!err) {
-		stats_count(m->st, "inputs", m->o->ninputs);
-		stats_count(m->st, "cus", m->ncus);
-		stats_count(m->st, "type_records", types);
-		stats_count(m->st, "weak_classes", m->nweak);
-		stats_count(m->st, "classes", m->ncls);
-		stats_count(m->st, "nodes", m->g.nnodes);
-		stats_count(m->st, "dedup_ratio_x100", m->g.nnodes ? types * 100 / m->g.nnodes : 0);
-		stats_count(m->st, "funcs", m->g.nfuncs);
-		stats_count(m->st, "vars", m->g.nvars);
-		stats_count(m->st, "cross_cu_refs", npend);
-		stats_count(m->st, "jobs", m->jobs);
-	}
-	return err;
+	if ((err = graph__write(&m->g, m->o->cli.output, m->jobs, m->d)))
+		return err;
+	stats_phase(m->st, "write");
+	stats_count(m->st, "inputs", m->o->ninputs);
+	stats_count(m->st, "cus", m->ncus);
+	stats_count(m->st, "type_records", types);
+	stats_count(m->st, "weak_classes", m->nweak);
+	stats_count(m->st, "classes", m->ncls);
+	stats_count(m->st, "nodes", m->g.nnodes);
+	stats_count(m->st, "dedup_ratio_x100", m->g.nnodes ? types * 100 / m->g.nnodes : 0);
+	stats_count(m->st, "funcs", m->g.nfuncs);
+	stats_count(m->st, "vars", m->g.nvars);
+	stats_count(m->st, "cross_cu_refs", npend);
+	stats_count(m->st, "jobs", m->jobs);
+	return 0;
 }
 
 static void merge_free(struct merge *m)

@@ -79,6 +79,7 @@ struct merge_opts {
  * any scan starts (open_inputs() reads each blob's record count). */
 #define STOP_XREF 0x80000000u
 #define NO_CLASS UINT32_MAX
+#define GID_NOT_TYPE UINT32_MAX
 
 /* Annotations of candidates, as string pointers into their scan's strs. */
 struct sannot {
@@ -347,6 +348,14 @@ struct merge {
 	struct strtab *strs;		/* the header's and the nodes' strings; cands.c
 					 * puts the candidates' after them in g.str */
 	uint32_t *node_of_class;	/* per class, its node id, while the graph is built */
+	/* From the end of build__graph() on, per gid: the node its type
+	 * became (0, void, for an unspecified type), or GID_NOT_TYPE for a
+	 * function, parameter or variable record. It takes the place of weak
+	 * and cls, which are freed then: the candidates, the provenance and
+	 * the externs' check ask nothing else of them, and the two were
+	 * 32 MB of a vmlinux merge's peak. */
+	uint32_t *gid_node;
+	uint64_t ntypes;		/* type records, counted then */
 	struct diag *d;
 	struct stats *st;
 	struct progress pr;
@@ -376,6 +385,7 @@ int fwds__absorb(struct merge *m);
 size_t classes__cu_of(const struct merge *m, uint64_t gid);	/* the CU that holds gid */
 uint32_t classes__final(const struct merge *m, uint32_t gid); /* a node's class, fwds aliased */
 uint8_t classes__rec_kind(const struct merge *m, uint32_t gid); /* the record kind (key's first byte) */
+int classes__is_type(const struct merge *m, uint32_t gid);	/* a type record? (weak or gid_node) */
 const struct export *classes__export(const struct merge *m, uint32_t input, uint64_t off);
 /* The gid of the type record at global DIE offset off, which CU ci refers
  * to across CUs. Reads only tables that no longer change after step 2:
@@ -384,7 +394,7 @@ const struct export *classes__export(const struct merge *m, uint32_t input, uint
 int classes__xref_gid(const struct merge *m, size_t ci, uint64_t off, uint32_t *gid, struct diag *d);
 void classes__free(struct merge *m);	/* may be called again */
 
-int build__graph(struct merge *m);			/* step 5: the nodes */
+int build__graph(struct merge *m);			/* step 5: the nodes; then gid_node */
 /* Step 5, after cands__build(): the provenance; node_of_class freed. */
 int build__finish(struct merge *m);
 /* The node of a candidate's type reference (a gid, or STOP_XREF | extern
