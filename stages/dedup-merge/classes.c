@@ -630,8 +630,7 @@ struct rep {
 
 struct refine {
 	struct merge *m;
-	uint32_t *seen;		/* per gid: class_seen() as the round began */
-	int pass;		/* refine_chunk()'s pass: 0 seen, 1 check; 2 (once) cls = weak */
+	int pass;		/* refine_chunk()'s pass: 1 check; 2 (once) cls = weak */
 	struct rep *rep;	/* per class: its first gid, and that gid's CU */
 	size_t cap_rep;
 	size_t nchunks;
@@ -640,6 +639,11 @@ struct refine {
 	size_t *ndiff, *cap_diff;
 };
 
+/* What a stop edge to t counts as in this round's signatures: class_seen()
+ * as the round began. Nothing it reads changes until refine_split() has
+ * taken every dirty node's signature, so it is read as it stands, not
+ * kept per gid (that array was 16 MB of a vmlinux merge's peak, and no
+ * faster). */
 static inline uint32_t seen_now(const struct merge *m, uint32_t t)
 {
 	return m->weak[t] == NO_CLASS ? NO_CLASS : class_seen(m, t);
@@ -659,11 +663,7 @@ static int same_signature(const struct refine *f, uint64_t g, size_t ci, const s
 }
 
 /* One chunk of gids, for the round's pass f->pass:
- *  0: what each gid is seen as (f->seen). class_seen() reads five arrays,
- *     two of them at random per stop edge; once per gid here, the checks
- *     read one.
- *  1: the nodes that differ from their class's representative (reads the
- *     partition only).
+ *  1: the nodes that differ from their class's representative.
  *  2: before round 1, cls = weak: cls is fresh memory, and clearing its
  *     pages was most of a serial loop's time. */
 static int refine_chunk(void *ctx, unsigned worker, size_t chunk)
@@ -674,11 +674,6 @@ static int refine_chunk(void *ctx, unsigned worker, size_t chunk)
 	(void)worker;
 	if (hi > m->nnodes + 1)
 		hi = m->nnodes + 1;
-	if (f->pass == 0) {
-		for (uint64_t g = lo; g < hi; g++)
-			f->seen[g] = m->weak[g] == NO_CLASS ? NO_CLASS : class_seen(m, (uint32_t)g);
-		return 0;
-	}
 	if (f->pass == 2) {
 		memcpy(m->cls + lo, m->weak + lo, (hi - lo) * sizeof(*m->cls));
 		return 0;
@@ -780,11 +775,10 @@ int classes__refine(struct merge *m)
 	m->weak_split = calloc(nw, 1);
 	f.chunk = 65536;
 	f.nchunks = (size_t)((m->nnodes + f.chunk - 1) / f.chunk);
-	f.seen = malloc(sizeof(*f.seen));
 	f.diff = calloc(f.nchunks + 1, sizeof(*f.diff));
 	f.ndiff = calloc(f.nchunks + 1, sizeof(*f.ndiff));
 	f.cap_diff = calloc(f.nchunks + 1, sizeof(*f.cap_diff));
-	if (!m->cls || !m->weak_first_cls || !m->weak_split || !f.seen || !f.diff || !f.ndiff || !f.cap_diff ||
+	if (!m->cls || !m->weak_first_cls || !m->weak_split || !f.diff || !f.ndiff || !f.cap_diff ||
 	    vec_grow(&f.rep, &f.cap_rep, nw)) {
 		err = -ENOMEM;
 		goto out;
@@ -834,7 +828,6 @@ int classes__refine(struct merge *m)
 	}
 out:
 	sig_free(&st);
-	free(f.seen);
 	for (size_t k = 0; f.diff && k < f.nchunks; k++)
 		free(f.diff[k]);
 	free(f.diff);
