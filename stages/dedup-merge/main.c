@@ -330,6 +330,10 @@ static void drop_work(struct merge *m)
 	m->node_of_class = NULL;
 }
 
+/* Records from which the scan's scratch is given back to the kernel
+ * (merge_run()): a vmlinux has millions, a module thousands. */
+#define TRIM_RECORDS ((uint64_t)1 << 20)
+
 static int merge_run(struct merge *m)
 {
 	diag_phase(m->d, "open");
@@ -378,8 +382,11 @@ static int merge_run(struct merge *m)
 		return err; /* each failure returns at once: its message names the phase it was in */
 	/* The scan threads' malloc heaps now hold only freed scratch, which
 	 * nothing after the scan allocates again; kept resident (memtune's top
-	 * pad keeps 64 MiB), it would sit under the refinement's peak. */
-	malloc_trim(0);
+	 * pad keeps 64 MiB), it would sit under the refinement's peak. Only
+	 * on a big input: what is given back and asked for again faults in
+	 * anew, which on a module cost more than the merge's whole build. */
+	if (m->nnodes >= TRIM_RECORDS)
+		malloc_trim(0);
 	diag_phase(m->d, "resolve");
 	if ((err = classes__resolve_xrefs(m)))
 		return err;
