@@ -117,20 +117,19 @@ static int keep_strings(struct cu_scan *s, struct arena *keep)
 	return 0;
 }
 
-/* *pp (a pointer to n elements of `size` bytes, malloc's) moved into the
- * keep arena; only freed (and NULL) when err, an earlier failure, is set
- * or the arena is out of memory. Returns: err, or -ENOMEM. */
-static int keep_array(struct arena *keep, void *pp, size_t n, size_t size, int err)
+/* p (n elements of `size` bytes, malloc's) moved into the keep arena: the
+ * copy, or NULL. p is freed either way; when *err is set (an earlier
+ * failure) nothing is copied, and when the arena is out of memory *err
+ * becomes -ENOMEM. */
+static void *keep_array(struct arena *keep, void *p, size_t n, size_t size, int *err)
 {
-	void **p = pp;
 	void *to = NULL;
-	if (!err && *p && !(to = arena_alloc(keep, (n ? n : 1) * size)))
-		err = -ENOMEM;
+	if (!*err && p && !(to = arena_alloc(keep, (n ? n : 1) * size)))
+		*err = -ENOMEM;
 	if (to)
-		memcpy(to, *p, n * size);
-	free(*p);
-	*p = to;
-	return err;
+		memcpy(to, p, n * size);
+	free(p);
+	return to;
 }
 
 /* The scan's last step: what outlives it goes into the keep arena at its
@@ -141,14 +140,14 @@ static int keep_all(struct cu_scan *o, struct arena *keep, int err)
 {
 	free(o->is_type);
 	o->is_type = NULL;
-	err = keep_array(keep, &o->funcs, o->nfuncs, sizeof(*o->funcs), err);
-	err = keep_array(keep, &o->fparams, o->nfparams, sizeof(*o->fparams), err);
-	err = keep_array(keep, &o->vars, o->nvars, sizeof(*o->vars), err);
-	err = keep_array(keep, &o->annots, o->nannots, sizeof(*o->annots), err);
-	err = keep_array(keep, &o->exports, o->nexports, sizeof(*o->exports), err);
-	err = keep_array(keep, &o->xrefs, o->nxrefs, sizeof(*o->xrefs), err);
-	err = keep_array(keep, &o->rec_ckpt, (o->nrecs + CUS_REC_STRIDE - 1) / CUS_REC_STRIDE,
-			 sizeof(*o->rec_ckpt), err);
+	o->funcs = keep_array(keep, o->funcs, o->nfuncs, sizeof(*o->funcs), &err);
+	o->fparams = keep_array(keep, o->fparams, o->nfparams, sizeof(*o->fparams), &err);
+	o->vars = keep_array(keep, o->vars, o->nvars, sizeof(*o->vars), &err);
+	o->annots = keep_array(keep, o->annots, o->nannots, sizeof(*o->annots), &err);
+	o->exports = keep_array(keep, o->exports, o->nexports, sizeof(*o->exports), &err);
+	o->xrefs = keep_array(keep, o->xrefs, o->nxrefs, sizeof(*o->xrefs), &err);
+	o->rec_ckpt = keep_array(keep, o->rec_ckpt, (o->nrecs + CUS_REC_STRIDE - 1) / CUS_REC_STRIDE,
+				 sizeof(*o->rec_ckpt), &err);
 	if (!err)
 		err = keep_strings(o, keep);
 	return err;
