@@ -176,8 +176,8 @@ struct cu_scan {
 	char *strs;			/* every string above points in here */
 	/* Ownership: funcs, fparams, vars, annots, exports, xrefs, rec_ckpt
 	 * and strs live in the scanning thread's merge.keep arena once
-	 * scan__cu() returns (they are copied there at its end, at their exact
-	 * size); the rest is malloc's. */
+	 * scan__cu() returns (made there, or copied there at its end, at
+	 * their exact size); the rest is malloc's. */
 };
 
 void cu_scan__free(struct cu_scan *s);

@@ -145,9 +145,6 @@ static int keep_all(struct cu_scan *o, struct arena *keep, int err)
 	o->vars = keep_array(keep, o->vars, o->nvars, sizeof(*o->vars), &err);
 	o->annots = keep_array(keep, o->annots, o->nannots, sizeof(*o->annots), &err);
 	o->exports = keep_array(keep, o->exports, o->nexports, sizeof(*o->exports), &err);
-	o->xrefs = keep_array(keep, o->xrefs, o->nxrefs, sizeof(*o->xrefs), &err);
-	o->rec_ckpt = keep_array(keep, o->rec_ckpt, (o->nrecs + CUS_REC_STRIDE - 1) / CUS_REC_STRIDE,
-				 sizeof(*o->rec_ckpt), &err);
 	if (!err)
 		err = keep_strings(o, keep);
 	return err;
@@ -813,9 +810,10 @@ int scan__cu(const struct cus_file *f, size_t cu_index, uint32_t input, const st
 	out->key_hash = malloc((all + 1) * sizeof(uint64_t));
 	out->stop_off = calloc(all + 1, sizeof(uint32_t));
 	out->stop_len = calloc(all + 1, sizeof(uint32_t));
-	out->xrefs = malloc((x.cu.nexterns + 1) * sizeof(uint64_t));
+	/* Their final size is known: made in the keep arena straight away. */
+	out->xrefs = arena_alloc(env->keep, (x.cu.nexterns + 1) * sizeof(uint64_t));
 	size_t nckpt = (n + CUS_REC_STRIDE - 1) / CUS_REC_STRIDE;
-	out->rec_ckpt = malloc((nckpt + 1) * sizeof(uint32_t));
+	out->rec_ckpt = arena_alloc(env->keep, (nckpt + 1) * sizeof(uint32_t));
 	x.state = calloc(all + 1, 1);
 	err = -ENOMEM;
 	if (!out->is_type || !out->key_off || !out->key_len || !out->key_hash || !out->stop_off || !out->stop_len ||
