@@ -132,9 +132,10 @@ stages() {
 		emit) measure "$in.$st" "$bin/btf-emit" -j"$j" -q --stats "${eflags[@]}" -o "$d.btf" "$d.graph" ;;
 		esac || { fail "$in -j$j: $st exited $?: $(tail -3 "$W/$in.$st.err")"; return 1; }
 		echo "$in $j $r $st $M_WALL $M_CPU $M_RSS" >>"$W/samples"
-		# "dwarf-extract: phase write      0.012 s cpu 0.011 s"
-		#   -> "... dwarf-extract write 0.012 0.011" (wall, CPU of all threads)
-		awk -v p="$in $j $r" '$2 == "phase" { sub(":", "", $1); print p, $1, $3, $4, $7 }' \
+		# "dwarf-extract: phase write      0.012 s cpu 0.011 s serial 0.012 s"
+		#   -> "... dwarf-extract write 0.012 0.011 0.012" (wall, CPU of all
+		#   threads, serial: outside the thread pool or in its in-order part)
+		awk -v p="$in $j $r" '$2 == "phase" { sub(":", "", $1); print p, $1, $3, $4, $7, ($10 == "" ? "-" : $10) }' \
 			"$W/$in.$st.err" >>"$W/phases"
 		read -r S_WALL S_CPU S_RSS < <(awk -v a="$S_WALL" -v b="$S_CPU" -v c="$S_RSS" \
 			-v w="$M_WALL" -v u="$M_CPU" -v m="$M_RSS" \
@@ -360,43 +361,53 @@ report() {
 	if [ -s "$W/notes" ]; then echo; sed 's/^/    /' "$W/notes"; fi
 }
 
-# amdahl: beyond two cores, on paper. For each stage on the vmlinux (and the
-# three summed), Amdahl's serial fraction s from its -j1 and -j2 medians
-# (T2 = T1 (s + (1 - s) / 2), so s = 2 T2 / T1 - 1), the speedup that
-# implies at 8, 16 and 64 threads, 1 / (s + (1 - s) / N), and the phase with
-# the most serial time (s_p T1_p, each phase's own s_p the same way): the one
-# that bounds the stage. Two cores make s an estimate: memory bandwidth and
-# the thread pool's own cost count as serial here.
+# amdahl: beyond two cores, on paper. Each stage's serial time is measured,
+# not inferred: every --stats phase reports the wall time it spent outside
+# the thread pool or in its in-order part (common/pool.h, pool_clock()), and
+# what the stage's process spent outside its phases (start, exit) is serial
+# too. At -j1, s = serial / wall; the speedup at N threads is then
+# 1 / (s + (1 - s) / N) (Amdahl), and the phase with the most serial time
+# bounds the stage. For comparison, s as two cores suggest it (T2 = T1 (s +
+# (1 - s) / 2), so s = 2 T2 / T1 - 1): that one also counts what a second
+# thread costs (memory bandwidth, the pool's own work) and varies from run
+# to run by more than the serial parts take.
 amdahl() {
 	case " $order " in *" vmlinux "*) ;; *) return ;; esac
 	case " $jobs " in *" 1 "*) ;; *) return ;; esac
 	case " $jobs " in *" 2 "*) ;; *) return ;; esac
 	echo
-	echo "Amdahl on the vmlinux, from the -j1 and -j2 medians (s: serial fraction; bound: the phase with the most serial time):"
+	echo "Amdahl on the vmlinux (s: the serial fraction at -j1, measured by --stats; bound: the phase with the most serial time; s from -j2: 2 T2 / T1 - 1):"
 	echo
-	echo "| stage | wall -j1 s | wall -j2 s | speedup at 2 | s | at 8 | at 16 | at 64 | bound: phase (serial s at -j1) |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|---|"
-	local st t1 t2 bound tool
+	echo "| stage | wall -j1 s | wall -j2 s | speedup at 2 | serial s at -j1 | s | at 8 | at 16 | at 64 | bound: phase (serial s) | s from -j2 |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|"
+	local st t1 t2 res tool
 	for st in extract merge emit btfpipe; do
 		t1=$(med vmlinux 1 "$st" 5) t2=$(med vmlinux 2 "$st" 5)
 		[ "$t1" = "-" ] || [ "$t2" = "-" ] && continue
-		# The phase whose serial time is largest (for the sum: over all stages).
 		tool=$(case $st in extract) echo dwarf-extract ;; merge) echo dedup-merge ;; emit) echo btf-emit ;; esac)
-		bound=$(awk -v st="$tool" '$1 == "vmlinux" && ($2 == 1 || $2 == 2) && (st == "" || $4 == st) {
-				k = $4 " " $5; n[k, $2]++; v[k, $2, n[k, $2]] = $6; keys[k] = 1 }
-			function med(k, j,   c, a, b, t, x) { c = n[k, j]; if (!c) return -1
-				for (a = 1; a <= c; a++) x[a] = v[k, j, a]
+		# Per -j1 run: the serial phases' sum and the phases' wall sum;
+		# their medians, and each phase's median serial time.
+		res=$(awk -v st="$tool" '$1 == "vmlinux" && $2 == 1 && (st == "" || $4 == st) && $8 != "-" {
+				k = $4 " " $5; n[k]++; v[k, n[k]] = $8; keys[k] = 1
+				ser[$3] += $8; wal[$3] += $6; runs[$3] = 1 }
+			function med(arr, k, c,   a, b, t, x) { if (!c) return -1
+				for (a = 1; a <= c; a++) x[a] = arr[k, a]
 				for (a = 2; a <= c; a++) for (b = a; b > 1 && x[b - 1] > x[b]; b--) { t = x[b]; x[b] = x[b - 1]; x[b - 1] = t }
 				return (c % 2) ? x[(c + 1) / 2] : (x[c / 2] + x[c / 2 + 1]) / 2 }
 			END { best = -1
-				for (k in keys) { a = med(k, 1); b = med(k, 2); if (a <= 0 || b < 0) continue
-					sp = 2 * b / a - 1; if (sp < 0) sp = 0; if (sp > 1) sp = 1
-					if (sp * a > best) { best = sp * a; bk = k } }
-				if (best >= 0) printf "%s (%.3f)", bk, best; else printf "-" }' "$W/phases")
-		awk -v st="$st" -v a="$t1" -v b="$t2" -v bd="$bound" 'BEGIN {
-			s = 2 * b / a - 1; if (s < 0) s = 0; if (s > 1) s = 1
-			printf "| %s | %.3f | %.3f | %.2f | %.2f | %.2f | %.2f | %.2f | %s |\n", st == "btfpipe" ? "all three" : st,
-				a, b, a / b, s, 1 / (s + (1 - s) / 8), 1 / (s + (1 - s) / 16), 1 / (s + (1 - s) / 64), bd }'
+				for (k in keys) { m = med(v, k, n[k]); if (m > best) { best = m; bk = k } }
+				c = 0; for (r in runs) { c++; S[0, c] = ser[r]; P[0, c] = wal[r] }
+				if (best < 0) { print "- - -"; exit }
+				printf "%.6f %.6f %s (%.3f)\n", med(S, 0, c), med(P, 0, c), bk, best }' "$W/phases")
+		awk -v st="$st" -v a="$t1" -v b="$t2" -v res="$res" 'BEGIN {
+			split(res, f, " "); ser = f[1]; ph = f[2]; bd = substr(res, length(f[1]) + length(f[2]) + 3)
+			s2 = 2 * b / a - 1; if (s2 < 0) s2 = 0; if (s2 > 1) s2 = 1
+			if (ser == "-") { printf "| %s | %.3f | %.3f | %.2f | - | - | - | - | - | - | %.2f |\n", st == "btfpipe" ? "all three" : st, a, b, a / b, s2; exit }
+			# Outside the phases (process start and exit) is serial too.
+			out = a - ph; if (out < 0) out = 0; ser += out
+			s = ser / a; if (s > 1) s = 1
+			printf "| %s | %.3f | %.3f | %.2f | %.3f | %.3f | %.2f | %.2f | %.2f | %s | %.2f |\n", st == "btfpipe" ? "all three" : st,
+				a, b, a / b, ser, s, 1 / (s + (1 - s) / 8), 1 / (s + (1 - s) / 16), 1 / (s + (1 - s) / 64), bd, s2 }'
 	done
 }
 

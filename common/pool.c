@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 struct pool {
@@ -88,31 +89,68 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/* Process-wide, as the limit that causes it is. */
+static unsigned threads_missing;
+
+/* Process-wide, as a stage's phases are (pool_clock()). */
+static uint64_t ns_inside, ns_emit;
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+void pool_clock(uint64_t *inside_ns, uint64_t *emit_ns)
+{
+	*inside_ns = __atomic_load_n(&ns_inside, __ATOMIC_RELAXED);
+	*emit_ns = __atomic_load_n(&ns_emit, __ATOMIC_RELAXED);
+}
+
+static int timed_emit(pool_emit_fn emit, void *ctx, size_t i)
+{
+	if (!emit)
+		return 0;
+	uint64_t t = now_ns();
+	int err = emit(ctx, i);
+	__atomic_add_fetch(&ns_emit, now_ns() - t, __ATOMIC_RELAXED);
+	return err;
+}
+
 static int pool_serial(size_t n, pool_work_fn work, pool_emit_fn emit, void *ctx)
 {
 	for (size_t i = 0; i < n; i++) {
 		int err = work(ctx, 0, i);
-		if (!err && emit)
-			err = emit(ctx, i);
+		if (!err)
+			err = timed_emit(emit, ctx, i);
 		if (err)
 			return err;
 	}
 	return 0;
 }
 
-/* Process-wide, as the limit that causes it is. */
-static unsigned threads_missing;
+static int pool_run(unsigned threads, size_t n, size_t window, pool_work_fn work, pool_emit_fn emit,
+		    void *ctx);
+
+int pool_ordered(unsigned threads, size_t n, size_t window,
+		 pool_work_fn work, pool_emit_fn emit, void *ctx)
+{
+	uint64_t t = now_ns();
+	int err = threads <= 1 || n <= 1 ? pool_serial(n, work, emit, ctx)
+					 : pool_run(threads, n, window, work, emit, ctx);
+	__atomic_add_fetch(&ns_inside, now_ns() - t, __ATOMIC_RELAXED);
+	return err;
+}
 
 unsigned pool_threads_missing(void)
 {
 	return __atomic_load_n(&threads_missing, __ATOMIC_RELAXED);
 }
 
-int pool_ordered(unsigned threads, size_t n, size_t window,
-		 pool_work_fn work, pool_emit_fn emit, void *ctx)
+static int pool_run(unsigned threads, size_t n, size_t window, pool_work_fn work, pool_emit_fn emit,
+		    void *ctx)
 {
-	if (threads <= 1 || n <= 1)
-		return pool_serial(n, work, emit, ctx);
 	if (threads > n)
 		threads = (unsigned)n;
 	if (window < threads)
@@ -155,7 +193,7 @@ int pool_ordered(unsigned threads, size_t n, size_t window,
 			if (p.result[i])
 				break; /* already recorded as a failure */
 			pthread_mutex_unlock(&p.lock);
-			int e = emit ? emit(ctx, i) : 0;
+			int e = timed_emit(emit, ctx, i);
 			pthread_mutex_lock(&p.lock);
 			if (e) {
 				pool_record_fail(&p, i, e);

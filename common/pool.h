@@ -15,6 +15,7 @@
 #define BTFPIPE_POOL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef int (*pool_work_fn)(void *ctx, unsigned worker, size_t item);
 typedef int (*pool_emit_fn)(void *ctx, size_t item);
@@ -30,6 +31,14 @@ int pool_ordered(unsigned threads, size_t n, size_t window,
 /* How many threads pool_ordered() could not start in this process so far,
  * for the stage's warning. */
 unsigned pool_threads_missing(void);
+
+/* What the calling threads of this process spent, in wall ns, inside
+ * pool_ordered() and, of that, in emit callbacks, since the process
+ * started. A phase's serial time (stats.c) is its wall time outside the
+ * pools plus the emits inside them: the part no thread count shortens,
+ * emits being one at a time and in order. Work items count as parallel,
+ * even in a pool of few items (a pass cut into one chunk per thread). */
+void pool_clock(uint64_t *inside_ns, uint64_t *emit_ns);
 
 /* The number of online CPUs, at least 1. */
 unsigned pool_ncpus(void);

@@ -1,5 +1,6 @@
 /* stats.c: see stats.h. */
 #include "stats.h"
+#include "pool.h"
 
 #include <string.h>
 #include <sys/resource.h>
@@ -17,20 +18,28 @@ void stats_init(struct stats *s, const char *tool)
 	clock_gettime(CLOCK_MONOTONIC, &s->start);
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &s->cpu_mark);
 	s->mark = s->start;
+	pool_clock(&s->pool_mark, &s->emit_mark);
 }
 
 void stats_phase(struct stats *s, const char *name)
 {
 	struct timespec now, cpu;
+	uint64_t in_pool, in_emit;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
+	pool_clock(&in_pool, &in_emit);
 	if (s->nphases < STATS_MAX) {
+		double wall = since(&s->mark, &now);
+		double serial = wall - (double)(in_pool - s->pool_mark) / 1e9 + (double)(in_emit - s->emit_mark) / 1e9;
 		s->phase[s->nphases] = name;
 		s->cpu[s->nphases] = since(&s->cpu_mark, &cpu);
-		s->secs[s->nphases++] = since(&s->mark, &now);
+		s->serial[s->nphases] = serial < 0 ? 0 : serial > wall ? wall : serial; /* clocks read apart */
+		s->secs[s->nphases++] = wall;
 	}
 	s->mark = now;
 	s->cpu_mark = cpu;
+	s->pool_mark = in_pool;
+	s->emit_mark = in_emit;
 }
 
 void stats_count(struct stats *s, const char *name, uint64_t value)
@@ -57,6 +66,9 @@ void stats_print(const struct stats *s, FILE *o, int json)
 		fputs("},\"phase_cpu\":{", o);
 		for (int i = 0; i < s->nphases; i++)
 			fprintf(o, "%s\"%s\":%.3f", i ? "," : "", s->phase[i], s->cpu[i]);
+		fputs("},\"phase_serial\":{", o);
+		for (int i = 0; i < s->nphases; i++)
+			fprintf(o, "%s\"%s\":%.3f", i ? "," : "", s->phase[i], s->serial[i]);
 		fputs("},\"counts\":{", o);
 		for (int i = 0; i < s->ncounters; i++)
 			fprintf(o, "%s\"%s\":%llu", i ? "," : "", s->counter[i], (unsigned long long)s->value[i]);
@@ -66,7 +78,8 @@ void stats_print(const struct stats *s, FILE *o, int json)
 	fprintf(o, "%s: wall %.3f s, cpu %.3f s, peak rss %ld KiB\n", s->tool, since(&s->start, &now), cpu,
 		ru.ru_maxrss);
 	for (int i = 0; i < s->nphases; i++)
-		fprintf(o, "%s: phase %-10s %.3f s cpu %.3f s\n", s->tool, s->phase[i], s->secs[i], s->cpu[i]);
+		fprintf(o, "%s: phase %-10s %.3f s cpu %.3f s serial %.3f s\n", s->tool, s->phase[i], s->secs[i],
+			s->cpu[i], s->serial[i]);
 	for (int i = 0; i < s->ncounters; i++)
 		fprintf(o, "%s: %-16s %llu\n", s->tool, s->counter[i], (unsigned long long)s->value[i]);
 }

@@ -6,6 +6,6 @@
 # window (that hung before 2026-12-01: pthread_join() waited forever).
 . "$(dirname "$0")/lib.sh"
 
-check_tool pool-check 30 'ok ' FAIL 'pool_ordered: $n schedules hold (failures, full windows, 2-4 threads)' \
+check_tool pool-check 30 'ok ' FAIL 'pool_ordered: $n cases hold (failures, full windows, 2-4 threads; pool_clock())' \
 	' (142: hung, ended by the alarm)'
 test_done

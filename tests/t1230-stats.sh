@@ -36,6 +36,11 @@ for name, j in (("extract", x), ("merge", m), ("emit", e), ("emit over a base", 
     pc = j.get("phase_cpu", {})
     say(list(pc) == list(j["phases"]) and all(v >= 0 for v in pc.values()) and
         sum(pc.values()) <= j["cpu_s"] + 0.001 * len(pc) + 0.001, "%s: a CPU time per phase" % name)
+    # Serial time (outside the pool, or its in-order part): the same
+    # phases, each within its wall time. (pool-check measures the clock.)
+    ps = j.get("phase_serial", {})
+    say(list(ps) == list(j["phases"]) and all(0 <= ps[p] <= j["phases"][p] + 0.001 for p in ps),
+        "%s: a serial time per phase, within its wall time" % name)
 PY
 while read -r v what; do
 	[ "$v" = ok ] && ok "stats: $what" || not_ok "stats: $what" "$(cat "$T_OUT/py.out")"

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +145,61 @@ static int check(const char *name, unsigned threads, size_t window, size_t n,
 	return ok;
 }
 
+/* pool_clock(): what a pool's emits took, and the wall time inside it.
+ * Each emit spins EMIT_US and each work item WORK_US; a spin outside any
+ * pool must change neither count. */
+#define CLOCK_N 10
+#define EMIT_US 2000
+#define WORK_US 1000
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static void spin_us(long us)
+{
+	uint64_t end = mono_ns() + (uint64_t)us * 1000;
+	while (mono_ns() < end)
+		;
+}
+
+static int spin_work(void *ctx, unsigned worker, size_t i)
+{
+	(void)ctx, (void)worker, (void)i;
+	spin_us(WORK_US);
+	return 0;
+}
+
+static int spin_emit(void *ctx, size_t i)
+{
+	(void)ctx, (void)i;
+	spin_us(EMIT_US);
+	return 0;
+}
+
+static int check_clock(unsigned threads)
+{
+	uint64_t in0, em0, in1, em1, in2, em2;
+	pool_clock(&in0, &em0);
+	uint64_t t0 = mono_ns();
+	int err = pool_ordered(threads, CLOCK_N, 2 * threads, spin_work, spin_emit, NULL);
+	uint64_t wall = mono_ns() - t0;
+	pool_clock(&in1, &em1);
+	spin_us(3000); /* outside any pool */
+	pool_clock(&in2, &em2);
+	uint64_t emit = em1 - em0, inside = in1 - in0;
+	int ok = !err && emit >= (uint64_t)CLOCK_N * EMIT_US * 1000 && emit <= inside && inside <= wall &&
+		 inside + 1000000 >= wall && in2 == in1 && em2 == em1;
+	printf("%s pool_clock, %u thread%s: %d emits of %d us took %.1f ms of the pool's %.1f ms inside "
+	       "(%.1f ms wall); a spin outside it added %.1f ms inside, %.1f ms of emits\n",
+	       ok ? "ok  " : "FAIL", threads, threads > 1 ? "s" : "", CLOCK_N, EMIT_US, (double)emit / 1e6,
+	       (double)inside / 1e6, (double)wall / 1e6, (double)(in2 - in1) / 1e6, (double)(em2 - em1) / 1e6);
+	return ok;
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0); /* a hang shows the last case that ended */
@@ -159,5 +215,7 @@ int main(void)
 		}
 	}
 	ok &= check("one thread", 1, 1, 30, fail_two, MAXN);
+	ok &= check_clock(1);
+	ok &= check_clock(2);
 	return ok ? 0 : 1;
 }
