@@ -266,10 +266,15 @@ int cus_writer__open(struct cus_writer *w, const char *path, const struct cus_id
  * writer is opened before: dwarf-extract hashes the DWARF beside the
  * units). Only the hash may differ from the one cus_writer__open() got. */
 int cus_writer__set_ident(struct cus_writer *w, const struct cus_ident *id, struct diag *d);
-/* meta gives language, unit_type, dwarf_version and cu_offset; the writer
- * fills in the blob's place and its key (the blob is hashed here). */
-int cus_writer__add(struct cus_writer *w, const uint8_t *blob, size_t size,
-		    const struct cus_index_entry *meta, struct diag *d);
+/* A CU's blob in two halves, so that the in-order part is small: place, in
+ * CU order on one thread, gives it its index entry and *off, where it goes;
+ * write_at writes it there, from any thread (each with its own d), in any
+ * order. meta gives language, unit_type, dwarf_version, cu_offset and the
+ * blob's key, key128_of(blob, size), hashed by the caller where it made the
+ * blob. Every placed blob must be written before cus_writer__finish(). */
+int cus_writer__place(struct cus_writer *w, size_t size, const struct cus_index_entry *meta, uint64_t *off,
+		      struct diag *d);
+int cus_writer__write_at(struct cus_writer *w, const uint8_t *blob, size_t size, uint64_t off, struct diag *d);
 int cus_writer__finish(struct cus_writer *w, struct diag *d);
 void cus_writer__abort(struct cus_writer *w);
 

@@ -133,8 +133,8 @@ int cus_writer__set_ident(struct cus_writer *w, const struct cus_ident *id, stru
 	return 0;
 }
 
-int cus_writer__add(struct cus_writer *w, const uint8_t *blob, size_t size,
-		    const struct cus_index_entry *meta, struct diag *d)
+int cus_writer__place(struct cus_writer *w, size_t size, const struct cus_index_entry *meta, uint64_t *off,
+		      struct diag *d)
 {
 	if (size > UINT32_MAX)
 		return diag_fail(d, E2BIG, "CU at 0x%llx: records take %zu bytes, over the format's 4 GiB per CU",
@@ -145,10 +145,14 @@ int cus_writer__add(struct cus_writer *w, const uint8_t *blob, size_t size,
 	*e = *meta;
 	e->blob_off = w->pos;
 	e->blob_size = (uint32_t)size;
-	e->key = key128_of(blob, size);
-	int err = outfile__pwrite(&w->out, blob, size, w->pos, d);
+	*off = w->pos;
 	w->pos += size;
-	return err;
+	return 0;
+}
+
+int cus_writer__write_at(struct cus_writer *w, const uint8_t *blob, size_t size, uint64_t off, struct diag *d)
+{
+	return outfile__pwrite(&w->out, blob, size, off, d); /* pwrite(): no state of w's changes */
 }
 
 int cus_writer__finish(struct cus_writer *w, struct diag *d)

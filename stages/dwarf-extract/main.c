@@ -4,8 +4,10 @@
  *   dwarf-extract --dump FILE.cus
  *
  * main() is the pipeline: options, open the input, extract every CU on N
- * workers with results committed in unit order, write atomically. Messages
- * and exit codes are made here and nowhere below.
+ * workers with results placed in the output in unit order (the offsets and
+ * the index: the only part on one thread) and written there by the
+ * workers, then commit atomically. Messages and exit codes are made here
+ * and nowhere below.
  */
 #include "extract.h"
 #include "cached.h"
@@ -125,10 +127,15 @@ static int run_dump(const char *path)
 	return err ? diag_report(&d, path, err) : EXIT_OK;
 }
 
-/* One unit's result, handed from a worker to the in-order writer. */
+/* One unit's result, handed from a worker to the in-order writer, which
+ * gives it its place in the output; then written there by whichever worker
+ * claims it (write_placed()). */
 struct slot {
-	uint8_t *blob;
+	uint8_t *blob;		/* owned until written */
 	size_t size;
+	struct key128 key;	/* key128_of(blob, size), hashed where it was made */
+	uint64_t off;		/* its place in the output, from emit_unit() */
+	int werr;		/* its write failed: the error, the detail in d */
 	size_t nrecs;
 	uint16_t language;
 	struct diag d;
@@ -150,7 +157,32 @@ struct run {
 	uint8_t **hbufs;	/* per worker: a DWARF hash piece is read through it */
 	struct cus_writer writer;
 	struct diag d; /* the writer's errors */
+	/* Units [0, placed) have their place; [0, claimed) are written or being
+	 * written. emit_unit() publishes placed (release) after each place, a
+	 * worker claims the next unit below it with a compare-and-swap. */
+	size_t placed, claimed;
 };
+
+/* Write the placed blobs nobody has claimed yet: from every worker between
+ * its units, so the copy into the output is not the in-order writer's, and
+ * from the calling thread at the end. A failed write stays in its slot;
+ * only placed units are written, and those come before any unit that
+ * failed, so the lowest slot with a detail is the error a serial run meets
+ * first. */
+static void write_placed(struct run *r)
+{
+	for (;;) {
+		size_t k = __atomic_load_n(&r->claimed, __ATOMIC_RELAXED);
+		if (k >= __atomic_load_n(&r->placed, __ATOMIC_ACQUIRE))
+			return;
+		if (!__atomic_compare_exchange_n(&r->claimed, &k, k + 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			continue;
+		struct slot *s = &r->slots[k];
+		s->werr = cus_writer__write_at(&r->writer, s->blob, s->size, s->off, &s->d);
+		free(s->blob);
+		s->blob = NULL;
+	}
+}
 
 /* The DWARF hash pieces the walkers do not hash come after the units, as
  * pool items of their own (dwarf_hash.c): a worker picks one up where it
@@ -169,6 +201,7 @@ static int work_unit(void *ctx, unsigned worker, size_t i)
 	struct run *r = ctx;
 	struct cu_walk *w = &r->walkers[worker];
 	struct slot *s = &r->slots[i];
+	write_placed(r);
 	if (i >= r->in.nunits)
 		return hash_piece(r, worker, i - r->in.nunits, &s->d);
 	w->d = &s->d;
@@ -194,6 +227,7 @@ static int work_unit(void *ctx, unsigned worker, size_t i)
 	size_t cap = w->blob.cap;
 	s->blob = w->blob.data;
 	s->size = w->blob.len;
+	s->key = key128_of(s->blob, s->size); /* here, not in emit_unit()'s CU order */
 	w->blob = (struct buf){ 0 };
 	return buf_reserve(&w->blob, cap);
 }
@@ -207,16 +241,17 @@ static int emit_unit(void *ctx, size_t i)
 	const struct unit *u = &r->in.units[i];
 	struct cus_index_entry meta = {
 		.cu_offset = u->offset, .unit_type = u->unit_type, .dwarf_version = u->version,
-		.language = s->language,
+		.language = s->language, .key = s->key,
 	};
-	int err = cus_writer__add(&r->writer, s->blob, s->size, &meta, &r->d);
+	int err = cus_writer__place(&r->writer, s->size, &meta, &s->off, &s->d);
+	if (err)
+		return err;
+	__atomic_store_n(&r->placed, i + 1, __ATOMIC_RELEASE);
 	r->records += s->nrecs;
 	r->bytes += s->size;
 	input__done_with_unit(&r->in, u);
 	progress_step(&r->pr, i + 1);
-	free(s->blob);
-	s->blob = NULL;
-	return err;
+	return 0;
 }
 
 static int extract_units(const struct extract_opts *o, struct run *r);
@@ -356,8 +391,14 @@ static int extract_units(const struct extract_opts *o, struct run *r)
 		return err;
 	progress_init(&r->pr, TOOL, "CU", r->in.nunits, o->cli.quiet);
 	err = pool_ordered(r->jobs, nitems, 4 * (size_t)r->jobs, work_unit, emit_unit, r);
+	write_placed(r); /* what the workers left, also after a failure: see write_placed() */
 	progress_end(&r->pr);
 	stats_phase(&r->st, "extract");
+	for (size_t i = 0; i < r->placed; i++)
+		if (r->slots[i].werr) {
+			err = r->slots[i].werr;
+			break;
+		}
 	if (err) {
 		/* Report the lowest failing item's own message: the same at any -j. */
 		for (size_t i = 0; i < nitems; i++)
