@@ -222,8 +222,9 @@ static int work_unit(void *ctx, unsigned worker, size_t i)
 		dwarf_hash__unit(&r->in.dh, i, r->in.info_map + r->in.units[i].offset);
 	/* The slot takes the walker's buffer as it is (copying 169 MB of
 	 * blobs per vmlinux showed in profiles), and the walker starts the
-	 * next unit in a new one as big: emit_unit() has just freed a slot's
-	 * buffer of about that size, which malloc hands out again. */
+	 * next unit in a new one as big: write_placed() has just freed a
+	 * written slot's buffer of about that size, which malloc hands out
+	 * again. */
 	size_t cap = w->blob.cap;
 	s->blob = w->blob.data;
 	s->size = w->blob.len;
