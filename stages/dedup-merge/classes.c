@@ -104,6 +104,12 @@ struct weak_table {
 	uint8_t *kind;			/* per class: its key's first byte, the record kind (a
 					 * byte array the build reads per gid, where the key
 					 * itself would be a cache miss further) */
+	/* Per class: its first gid and that gid's CU. Classes are made in gid
+	 * order (CU by CU, each CU's misses in record order, and a key found
+	 * had its class made earlier), so the gid that makes one is its
+	 * first: the refinement's representatives, with no pass over every
+	 * gid to find them. */
+	uint32_t *first_gid, *first_cu;
 	size_t cap_ids;
 };
 
@@ -122,6 +128,8 @@ static void weak_table_free(struct weak_table *t)
 	free(t->key);
 	free(t->key_len);
 	free(t->kind);
+	free(t->first_gid);
+	free(t->first_cu);
 	free(t);
 }
 
@@ -167,7 +175,8 @@ int64_t classes__weak_find(const struct weak_table *t, const uint8_t *key, uint3
 
 /* Returns the class of key (h: hash64() of it; a new class if unseen), or a
  * negative errno. Only the inserting thread calls it. */
-static int64_t weak_intern(struct merge *m, const uint8_t *key, uint32_t len, uint64_t h)
+/* The class of key, made by gid (of CU ci) when the table lacks it. */
+static int64_t weak_intern(struct merge *m, const uint8_t *key, uint32_t len, uint64_t h, uint64_t gid, size_t ci)
 {
 	struct weak_table *t = m->wt;
 	if (weak_grow(t, m->nweak))
@@ -192,6 +201,14 @@ static int64_t weak_intern(struct merge *m, const uint8_t *key, uint32_t len, ui
 		if (!kd)
 			return -ENOMEM;
 		t->kind = kd;
+		uint32_t *fg = realloc(t->first_gid, t->cap_ids * sizeof(*fg));
+		if (!fg)
+			return -ENOMEM;
+		t->first_gid = fg;
+		uint32_t *fc = realloc(t->first_cu, t->cap_ids * sizeof(*fc));
+		if (!fc)
+			return -ENOMEM;
+		t->first_cu = fc;
 	}
 	uint8_t *kept = arena_alloc(&t->keys, len);
 	if (!kept)
@@ -201,6 +218,8 @@ static int64_t weak_intern(struct merge *m, const uint8_t *key, uint32_t len, ui
 	t->key[id] = kept;
 	t->key_len[id] = len;
 	t->kind[id] = len ? key[0] : 0;
+	t->first_gid[id] = (uint32_t)gid;
+	t->first_cu[id] = (uint32_t)ci;
 	ws->s[j].hash = h;
 	ws->s[j].key = kept;
 	ws->s[j].len = len;
@@ -222,7 +241,7 @@ int classes__insert_cu(struct merge *m, size_t ci)
 	uint64_t base = m->cu_base[ci];
 	for (size_t i = 0; i < s->nmiss; i++) {
 		uint32_t k = s->miss[i];
-		int64_t w = weak_intern(m, s->keys.data + s->key_off[k], s->key_len[k], s->key_hash[k]);
+		int64_t w = weak_intern(m, s->keys.data + s->key_off[k], s->key_len[k], s->key_hash[k], base + k, ci);
 		if (w < 0)
 			return (int)w;
 		m->weak[base + k] = (uint32_t)w;
@@ -788,17 +807,13 @@ int classes__refine(struct merge *m)
 	f.pass = 2;
 	if ((err = pool_ordered(jobs, f.nchunks, 4 * (size_t)jobs, refine_chunk, NULL, &f)))
 		goto out;
-	memset(f.rep, 0, nw * sizeof(*f.rep));
-	size_t ci = 0;
-	for (uint64_t g = 1; g <= m->nnodes; g++) {
-		uint32_t w = m->weak[g];
-		if (w != NO_CLASS && !f.rep[w].gid) {
-			ci = cu_advance(m, ci, g);
-			f.rep[w] = (struct rep){ (uint32_t)g, (uint32_t)ci };
-		}
-	}
-	for (uint32_t w = 0; w < m->nweak; w++)
+	for (uint32_t w = 0; w < m->nweak; w++) {
+		f.rep[w] = (struct rep){ m->wt->first_gid[w], m->wt->first_cu[w] };
+		if ((err = VERIFY(m->d, m->weak[f.rep[w].gid] == w, "weak class %u's first gid %u is of class %u", w,
+				  f.rep[w].gid, m->weak[f.rep[w].gid])))
+			goto out;
 		m->weak_first_cls[w] = w;
+	}
 	m->ncls = m->nweak;
 
 	for (int round = 1;; round++) {
