@@ -96,6 +96,11 @@ struct weak_slots {
 	struct weak_slot s[];
 };
 
+/* A class's representative: its first gid, and that gid's CU. */
+struct rep {
+	uint32_t gid, cu;
+};
+
 struct weak_table {
 	struct weak_slots *cur;		/* read and replaced atomically */
 	struct arena keys;		/* the keys, once per class: they never move */
@@ -109,7 +114,7 @@ struct weak_table {
 	 * had its class made earlier), so the gid that makes one is its
 	 * first: the refinement's representatives, with no pass over every
 	 * gid to find them. */
-	uint32_t *first_gid, *first_cu;
+	struct rep *first;
 	size_t cap_ids;
 };
 
@@ -128,8 +133,7 @@ static void weak_table_free(struct weak_table *t)
 	free(t->key);
 	free(t->key_len);
 	free(t->kind);
-	free(t->first_gid);
-	free(t->first_cu);
+	free(t->first);
 	free(t);
 }
 
@@ -173,9 +177,9 @@ int64_t classes__weak_find(const struct weak_table *t, const uint8_t *key, uint3
 	}
 }
 
-/* Returns the class of key (h: hash64() of it; a new class if unseen), or a
- * negative errno. Only the inserting thread calls it. */
-/* The class of key, made by gid (of CU ci) when the table lacks it. */
+/* Returns the class of key (h: hash64() of it), or a negative errno; an
+ * unseen key gets a new class, whose first gid is gid (of CU ci). Only the
+ * inserting thread calls it. */
 static int64_t weak_intern(struct merge *m, const uint8_t *key, uint32_t len, uint64_t h, uint64_t gid, size_t ci)
 {
 	struct weak_table *t = m->wt;
@@ -201,14 +205,10 @@ static int64_t weak_intern(struct merge *m, const uint8_t *key, uint32_t len, ui
 		if (!kd)
 			return -ENOMEM;
 		t->kind = kd;
-		uint32_t *fg = realloc(t->first_gid, t->cap_ids * sizeof(*fg));
-		if (!fg)
+		struct rep *first = realloc(t->first, t->cap_ids * sizeof(*first));
+		if (!first)
 			return -ENOMEM;
-		t->first_gid = fg;
-		uint32_t *fc = realloc(t->first_cu, t->cap_ids * sizeof(*fc));
-		if (!fc)
-			return -ENOMEM;
-		t->first_cu = fc;
+		t->first = first;
 	}
 	uint8_t *kept = arena_alloc(&t->keys, len);
 	if (!kept)
@@ -218,8 +218,7 @@ static int64_t weak_intern(struct merge *m, const uint8_t *key, uint32_t len, ui
 	t->key[id] = kept;
 	t->key_len[id] = len;
 	t->kind[id] = len ? key[0] : 0;
-	t->first_gid[id] = (uint32_t)gid;
-	t->first_cu[id] = (uint32_t)ci;
+	t->first[id] = (struct rep){ (uint32_t)gid, (uint32_t)ci };
 	ws->s[j].hash = h;
 	ws->s[j].key = kept;
 	ws->s[j].len = len;
@@ -643,10 +642,6 @@ uint32_t classes__stops(const struct merge *m, uint64_t g, uint32_t *out, uint32
 	return v.n;
 }
 
-struct rep {
-	uint32_t gid, cu;
-};
-
 struct refine {
 	struct merge *m;
 	int pass;		/* refine_chunk()'s pass: 1 check; 2 (once) cls = weak */
@@ -808,7 +803,7 @@ int classes__refine(struct merge *m)
 	if ((err = pool_ordered(jobs, f.nchunks, 4 * (size_t)jobs, refine_chunk, NULL, &f)))
 		goto out;
 	for (uint32_t w = 0; w < m->nweak; w++) {
-		f.rep[w] = (struct rep){ m->wt->first_gid[w], m->wt->first_cu[w] };
+		f.rep[w] = m->wt->first[w];
 		if ((err = VERIFY(m->d, m->weak[f.rep[w].gid] == w, "weak class %u's first gid %u is of class %u", w,
 				  f.rep[w].gid, m->weak[f.rep[w].gid])))
 			goto out;
