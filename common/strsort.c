@@ -130,10 +130,16 @@ static int par_chunk(void *ctx, unsigned worker, size_t k)
 	return 0;
 }
 
+/* One thread buckets too: the bucketing pass is the only part that does
+ * not go to the pool, so a run on one thread shows (in --stats' serial
+ * time) what more threads would share, and costs what strsort()'s first two
+ * levels would. */
 int strsort_threads(struct strsort_item *v, size_t n, unsigned threads)
 {
-	if (threads < 2 || n < PAR_MIN)
+	if (n < PAR_MIN)
 		return strsort(v, n);
+	if (!threads)
+		threads = 1;
 	size_t nchunks = 4 * (size_t)threads;
 	struct strsort_item *tmp = malloc(n * sizeof(*tmp));
 	size_t *start = calloc(KEYS + 1, sizeof(*start));

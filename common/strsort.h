@@ -24,8 +24,8 @@ struct strsort_item {
 int strsort(struct strsort_item *v, size_t n);
 /* The same order, made on up to `threads` threads (pool.h): the items are
  * put in buckets of their first two bytes on the calling thread, and the
- * buckets are sorted on the pool. Below 16,384 items, or one thread: as
- * strsort(). Returns: 0, -ENOMEM, or the pool's error (threads that could
+ * buckets are sorted on the pool (one thread included). Below 16,384
+ * items: as strsort(). Returns: 0, -ENOMEM, or the pool's error (threads that could
  * not start); v is unusable after a pool error. */
 int strsort_threads(struct strsort_item *v, size_t n, unsigned threads);
 
