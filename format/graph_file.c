@@ -6,6 +6,7 @@
  */
 #include "graph.h"
 #include "../common/buf.h"
+#include "../common/claim.h"
 #include "../common/diag.h"
 #include "../common/mapfile.h"
 #include "../common/outfile.h"
@@ -229,43 +230,85 @@ static void encode_piece(struct buf *b, const struct graph *g, int id, size_t lo
 }
 
 /* The sections are cut into pieces of at most PIECE_RECORDS records, each
- * encoded on its own (on the pool when there are threads) and written one
+ * encoded on its own (on the pool when there are threads) and placed one
  * after the other, so the bytes are those of one encoder going through the
- * records in order, at any thread count. On the cloud vmlinux's graph
- * (12.6 MB) the encoding was most of the merge's write phase, on one
- * thread. */
+ * records in order, at any thread count. The strings section is the first
+ * piece, with nothing to encode: its bytes are the graph's own. On the cloud
+ * vmlinux's graph (12.6 MB) the encoding was most of the merge's write
+ * phase on one thread, and writing the pieces in order after it most of
+ * what was left: now the in-order emit only hashes a piece and gives it its
+ * offset, and the workers write the placed pieces between their own
+ * (claim.h), the calling thread what is left after the pool. */
 enum { PIECE_RECORDS = 8192 };
 
 struct piece {
 	int sec;
 	size_t lo, hi;
-	struct buf b;
+	struct buf b;		/* its bytes, until written; the strings' stay in the graph */
+	uint64_t off;		/* its place in the file, from encode_emit() */
+	int werr;		/* its write failed: the error, the detail in d */
+	struct diag d;
 };
 
 struct wrun {
 	const struct graph *g;
+	struct outfile *o;
 	struct piece *p;
 	size_t np;
+	struct claim cl;
+	uint64_t at;				/* where the next piece is placed */
 	XXH3_state_t st[GRAPH_NSECTIONS + 1];	/* each section's checksum, streamed */
 	uint64_t len[GRAPH_NSECTIONS + 1];
 };
+
+static const void *piece_bytes(const struct wrun *r, const struct piece *p, size_t *n)
+{
+	if (p->sec == S_STRINGS) {
+		*n = r->g->str_size;
+		return r->g->str;
+	}
+	*n = p->b.len;
+	return p->b.data;
+}
+
+/* A failed write stays in its piece. Only placed pieces are written, and
+ * a piece is placed only after every piece before it encoded, so the lowest
+ * piece with an error is the one a serial write meets first. */
+static void write_placed(struct wrun *r)
+{
+	size_t k, n;
+	while (claim_next(&r->cl, &k)) {
+		struct piece *p = &r->p[k];
+		const void *bytes = piece_bytes(r, p, &n);
+		p->werr = outfile__pwrite(r->o, bytes, n, p->off, &p->d);
+		buf_free(&p->b);
+	}
+}
 
 static int encode_work(void *ctx, unsigned worker, size_t i)
 {
 	(void)worker;
 	struct wrun *r = ctx;
 	struct piece *p = &r->p[i];
-	encode_piece(&p->b, r->g, p->sec, p->lo, p->hi);
+	write_placed(r);
+	if (p->sec != S_STRINGS)
+		encode_piece(&p->b, r->g, p->sec, p->lo, p->hi);
 	return p->b.err;
 }
 
-/* In piece order: each section's checksum over its pieces as they come. */
+/* In piece order: each section's checksum over its pieces as they come,
+ * and the piece's place in the file. */
 static int encode_emit(void *ctx, size_t i)
 {
 	struct wrun *r = ctx;
 	struct piece *p = &r->p[i];
-	XXH3_64bits_update(&r->st[p->sec], p->b.data, p->b.len);
-	r->len[p->sec] += p->b.len;
+	size_t n;
+	const void *bytes = piece_bytes(r, p, &n);
+	XXH3_64bits_update(&r->st[p->sec], bytes, n);
+	r->len[p->sec] += n;
+	p->off = r->at;
+	r->at += n;
+	claim_publish(&r->cl, i + 1);
 	return 0;
 }
 
@@ -285,7 +328,8 @@ static int plan_pieces(struct wrun *r, size_t *cap, int sec, size_t lo, size_t h
 int graph__write(const struct graph *g, const char *path, unsigned threads, struct diag *d)
 {
 	uint8_t head[GRAPH_HEADER_SIZE + GRAPH_NSECTIONS * 32];
-	struct wrun r = { .g = g };
+	struct outfile o;
+	struct wrun r = { .g = g, .o = &o, .at = sizeof(head) };
 	size_t cap = 0;
 	int err = 0;
 	if (g->prov_cut)
@@ -294,16 +338,24 @@ int graph__write(const struct graph *g, const char *path, unsigned threads, stru
 	memset(head, 0, sizeof(head));
 	for (int id = 1; id <= GRAPH_NSECTIONS; id++)
 		XXH3_64bits_reset(&r.st[id]);
-	/* The strings are the graph's own bytes: hashed here, written as they are. */
-	XXH3_64bits_update(&r.st[S_STRINGS], g->str, g->str_size);
-	r.len[S_STRINGS] = g->str_size;
-	if ((err = plan_pieces(&r, &cap, S_INPUTS, 0, 0)) || (err = plan_pieces(&r, &cap, S_CUS, 0, 0)) ||
+	if ((err = plan_pieces(&r, &cap, S_STRINGS, 0, 0)) || (err = plan_pieces(&r, &cap, S_INPUTS, 0, 0)) ||
+	    (err = plan_pieces(&r, &cap, S_CUS, 0, 0)) ||
 	    (err = plan_pieces(&r, &cap, S_NODES, 1, g->nnodes + 1)) ||
 	    (err = plan_pieces(&r, &cap, S_PROV, 1, g->nnodes + 1)) ||
 	    (err = plan_pieces(&r, &cap, S_FUNCS, 0, g->nfuncs)) ||
 	    (err = plan_pieces(&r, &cap, S_VARS, 0, g->nvars)))
-		goto out;
-	if ((err = pool_ordered(threads, r.np, r.np, encode_work, encode_emit, &r)))
+		goto out_plan;
+	if ((err = outfile__open(&o, path, d)))
+		goto out_plan;
+	err = pool_ordered(threads, r.np, r.np, encode_work, encode_emit, &r);
+	if (!err)
+		write_placed(&r); /* what the workers left */
+	for (size_t i = 0; i < r.np && !err; i++)
+		if (r.p[i].werr) {
+			diag_take(d, &r.p[i].d);
+			err = r.p[i].werr;
+		}
+	if (err)
 		goto out;
 	uint64_t off = sizeof(head);
 	for (int id = 1; id <= GRAPH_NSECTIONS; id++) {
@@ -314,6 +366,9 @@ int graph__write(const struct graph *g, const char *path, unsigned threads, stru
 		le64_put(e + 24, XXH3_64bits_digest(&r.st[id]));
 		off += r.len[id];
 	}
+	if ((err = VERIFY(d, off == r.at, "the sections end at %llu, the pieces at %llu", (unsigned long long)off,
+			  (unsigned long long)r.at)))
+		goto out;
 	memcpy(head, GRAPH_MAGIC, 8);
 	le32_put(head + 8, GRAPH_FORMAT_VERSION);
 	le32_put(head + 12, BTFPIPE_VERSION_CODE);
@@ -325,20 +380,11 @@ int graph__write(const struct graph *g, const char *path, unsigned threads, stru
 	XXH3_64bits_update(&st, head, 32);
 	XXH3_64bits_update(&st, head + GRAPH_HEADER_SIZE, GRAPH_NSECTIONS * 32);
 	le64_put(head + 32, XXH3_64bits_digest(&st));
-
-	struct outfile o;
-	err = outfile__open(&o, path, d);
-	if (err)
-		goto out;
-	err = outfile__write(&o, head, sizeof(head), d);
-	if (!err)
-		err = outfile__write(&o, g->str, g->str_size, d);
-	for (size_t i = 0; i < r.np && !err; i++)
-		err = outfile__write(&o, r.p[i].b.data, r.p[i].b.len, d);
-	if (!err)
+	if (!(err = outfile__pwrite(&o, head, sizeof(head), 0, d)))
 		err = outfile__commit(&o, d);
-	outfile__abort(&o);
 out:
+	outfile__abort(&o);
+out_plan:
 	for (size_t i = 0; i < r.np; i++)
 		buf_free(&r.p[i].b);
 	free(r.p);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # t0840-graph-write-pieces: the merge writes the .graph's sections in
-# pieces of 8192 records, encoded on the pool and written one after the
-# other (format/graph_file.c, graph__write()). A graph of the sample
+# pieces of 8192 records, encoded on the pool and placed one after the
+# other, written by the workers at their places (format/graph_file.c,
+# graph__write()). A graph of the sample
 # fixtures has a few hundred nodes, one piece a section; this one has more
 # than 8192 nodes, functions and variables, so nodes, provenance, functions
 # and variables are each cut into pieces. A piece boundary that loses or repeats a record

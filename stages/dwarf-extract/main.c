@@ -13,6 +13,7 @@
 #include "cached.h"
 #include "cu_walk.h"
 #include "input.h"
+#include "../../common/claim.h"
 #include "../../common/mapfile.h"
 #include "../../common/memo.h"
 #include "../../common/memtune.h"
@@ -157,10 +158,9 @@ struct run {
 	uint8_t **hbufs;	/* per worker: a DWARF hash piece is read through it */
 	struct cus_writer writer;
 	struct diag d; /* the writer's errors */
-	/* Units [0, placed) have their place; [0, claimed) are written or being
-	 * written. emit_unit() publishes placed (release) after each place, a
-	 * worker claims the next unit below it with a compare-and-swap. */
-	size_t placed, claimed;
+	/* Which units have their place and which are written (claim.h):
+	 * emit_unit() publishes each place, write_placed() claims. */
+	struct claim cl;
 };
 
 /* Write the placed blobs nobody has claimed yet: from every worker between
@@ -171,12 +171,8 @@ struct run {
  * first. */
 static void write_placed(struct run *r)
 {
-	for (;;) {
-		size_t k = __atomic_load_n(&r->claimed, __ATOMIC_RELAXED);
-		if (k >= __atomic_load_n(&r->placed, __ATOMIC_ACQUIRE))
-			return;
-		if (!__atomic_compare_exchange_n(&r->claimed, &k, k + 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-			continue;
+	size_t k;
+	while (claim_next(&r->cl, &k)) {
 		struct slot *s = &r->slots[k];
 		s->werr = cus_writer__write_at(&r->writer, s->blob, s->size, s->off, &s->d);
 		free(s->blob);
@@ -247,7 +243,7 @@ static int emit_unit(void *ctx, size_t i)
 	int err = cus_writer__place(&r->writer, s->size, &meta, &s->off, &s->d);
 	if (err)
 		return err;
-	__atomic_store_n(&r->placed, i + 1, __ATOMIC_RELEASE);
+	claim_publish(&r->cl, i + 1);
 	r->records += s->nrecs;
 	r->bytes += s->size;
 	input__done_with_unit(&r->in, u);
@@ -395,7 +391,7 @@ static int extract_units(const struct extract_opts *o, struct run *r)
 	write_placed(r); /* what the workers left, also after a failure: see write_placed() */
 	progress_end(&r->pr);
 	stats_phase(&r->st, "extract");
-	for (size_t i = 0; i < r->placed; i++)
+	for (size_t i = 0; i < r->cl.placed; i++)
 		if (r->slots[i].werr) {
 			err = r->slots[i].werr;
 			break;
