@@ -134,7 +134,7 @@ stages() {
 		echo "$in $j $r $st $M_WALL $M_CPU $M_RSS" >>"$W/samples"
 		# "dwarf-extract: phase write      0.012 s cpu 0.011 s serial 0.012 s"
 		#   -> "... dwarf-extract write 0.012 0.011 0.012" (wall, CPU of all
-		#   threads, serial: outside the thread pool or in its in-order part)
+		#   threads, serial: what no thread count shortens, pool_clock())
 		awk -v p="$in $j $r" '$2 == "phase" { sub(":", "", $1); print p, $1, $3, $4, $7, ($10 == "" ? "-" : $10) }' \
 			"$W/$in.$st.err" >>"$W/phases"
 		read -r S_WALL S_CPU S_RSS < <(awk -v a="$S_WALL" -v b="$S_CPU" -v c="$S_RSS" \
@@ -363,7 +363,8 @@ report() {
 
 # amdahl: beyond two cores, on paper. Each stage's serial time is measured,
 # not inferred: every --stats phase reports the wall time it spent outside
-# the thread pool or in its in-order part (common/pool.h, pool_clock()), and
+# the thread pool, in its in-order part, or in the longest item of a pool
+# whose items come from the input (common/pool.h, pool_clock()), and
 # what the stage's process spent outside its phases (start, exit) is serial
 # too. At -j1, s = serial / wall; the speedup at N threads is then
 # 1 / (s + (1 - s) / N) (Amdahl), and the phase with the most serial time

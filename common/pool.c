@@ -31,6 +31,7 @@ struct pool {
 	int caller_waits;	/* the caller sleeps on done_cv */
 	unsigned char *done;	/* done[i]: work(i) finished */
 	int *result;		/* result[i]: work(i)'s return */
+	uint64_t longest;	/* the longest work(i) so far, wall ns */
 	pool_work_fn work;
 	void *ctx;
 };
@@ -39,6 +40,13 @@ struct worker_arg {
 	struct pool *p;
 	unsigned id;
 };
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
 
 /* Under the lock. Wakes the workers waiting for room in the window: they
  * stop at a failure, and the emitter, which would have made the room,
@@ -80,8 +88,12 @@ static void *worker_main(void *arg)
 			break;
 		size_t i = p->next++;
 		pthread_mutex_unlock(&p->lock);
+		uint64_t t = now_ns();
 		int err = p->work(p->ctx, wa->id, i);
+		t = now_ns() - t;
 		pthread_mutex_lock(&p->lock);
+		if (t > p->longest)
+			p->longest = t;
 		pool_item_done(p, i, err);
 	}
 	pthread_cond_broadcast(&p->done_cv);
@@ -92,38 +104,34 @@ static void *worker_main(void *arg)
 /* Process-wide, as the limit that causes it is. */
 static unsigned threads_missing;
 
-/* Process-wide, as a stage's phases are (pool_clock()). */
-static uint64_t ns_inside, ns_emit;
+/* A pool's clock, for one call: the wall time its emits took, and its
+ * longest work item. No thread count makes the call shorter than either:
+ * the emits run one after the other, and an item on one thread. */
+struct pool_span {
+	uint64_t emits, longest;
+};
 
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-void pool_clock(uint64_t *inside_ns, uint64_t *emit_ns)
-{
-	*inside_ns = __atomic_load_n(&ns_inside, __ATOMIC_RELAXED);
-	*emit_ns = __atomic_load_n(&ns_emit, __ATOMIC_RELAXED);
-}
-
-static int timed_emit(pool_emit_fn emit, void *ctx, size_t i)
+/* Runs emit(ctx, i), adding its wall time to sp->emits. */
+static int timed_emit(pool_emit_fn emit, void *ctx, size_t i, struct pool_span *sp)
 {
 	if (!emit)
 		return 0;
 	uint64_t t = now_ns();
 	int err = emit(ctx, i);
-	__atomic_add_fetch(&ns_emit, now_ns() - t, __ATOMIC_RELAXED);
+	sp->emits += now_ns() - t;
 	return err;
 }
 
-static int pool_serial(size_t n, pool_work_fn work, pool_emit_fn emit, void *ctx)
+static int pool_serial(size_t n, pool_work_fn work, pool_emit_fn emit, void *ctx, struct pool_span *sp)
 {
 	for (size_t i = 0; i < n; i++) {
+		uint64_t t = now_ns();
 		int err = work(ctx, 0, i);
+		t = now_ns() - t;
+		if (t > sp->longest)
+			sp->longest = t;
 		if (!err)
-			err = timed_emit(emit, ctx, i);
+			err = timed_emit(emit, ctx, i, sp);
 		if (err)
 			return err;
 	}
@@ -131,15 +139,36 @@ static int pool_serial(size_t n, pool_work_fn work, pool_emit_fn emit, void *ctx
 }
 
 static int pool_run(unsigned threads, size_t n, size_t window, pool_work_fn work, pool_emit_fn emit,
-		    void *ctx);
+		    void *ctx, struct pool_span *sp);
+
+/* Process-wide, as a stage's phases are (pool_clock()). */
+static uint64_t ns_inside, ns_crit;
+#define CUT_PER_THREAD 4
+
+void pool_clock(uint64_t *inside_ns, uint64_t *crit_ns)
+{
+	*inside_ns = __atomic_load_n(&ns_inside, __ATOMIC_RELAXED);
+	*crit_ns = __atomic_load_n(&ns_crit, __ATOMIC_RELAXED);
+}
 
 int pool_ordered(unsigned threads, size_t n, size_t window,
 		 pool_work_fn work, pool_emit_fn emit, void *ctx)
 {
+	struct pool_span sp = { 0 };
 	uint64_t t = now_ns();
-	int err = threads <= 1 || n <= 1 ? pool_serial(n, work, emit, ctx)
-					 : pool_run(threads, n, window, work, emit, ctx);
+	int err = threads <= 1 || n <= 1 ? pool_serial(n, work, emit, ctx, &sp)
+					 : pool_run(threads, n, window, work, emit, ctx, &sp);
 	__atomic_add_fetch(&ns_inside, now_ns() - t, __ATOMIC_RELAXED);
+	/* A pool of at most CUT_PER_THREAD items per thread was cut for its
+	 * thread count (the stages cut a pass into one to four chunks per
+	 * thread): more threads would cut it finer, so its longest item says
+	 * nothing about them. More items than that come from the input (CUs,
+	 * sections, shards, chunks of a fixed size), and no thread count
+	 * shortens the longest. */
+	uint64_t crit = sp.emits;
+	if (n > CUT_PER_THREAD * (size_t)(threads ? threads : 1) && sp.longest > crit)
+		crit = sp.longest;
+	__atomic_add_fetch(&ns_crit, crit, __ATOMIC_RELAXED);
 	return err;
 }
 
@@ -149,7 +178,7 @@ unsigned pool_threads_missing(void)
 }
 
 static int pool_run(unsigned threads, size_t n, size_t window, pool_work_fn work, pool_emit_fn emit,
-		    void *ctx)
+		    void *ctx, struct pool_span *sp)
 {
 	if (threads > n)
 		threads = (unsigned)n;
@@ -193,7 +222,7 @@ static int pool_run(unsigned threads, size_t n, size_t window, pool_work_fn work
 			if (p.result[i])
 				break; /* already recorded as a failure */
 			pthread_mutex_unlock(&p.lock);
-			int e = timed_emit(emit, ctx, i);
+			int e = timed_emit(emit, ctx, i, sp);
 			pthread_mutex_lock(&p.lock);
 			if (e) {
 				pool_record_fail(&p, i, e);
@@ -204,8 +233,12 @@ static int pool_run(unsigned threads, size_t n, size_t window, pool_work_fn work
 		} else if (p.next < n && p.next < p.fail_item && p.next < p.emitted + p.window) {
 			size_t w = p.next++;
 			pthread_mutex_unlock(&p.lock);
+			uint64_t t = now_ns();
 			int e = work(ctx, 0, w);
+			t = now_ns() - t;
 			pthread_mutex_lock(&p.lock);
+			if (t > p.longest)
+				p.longest = t;
 			pool_item_done(&p, w, e);
 		} else {
 			p.caller_waits = 1;
@@ -217,6 +250,7 @@ static int pool_run(unsigned threads, size_t n, size_t window, pool_work_fn work
 
 	for (unsigned t = 0; t < started; t++)
 		pthread_join(tids[t], NULL);
+	sp->longest = p.longest; /* the workers are joined: no lock needed */
 	if (p.fail_item < n || p.fail_err)
 		err = p.fail_err;
 out:

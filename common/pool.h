@@ -33,12 +33,17 @@ int pool_ordered(unsigned threads, size_t n, size_t window,
 unsigned pool_threads_missing(void);
 
 /* What the calling threads of this process spent, in wall ns, inside
- * pool_ordered() and, of that, in emit callbacks, since the process
- * started. A phase's serial time (stats.c) is its wall time outside the
- * pools plus the emits inside them: the part no thread count shortens,
- * emits being one at a time and in order. Work items count as parallel,
- * even in a pool of few items (a pass cut into one chunk per thread). */
-void pool_clock(uint64_t *inside_ns, uint64_t *emit_ns);
+ * pool_ordered() since the process started, and the part of that no thread
+ * count would shorten: for each call, its emits (one at a time, in order),
+ * or its longest work item (on one thread) when that is longer and the pool
+ * has more than 4 items per thread. A phase's serial time (stats.c) is its
+ * wall time outside the pools plus that part inside them: a pool of a few
+ * unequal items (the sections of a file, the CUs of a program with one
+ * huge CU) counts its largest. A pool of at most 4 items per thread was
+ * cut for its thread count and counts its emits only: more threads would
+ * cut it finer. (A pass that caps its chunks, at 8 say, stops scaling
+ * there, which this cannot see.) */
+void pool_clock(uint64_t *inside_ns, uint64_t *crit_ns);
 
 /* The number of online CPUs, at least 1. */
 unsigned pool_ncpus(void);

@@ -18,19 +18,19 @@ void stats_init(struct stats *s, const char *tool)
 	clock_gettime(CLOCK_MONOTONIC, &s->start);
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &s->cpu_mark);
 	s->mark = s->start;
-	pool_clock(&s->pool_mark, &s->emit_mark);
+	pool_clock(&s->pool_mark, &s->crit_mark);
 }
 
 void stats_phase(struct stats *s, const char *name)
 {
 	struct timespec now, cpu;
-	uint64_t in_pool, in_emit;
+	uint64_t in_pool, in_crit;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
-	pool_clock(&in_pool, &in_emit);
+	pool_clock(&in_pool, &in_crit);
 	if (s->nphases < STATS_MAX) {
 		double wall = since(&s->mark, &now);
-		double serial = wall - (double)(in_pool - s->pool_mark) / 1e9 + (double)(in_emit - s->emit_mark) / 1e9;
+		double serial = wall - (double)(in_pool - s->pool_mark) / 1e9 + (double)(in_crit - s->crit_mark) / 1e9;
 		s->phase[s->nphases] = name;
 		s->cpu[s->nphases] = since(&s->cpu_mark, &cpu);
 		s->serial[s->nphases] = serial < 0 ? 0 : serial > wall ? wall : serial; /* clocks read apart */
@@ -39,7 +39,7 @@ void stats_phase(struct stats *s, const char *name)
 	s->mark = now;
 	s->cpu_mark = cpu;
 	s->pool_mark = in_pool;
-	s->emit_mark = in_emit;
+	s->crit_mark = in_crit;
 }
 
 void stats_count(struct stats *s, const char *name, uint64_t value)

@@ -18,7 +18,7 @@ struct stats {
 	struct timespec start, mark, cpu_mark;
 	const char *phase[STATS_MAX];
 	double secs[STATS_MAX], cpu[STATS_MAX], serial[STATS_MAX];
-	uint64_t pool_mark, emit_mark;	/* pool_clock() at the last mark */
+	uint64_t pool_mark, crit_mark;	/* pool_clock() at the last mark */
 	int nphases;
 	const char *counter[STATS_MAX];
 	uint64_t value[STATS_MAX];
@@ -28,7 +28,8 @@ struct stats {
 void stats_init(struct stats *s, const char *tool);
 /* The time since the last mark (or start) was phase `name`: its wall time,
  * the CPU time of every thread of the process, and its serial time: the
- * wall time outside pool_ordered() plus its emit callbacks. */
+ * wall time outside pool_ordered() plus, of each call, the longer of its
+ * emit callbacks and its longest item (pool_clock()). */
 void stats_phase(struct stats *s, const char *name);
 void stats_count(struct stats *s, const char *name, uint64_t value);
 /* Text: one "tool: name value" line each ("tool: phase NAME W s cpu C s

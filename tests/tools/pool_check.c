@@ -145,12 +145,14 @@ static int check(const char *name, unsigned threads, size_t window, size_t n,
 	return ok;
 }
 
-/* pool_clock(): what a pool's emits took, and the wall time inside it.
- * Each emit spins EMIT_US and each work item WORK_US; a spin outside any
- * pool must change neither count. */
+/* pool_clock(): the wall time inside a pool, and the part of it no thread
+ * count shortens (the longer of the emits and the longest item). Each emit
+ * spins EMIT_US and each work item WORK_US, except that check_long_item()'s
+ * item 0 spins LONG_US; a spin outside any pool must change neither count. */
 #define CLOCK_N 10
 #define EMIT_US 2000
 #define WORK_US 1000
+#define LONG_US 8000
 
 static uint64_t mono_ns(void)
 {
@@ -180,27 +182,60 @@ static int spin_emit(void *ctx, size_t i)
 	return 0;
 }
 
+static int spin_long_first(void *ctx, unsigned worker, size_t i)
+{
+	(void)ctx, (void)worker;
+	spin_us(i ? WORK_US : LONG_US);
+	return 0;
+}
+
+/* Emits longer than any item: they are the pool's critical part. */
 static int check_clock(unsigned threads)
 {
-	uint64_t in0, em0, in1, em1, in2, em2;
-	pool_clock(&in0, &em0);
+	uint64_t in0, cr0, in1, cr1, in2, cr2;
+	pool_clock(&in0, &cr0);
 	uint64_t t0 = mono_ns();
 	int err = pool_ordered(threads, CLOCK_N, 2 * threads, spin_work, spin_emit, NULL);
 	uint64_t wall = mono_ns() - t0;
-	pool_clock(&in1, &em1);
+	pool_clock(&in1, &cr1);
 	spin_us(3000); /* outside any pool */
-	pool_clock(&in2, &em2);
-	uint64_t emit = em1 - em0, inside = in1 - in0;
+	pool_clock(&in2, &cr2);
+	uint64_t crit = cr1 - cr0, inside = in1 - in0;
 	/* Lower bounds only from the spins, which a busy machine lengthens and
 	 * never shortens: every emit timed, and on one thread every item too. */
 	uint64_t least = (uint64_t)CLOCK_N * (EMIT_US + (threads == 1 ? WORK_US : 0)) * 1000;
-	int ok = !err && emit >= (uint64_t)CLOCK_N * EMIT_US * 1000 && emit <= inside && inside >= least &&
-		 inside <= wall && in2 == in1 && em2 == em1;
-	printf("%s pool_clock, %u thread%s: %d emits of %d us took %.1f ms of the pool's %.1f ms inside "
-	       "(%.1f ms wall); a spin outside it added %.1f ms inside, %.1f ms of emits\n",
-	       ok ? "ok  " : "FAIL", threads, threads > 1 ? "s" : "", CLOCK_N, EMIT_US, (double)emit / 1e6,
-	       (double)inside / 1e6, (double)wall / 1e6, (double)(in2 - in1) / 1e6, (double)(em2 - em1) / 1e6);
+	int ok = !err && crit >= (uint64_t)CLOCK_N * EMIT_US * 1000 && crit <= inside && inside >= least &&
+		 inside <= wall && in2 == in1 && cr2 == cr1;
+	printf("%s pool_clock, %u thread%s: %d emits of %d us: %.1f ms critical of %.1f ms inside the pool "
+	       "(%.1f ms wall); a spin outside it added %.1f ms inside, %.1f ms critical\n",
+	       ok ? "ok  " : "FAIL", threads, threads > 1 ? "s" : "", CLOCK_N, EMIT_US, (double)crit / 1e6,
+	       (double)inside / 1e6, (double)wall / 1e6, (double)(in2 - in1) / 1e6, (double)(cr2 - cr1) / 1e6);
 	return ok;
+}
+
+/* No emits, one item longer than the others: with more than 4 items per
+ * thread, the critical part is that item, and never less. */
+static int check_long_item(unsigned threads)
+{
+	uint64_t in0, cr0, in1, cr1;
+	pool_clock(&in0, &cr0);
+	int err = pool_ordered(threads, CLOCK_N, CLOCK_N, spin_long_first, NULL, NULL);
+	pool_clock(&in1, &cr1);
+	uint64_t crit = cr1 - cr0, inside = in1 - in0;
+	int ok = !err && crit >= (uint64_t)LONG_US * 1000 && crit <= inside;
+	printf("%s pool_clock, %u thread%s: one item of %d us among %d of %d us: %.1f ms critical of %.1f ms "
+	       "inside the pool\n",
+	       ok ? "ok  " : "FAIL", threads, threads > 1 ? "s" : "", LONG_US, CLOCK_N - 1, WORK_US,
+	       (double)crit / 1e6, (double)inside / 1e6);
+	/* Two items per thread: a pass cut for its thread count, nothing critical. */
+	pool_clock(&in0, &cr0);
+	err = pool_ordered(threads, 2 * (size_t)threads, 2 * (size_t)threads, spin_long_first, NULL, NULL);
+	pool_clock(&in1, &cr1);
+	int cut_ok = !err && cr1 == cr0 && in1 - in0 >= (uint64_t)LONG_US * 1000;
+	printf("%s pool_clock, %u thread%s: %u items cut for the threads, the longest %d us: %.1f ms critical\n",
+	       cut_ok ? "ok  " : "FAIL", threads, threads > 1 ? "s" : "", 2 * threads, LONG_US,
+	       (double)(cr1 - cr0) / 1e6);
+	return ok && cut_ok;
 }
 
 int main(void)
@@ -220,5 +255,7 @@ int main(void)
 	ok &= check("one thread", 1, 1, 30, fail_two, MAXN);
 	ok &= check_clock(1);
 	ok &= check_clock(2);
+	ok &= check_long_item(1);
+	ok &= check_long_item(2);
 	return ok ? 0 : 1;
 }
