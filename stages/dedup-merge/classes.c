@@ -644,12 +644,15 @@ uint32_t classes__stops(const struct merge *m, uint64_t g, uint32_t *out, uint32
 
 struct refine {
 	struct merge *m;
-	int pass;		/* refine_chunk()'s pass: 1 check; 2 (once) cls = weak */
+	int pass;		/* refine_chunk()'s pass: 1 check; 2 (once) cls = weak;
+				 * 3 the dirty classes' nodes */
+	const uint8_t *dirty;	/* pass 3: per class, whether it is split this round */
 	struct rep *rep;	/* per class: its first gid, and that gid's CU */
 	size_t cap_rep;
 	size_t nchunks;
 	uint64_t chunk;		/* gids per chunk */
-	uint32_t **diff;	/* per chunk: its nodes that differ from their rep */
+	uint32_t **diff;	/* per chunk: its nodes that differ from their rep (pass
+				 * 1), then those of a dirty class (pass 3) */
 	size_t *ndiff, *cap_diff;
 };
 
@@ -679,7 +682,10 @@ static int same_signature(const struct refine *f, uint64_t g, size_t ci, const s
 /* One chunk of gids, for the round's pass f->pass:
  *  1: the nodes that differ from their class's representative.
  *  2: before round 1, cls = weak: cls is fresh memory, and clearing its
- *     pages was most of a serial loop's time. */
+ *     pages was most of a serial loop's time.
+ *  3: the nodes of the classes refine_split() splits, in gid order: a
+ *     serial walk over every gid each round was most of the refinement's
+ *     serial time. */
 static int refine_chunk(void *ctx, unsigned worker, size_t chunk)
 {
 	struct refine *f = ctx;
@@ -693,6 +699,17 @@ static int refine_chunk(void *ctx, unsigned worker, size_t chunk)
 		return 0;
 	}
 	f->ndiff[chunk] = 0;
+	if (f->pass == 3) {
+		for (uint64_t g = lo; g < hi; g++) {
+			uint32_t c = m->cls[g];
+			if (c == NO_CLASS || !f->dirty[c])
+				continue;
+			if (vec_grow(&f->diff[chunk], &f->cap_diff[chunk], f->ndiff[chunk] + 1))
+				return -ENOMEM;
+			f->diff[chunk][f->ndiff[chunk]++] = (uint32_t)g;
+		}
+		return 0;
+	}
 	size_t ci = lo < hi ? classes__cu_of(m, lo) : 0;
 	for (uint64_t g = lo; g < hi; g++) {
 		uint32_t c = m->cls[g];
@@ -708,8 +725,9 @@ static int refine_chunk(void *ctx, unsigned worker, size_t chunk)
 	return 0;
 }
 
-/* Split every dirty class by signature. Returns: 0, or -ENOMEM. */
-static int refine_split(struct refine *f, uint8_t *dirty, struct sig_table *st)
+/* Split every dirty class (f->dirty) by signature. Returns: 0, -ENOMEM, or
+ * the pool's error. */
+static int refine_split(struct refine *f, struct sig_table *st)
 {
 	struct merge *m = f->m;
 	uint32_t *sig = NULL, *moved = NULL, *newid = NULL;
@@ -717,31 +735,34 @@ static int refine_split(struct refine *f, uint8_t *dirty, struct sig_table *st)
 	int err = 0;
 	if ((err = sig_init(st, 1024)))
 		return err;
+	f->pass = 3;
+	if ((err = pool_ordered(m->jobs, f->nchunks, 4 * (size_t)m->jobs, refine_chunk, NULL, f)))
+		return err;
 	/* Signatures against the partition as the round began: nothing moves
 	 * until every dirty class's nodes have theirs. moved: (gid, sig id) pairs. */
 	size_t ci = 0;
-	for (uint64_t g = 1; g <= m->nnodes && !err; g++) {
-		uint32_t c = m->cls[g];
-		if (c == NO_CLASS || !dirty[c])
-			continue;
-		ci = cu_advance(m, ci, g);
-		struct stop_view stops = stops_of(m, ci, g);
-		uint32_t n = stops.n + 1;
-		if (vec_grow(&sig, &cap_sig, n) || vec_grow(&moved, &cap_moved, 2 * (nmoved + 1))) {
-			err = -ENOMEM;
-			break;
+	for (size_t k = 0; k < f->nchunks && !err; k++) {
+		for (size_t j = 0; j < f->ndiff[k] && !err; j++) {
+			uint32_t g = f->diff[k][j], c = m->cls[g];
+			ci = cu_advance(m, ci, g);
+			struct stop_view stops = stops_of(m, ci, g);
+			uint32_t n = stops.n + 1;
+			if (vec_grow(&sig, &cap_sig, n) || vec_grow(&moved, &cap_moved, 2 * (nmoved + 1))) {
+				err = -ENOMEM;
+				break;
+			}
+			sig[0] = c;
+			for (uint32_t i = 0; i < stops.n; i++)
+				sig[i + 1] = seen_now(m, stop_gid(&stops, i));
+			int64_t id = sig_intern(st, sig, n);
+			if (id < 0) {
+				err = (int)id;
+				break;
+			}
+			moved[2 * nmoved] = (uint32_t)g;
+			moved[2 * nmoved + 1] = (uint32_t)id;
+			nmoved++;
 		}
-		sig[0] = c;
-		for (uint32_t i = 0; i < stops.n; i++)
-			sig[i + 1] = seen_now(m, stop_gid(&stops, i));
-		int64_t id = sig_intern(st, sig, n);
-		if (id < 0) {
-			err = (int)id;
-			break;
-		}
-		moved[2 * nmoved] = (uint32_t)g;
-		moved[2 * nmoved + 1] = (uint32_t)id;
-		nmoved++;
 	}
 	if (!err && vec_grow(&newid, &cap_newid, (size_t)st->count + 1))
 		err = -ENOMEM;
@@ -829,7 +850,8 @@ int classes__refine(struct merge *m)
 		for (size_t k = 0; k < f.nchunks; k++)
 			for (size_t i = 0; i < f.ndiff[k]; i++)
 				dirty[m->cls[f.diff[k][i]]] = 1;
-		if ((err = refine_split(&f, dirty, &st)))
+		f.dirty = dirty;
+		if ((err = refine_split(&f, &st)))
 			goto out;
 		if (round > 100000) {
 			err = DIAG_BUG(m->d, "refinement did not settle in 100000 rounds");
