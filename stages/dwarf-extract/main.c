@@ -474,6 +474,8 @@ int main(int argc, char **argv)
 	cachedir_cli_report(r.whole, &o.cache, TOOL, !err, "stage outputs");
 
 	cus_writer__abort(&r.writer);
+	if (!cli_free_at_exit())
+		return rc;
 	if (r.walkers)
 		for (unsigned i = 0; i < r.jobs; i++)
 			cu_walk__free(&r.walkers[i]);
