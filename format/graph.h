@@ -17,7 +17,7 @@
 struct diag;
 
 #define GRAPH_MAGIC "BTFPGRF"
-#define GRAPH_FORMAT_VERSION 2
+#define GRAPH_FORMAT_VERSION 3
 #define GRAPH_HEADER_SIZE 64
 #define GRAPH_NSECTIONS 7
 
@@ -101,10 +101,15 @@ struct graph_var {
 };
 
 /* Every array is owned by the graph and freed by graph__free(). The string
- * table `str` is owned too (the merge hands over its strtab's bytes). */
+ * table `str` is owned too (the merge hands over its strtab's bytes), or,
+ * in a graph read from a file, points into the file's read-only mapping,
+ * `map`, which the graph then owns: copying it was the read's largest
+ * single step. */
 struct graph {
 	char *str;
 	size_t str_size;
+	void *map;			/* the .graph file, mapped (map_size bytes), or NULL */
+	size_t map_size;
 	struct graph_input *inputs;
 	size_t ninputs;
 	struct graph_cu *cus;

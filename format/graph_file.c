@@ -42,7 +42,10 @@ const char *graph_kind_name(unsigned kind)
 
 void graph__free(struct graph *g)
 {
-	free(g->str);
+	if (g->map)
+		munmap(g->map, g->map_size);
+	else
+		free(g->str);
 	free(g->inputs);
 	free(g->cus);
 	free(g->nodes);
@@ -58,8 +61,16 @@ void graph__free(struct graph *g)
 
 /* ---- encoding ---------------------------------------------------------- */
 
-static void put_annots(struct buf *b, const struct graph *g, uint32_t first, uint32_t count)
+/* What a block's header counts of the records it holds (TYPE-GRAPH.md):
+ * a = items (nodes), provenance entries, or parameters (funcs); b =
+ * annotations, or the nodes with any provenance. */
+struct bcount {
+	uint64_t a, b;
+};
+
+static void put_annots(struct buf *b, const struct graph *g, uint32_t first, uint32_t count, struct bcount *bc)
 {
+	bc->b += count;
 	buf_uleb(b, count);
 	for (uint32_t i = 0; i < count; i++) {
 		buf_uleb(b, g->annots[first + i].name);
@@ -67,7 +78,7 @@ static void put_annots(struct buf *b, const struct graph *g, uint32_t first, uin
 	}
 }
 
-static void put_node(struct buf *b, const struct graph *g, const struct graph_node *n)
+static void put_node(struct buf *b, const struct graph *g, const struct graph_node *n, struct bcount *bc)
 {
 	const struct graph_item *it = n->item_count ? g->items + n->item_first : NULL; /* NULL + 0 is undefined */
 	buf_u8(b, n->kind);
@@ -86,6 +97,7 @@ static void put_node(struct buf *b, const struct graph *g, const struct graph_no
 	case G_STRUCT: case G_UNION:
 		buf_uleb(b, n->size);
 		buf_uleb(b, n->item_count);
+		bc->a += n->item_count;
 		for (uint32_t i = 0; i < n->item_count; i++, it++) {
 			buf_uleb(b, it->flags);
 			buf_uleb(b, it->name);
@@ -93,12 +105,13 @@ static void put_node(struct buf *b, const struct graph *g, const struct graph_no
 			buf_uleb(b, it->value);
 			buf_uleb(b, it->bit_size);
 			if (it->flags & G_F_ANNOT)
-				put_annots(b, g, it->annot_first, it->annot_count);
+				put_annots(b, g, it->annot_first, it->annot_count, bc);
 		}
 		break;
 	case G_ENUM:
 		buf_uleb(b, n->size);
 		buf_uleb(b, n->item_count);
+		bc->a += n->item_count;
 		for (uint32_t i = 0; i < n->item_count; i++, it++) {
 			buf_uleb(b, it->name);
 			if (n->flags & G_F_SIGNED)
@@ -110,12 +123,14 @@ static void put_node(struct buf *b, const struct graph *g, const struct graph_no
 	case G_ARRAY:
 		buf_uleb(b, n->type);
 		buf_uleb(b, n->item_count);
+		bc->a += n->item_count;
 		for (uint32_t i = 0; i < n->item_count; i++, it++)
 			buf_uleb(b, it->value);
 		break;
 	case G_FUNC_PROTO:
 		buf_uleb(b, n->type);
 		buf_uleb(b, n->item_count);
+		bc->a += n->item_count;
 		for (uint32_t i = 0; i < n->item_count; i++, it++) {
 			buf_uleb(b, it->name);
 			buf_uleb(b, it->type);
@@ -132,16 +147,35 @@ static void put_node(struct buf *b, const struct graph *g, const struct graph_no
 		break;
 	}
 	if (n->flags & G_F_ANNOT)
-		put_annots(b, g, n->annot_first, n->annot_count);
+		put_annots(b, g, n->annot_first, n->annot_count, bc);
 }
 
-/* Records [lo, hi) of section id (nodes and provenance: node ids; funcs,
- * vars: indexes), appended to b. The piece that starts a counted section
- * (lo at its first record) writes the count. Inputs and CUs are one piece
- * each, encoded whole (lo and hi unused). Strings are not encoded: they are
- * written from g->str as they are. */
-static void encode_piece(struct buf *b, const struct graph *g, int id, size_t lo, size_t hi)
+/* v as a uleb at p; returns its length (at most 10). */
+static size_t uleb_at(uint8_t *p, uint64_t v)
 {
+	size_t n = 0;
+	do {
+		p[n++] = (uint8_t)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	return n;
+}
+
+/* Room before a piece's records for what precedes them: the section's
+ * count (in its first piece) and the block header, five ulebs at most. */
+enum { PIECE_HEAD_ROOM = 50 };
+
+/* Records [lo, hi) of section id (nodes and provenance: node ids; funcs,
+ * vars: indexes), appended to b as one block (TYPE-GRAPH.md): the header
+ * goes in front once the records are encoded and counted, right-aligned in
+ * the room left for it, and *skip is where the piece's bytes start. The
+ * piece that starts a counted section (lo at its first record) begins with
+ * the count; a section without records has no block. Inputs and CUs are
+ * one piece each, encoded whole (lo and hi unused). Strings are not
+ * encoded: they are written from g->str as they are. */
+static void encode_piece(struct buf *b, const struct graph *g, int id, size_t lo, size_t hi, size_t *skip)
+{
+	*skip = 0;
 	switch (id) {
 	case S_INPUTS:
 		buf_uleb(b, g->ninputs);
@@ -158,7 +192,7 @@ static void encode_piece(struct buf *b, const struct graph *g, int id, size_t lo
 			buf_put(b, in->build_id, in->build_id_len);
 			buf_uleb(b, in->ncus);
 		}
-		break;
+		return;
 	case S_CUS:
 		buf_uleb(b, g->ncus);
 		for (size_t i = 0; i < g->ncus; i++) {
@@ -169,17 +203,22 @@ static void encode_piece(struct buf *b, const struct graph *g, int id, size_t lo
 			buf_uleb(b, c->producer);
 			buf_uleb(b, c->language);
 		}
-		break;
+		return;
+	}
+	uint8_t head[PIECE_HEAD_ROOM] = { 0 };
+	buf_put(b, head, sizeof(head)); /* the room, filled below */
+	struct bcount bc = { 0 };
+	switch (id) {
 	case S_NODES:
-		if (lo == 1)
-			buf_uleb(b, g->nnodes);
 		for (size_t i = lo; i < hi; i++)
-			put_node(b, g, &g->nodes[i]);
+			put_node(b, g, &g->nodes[i], &bc);
 		break;
 	case S_PROV:
 		for (size_t i = lo; i < hi; i++) {
 			uint32_t a = g->prov_off[i], e = g->prov_off[i + 1], prev = 0;
 			buf_uleb(b, e - a);
+			bc.a += e - a;
+			bc.b += e > a;
 			for (uint32_t k = a; k < e; k++) {
 				buf_uleb(b, g->prov[k] - prev);
 				prev = g->prov[k];
@@ -187,8 +226,6 @@ static void encode_piece(struct buf *b, const struct graph *g, int id, size_t lo
 		}
 		break;
 	case S_FUNCS:
-		if (lo == 0)
-			buf_uleb(b, g->nfuncs);
 		for (size_t i = lo; i < hi; i++) {
 			const struct graph_func *f = &g->funcs[i];
 			buf_uleb(b, f->name);
@@ -201,19 +238,18 @@ static void encode_piece(struct buf *b, const struct graph *g, int id, size_t lo
 			buf_uleb(b, f->pc);
 			buf_uleb(b, f->shndx);
 			buf_uleb(b, f->loc_count);
+			bc.a += f->loc_count;
 			for (uint32_t k = 0; k < f->loc_count; k++) {
 				const struct graph_loc *l = &g->locs[f->loc_first + k];
 				buf_uleb(b, l->loc);
 				buf_uleb(b, l->loc_reg);
-				put_annots(b, g, l->annot_first, l->annot_count);
+				put_annots(b, g, l->annot_first, l->annot_count, &bc);
 			}
 			if (f->flags & G_F_ANNOT)
-				put_annots(b, g, f->annot_first, f->annot_count);
+				put_annots(b, g, f->annot_first, f->annot_count, &bc);
 		}
 		break;
 	case S_VARS:
-		if (lo == 0)
-			buf_uleb(b, g->nvars);
 		for (size_t i = lo; i < hi; i++) {
 			const struct graph_var *v = &g->vars[i];
 			buf_uleb(b, v->name);
@@ -223,10 +259,25 @@ static void encode_piece(struct buf *b, const struct graph *g, int id, size_t lo
 			buf_uleb(b, v->addr);
 			buf_uleb(b, v->shndx);
 			if (v->flags & G_F_ANNOT)
-				put_annots(b, g, v->annot_first, v->annot_count);
+				put_annots(b, g, v->annot_first, v->annot_count, &bc);
 		}
 		break;
 	}
+	if (b->err)
+		return;
+	size_t n = 0;
+	if (id == S_NODES && lo == 1)
+		n += uleb_at(head + n, g->nnodes);
+	else if ((id == S_FUNCS || id == S_VARS) && lo == 0)
+		n += uleb_at(head + n, id == S_FUNCS ? g->nfuncs : g->nvars);
+	if (hi > lo) {
+		n += uleb_at(head + n, hi - lo);
+		n += uleb_at(head + n, b->len - PIECE_HEAD_ROOM);
+		n += uleb_at(head + n, bc.a);
+		n += uleb_at(head + n, bc.b);
+	}
+	*skip = PIECE_HEAD_ROOM - n;
+	memcpy(b->data + *skip, head, n);
 }
 
 /* The sections are cut into pieces of at most PIECE_RECORDS records, each
@@ -244,7 +295,8 @@ enum { PIECE_RECORDS = 8192 };
 struct piece {
 	int sec;
 	size_t lo, hi;
-	struct buf b;		/* its bytes, until written; the strings' stay in the graph */
+	struct buf b;		/* its bytes from skip on, until written; the strings' stay in the graph */
+	size_t skip;
 	uint64_t off;		/* its place in the file, from encode_emit() */
 	int werr;		/* its write failed: the error, the detail in d */
 	struct diag d;
@@ -267,8 +319,8 @@ static const void *piece_bytes(const struct wrun *r, const struct piece *p, size
 		*n = r->g->str_size;
 		return r->g->str;
 	}
-	*n = p->b.len;
-	return p->b.data;
+	*n = p->b.len - p->skip;
+	return p->b.data + p->skip;
 }
 
 /* A failed write stays in its piece. Only placed pieces are written, and
@@ -292,7 +344,7 @@ static int encode_work(void *ctx, unsigned worker, size_t i)
 	struct piece *p = &r->p[i];
 	write_placed(r);
 	if (p->sec != S_STRINGS)
-		encode_piece(&p->b, r->g, p->sec, p->lo, p->hi);
+		encode_piece(&p->b, r->g, p->sec, p->lo, p->hi, &p->skip);
 	return p->b.err;
 }
 
@@ -393,6 +445,13 @@ out_plan:
 
 /* ---- decoding ---------------------------------------------------------- */
 
+/* One block's decoder (or the decoder of a whole section that has no
+ * blocks: inputs, CUs). The cursor runs over the block's bytes; its start
+ * is the section's, so messages give offsets in the section. The block's
+ * items (a node's members, a function's parameters, provenance entries)
+ * and annotations go to the places its header gave them in the graph's
+ * arrays, [a_at, a_end) and [b_at, b_end): blocks are decoded side by side,
+ * each into its own part. */
 struct gdec {
 	struct cursor c;
 	struct graph *g;
@@ -402,11 +461,8 @@ struct gdec {
 	unsigned flags;		/* GRAPH_READ_* */
 	const char *str;	/* the strings section, in the file */
 	size_t str_size;
-	/* This section's annotations: sections are decoded side by side,
-	 * and their lists are joined in file order after (join_annots()). */
-	struct graph_annot *annots;
-	size_t nannots, annots_cap;
-	size_t nnodes;		/* S_PROV: the nodes section's count */
+	struct graph_annot *annots;	/* this section's list (join_annots()) */
+	size_t a_at, a_end, b_at, b_end;
 };
 
 static int gfail(struct gdec *x, const char *why)
@@ -446,6 +502,8 @@ static int g_count(struct gdec *x, size_t *out, size_t min_bytes)
 	return 0;
 }
 
+static const char more_than_header[] = "more records than its block's header counts";
+
 /* *first: an index into this section's own list, until check_work() moves
  * it to where join_annots() put that list. */
 static int g_annots(struct gdec *x, uint32_t *first, uint32_t *count)
@@ -453,29 +511,29 @@ static int g_annots(struct gdec *x, uint32_t *first, uint32_t *count)
 	size_t n;
 	if (g_count(x, &n, 2))
 		return -EBADMSG;
-	if (vec_grow(&x->annots, &x->annots_cap, x->nannots + n))
-		return -ENOMEM;
-	*first = (uint32_t)x->nannots;
+	if (n > x->b_end - x->b_at)
+		return gfail(x, more_than_header);
+	*first = (uint32_t)x->b_at;
 	*count = (uint32_t)n;
 	for (size_t i = 0; i < n; i++) {
-		x->annots[x->nannots].name = g_str(x);
-		x->annots[x->nannots++].value = g_str(x);
+		x->annots[x->b_at].name = g_str(x);
+		x->annots[x->b_at++].value = g_str(x);
 	}
 	return x->c.err;
 }
 
-static int g_items(struct gdec *x, struct graph_node *n, size_t *cap)
+static int g_items(struct gdec *x, struct graph_node *n)
 {
 	struct graph *g = x->g;
 	size_t count;
 	if (g_count(x, &count, 1))
 		return -EBADMSG;
-	if (vec_grow(&g->items, cap, g->nitems + count))
-		return -ENOMEM;
-	n->item_first = (uint32_t)g->nitems;
+	if (count > x->a_end - x->a_at)
+		return gfail(x, more_than_header);
+	n->item_first = (uint32_t)x->a_at;
 	n->item_count = (uint32_t)count;
 	for (size_t i = 0; i < count && !x->c.err; i++) {
-		struct graph_item *it = &g->items[g->nitems++];
+		struct graph_item *it = &g->items[x->a_at++];
 		memset(it, 0, sizeof(*it));
 		switch (n->kind) {
 		case G_STRUCT: case G_UNION:
@@ -506,17 +564,11 @@ static int g_items(struct gdec *x, struct graph_node *n, size_t *cap)
 	return x->c.err;
 }
 
-static int dec_nodes(struct gdec *x)
+/* Nodes [lo, hi). */
+static int dec_nodes(struct gdec *x, size_t lo, size_t hi)
 {
 	struct graph *g = x->g;
-	size_t n, icap = 0;
-	if (g_count(x, &n, 2))
-		return -EBADMSG;
-	g->nodes = calloc(n + 1, sizeof(*g->nodes));
-	if (!g->nodes)
-		return -ENOMEM;
-	g->nnodes = n;
-	for (size_t i = 1; i <= n; i++) {
+	for (size_t i = lo; i < hi; i++) {
 		struct graph_node *nd = &g->nodes[i];
 		int err = 0;
 		nd->kind = cur_u8(&x->c);
@@ -536,11 +588,11 @@ static int dec_nodes(struct gdec *x)
 			break;
 		case G_STRUCT: case G_UNION: case G_ENUM:
 			nd->size = cur_uleb(&x->c);
-			err = g_items(x, nd, &icap);
+			err = g_items(x, nd);
 			break;
 		case G_ARRAY: case G_FUNC_PROTO:
 			nd->type = g_u32(x);
-			err = g_items(x, nd, &icap);
+			err = g_items(x, nd);
 			break;
 		case G_FWD:
 			nd->fwd_kind = g_u32(x);
@@ -565,7 +617,98 @@ static int dec_nodes(struct gdec *x)
 	return 0;
 }
 
-static int dec_section(struct gdec *x)
+/* Nodes [lo, hi)'s provenance. The header's a counts its entries, b the
+ * nodes with any; with GRAPH_READ_FIRST_PROV only each node's first CU is
+ * kept, at [b_at, b_end). */
+static int dec_prov(struct gdec *x, size_t lo, size_t hi)
+{
+	struct graph *g = x->g;
+	int first = (x->flags & GRAPH_READ_FIRST_PROV) != 0;
+	for (size_t i = lo; i < hi; i++) {
+		size_t n;
+		g->prov_off[i] = (uint32_t)(first ? x->b_at : x->a_at);
+		if (g_count(x, &n, 1))
+			return -EBADMSG;
+		if (n > x->a_end - x->a_at || (n && x->b_at == x->b_end))
+			return gfail(x, more_than_header);
+		uint64_t prev = 0;
+		for (size_t k = 0; k < n; k++) {
+			uint64_t v = prev + cur_uleb(&x->c);
+			if ((k && v <= prev) || v >= g->ncus)
+				return gfail(x, "provenance CU index out of order or range");
+			if (!first)
+				g->prov[x->a_at + k] = (uint32_t)v;
+			else if (!k)
+				g->prov[x->b_at] = (uint32_t)v;
+			prev = v;
+		}
+		x->a_at += n;
+		x->b_at += n > 0;
+	}
+	return x->c.err ? gfail(x, "truncated") : 0;
+}
+
+/* Functions [lo, hi). */
+static int dec_funcs(struct gdec *x, size_t lo, size_t hi)
+{
+	struct graph *g = x->g;
+	for (size_t i = lo; i < hi && !x->c.err; i++) {
+		struct graph_func *f = &g->funcs[i];
+		f->name = g_str(x);
+		f->linkage = g_str(x);
+		f->proto = g_u32(x);
+		f->cu = g_u32(x);
+		f->flags = g_u32(x);
+		f->inline_kind = g_u32(x);
+		f->cc = g_u32(x);
+		f->pc = cur_uleb(&x->c);
+		f->shndx = g_u32(x);
+		size_t np;
+		if (g_count(x, &np, 3))
+			return -EBADMSG;
+		if (np > x->a_end - x->a_at)
+			return gfail(x, more_than_header);
+		f->loc_first = (uint32_t)x->a_at;
+		f->loc_count = (uint32_t)np;
+		for (size_t k = 0; k < np && !x->c.err; k++) {
+			struct graph_loc *l = &g->locs[x->a_at++];
+			memset(l, 0, sizeof(*l));
+			l->loc = g_u32(x);
+			l->loc_reg = g_u32(x);
+			if (g_annots(x, &l->annot_first, &l->annot_count))
+				return gfail(x, "parameter annotations malformed");
+		}
+		if (!x->c.err && (f->flags & G_F_ANNOT) && g_annots(x, &f->annot_first, &f->annot_count))
+			return gfail(x, "annotations malformed");
+		if (!x->c.err && f->cu >= g->ncus)
+			return gfail(x, "function names a CU that does not exist");
+	}
+	return x->c.err ? gfail(x, "truncated") : 0;
+}
+
+/* Variables [lo, hi). */
+static int dec_vars(struct gdec *x, size_t lo, size_t hi)
+{
+	struct graph *g = x->g;
+	for (size_t i = lo; i < hi && !x->c.err; i++) {
+		struct graph_var *v = &g->vars[i];
+		v->name = g_str(x);
+		v->type = g_u32(x);
+		v->cu = g_u32(x);
+		v->flags = g_u32(x);
+		v->addr = cur_uleb(&x->c);
+		v->shndx = g_u32(x);
+		if (!x->c.err && (v->flags & G_F_ANNOT) && g_annots(x, &v->annot_first, &v->annot_count))
+			return gfail(x, "annotations malformed");
+		if (!x->c.err && v->cu >= g->ncus)
+			return gfail(x, "variable names a CU that does not exist");
+	}
+	return x->c.err ? gfail(x, "truncated") : 0;
+}
+
+/* The inputs and CUs sections: small, and what the others check their
+ * references against; decoded whole, before the rest. */
+static int dec_head_section(struct gdec *x)
 {
 	struct graph *g = x->g;
 	size_t n;
@@ -610,95 +753,6 @@ static int dec_section(struct gdec *x)
 			c->language = g_u32(x);
 			if (!x->c.err && c->input >= g->ninputs)
 				return gfail(x, "CU names an input that does not exist");
-		}
-		return x->c.err ? gfail(x, "truncated") : 0;
-	case S_NODES:
-		return dec_nodes(x);
-	case S_PROV: {
-		/* The node count from the nodes section's first field: that
-		 * section may still be being decoded. */
-		size_t nnodes = x->nnodes;
-		if (!(g->prov_off = calloc(nnodes + 2, sizeof(*g->prov_off))))
-			return -ENOMEM;
-		size_t cap = 0;
-		for (size_t i = 1; i <= nnodes; i++) {
-			g->prov_off[i] = (uint32_t)g->nprov;
-			if (g_count(x, &n, 1))
-				return -EBADMSG;
-			size_t keep = (x->flags & GRAPH_READ_FIRST_PROV) && n > 1 ? 1 : n;
-			if (vec_grow(&g->prov, &cap, g->nprov + keep))
-				return -ENOMEM;
-			uint64_t prev = 0;
-			for (size_t k = 0; k < n; k++) {
-				uint64_t v = prev + cur_uleb(&x->c);
-				if ((k && v <= prev) || v >= g->ncus)
-					return gfail(x, "provenance CU index out of order or range");
-				if (k < keep)
-					g->prov[g->nprov++] = (uint32_t)v;
-				prev = v;
-			}
-		}
-		g->prov_off[nnodes + 1] = (uint32_t)g->nprov;
-		return x->c.err ? gfail(x, "truncated") : 0;
-	}
-	case S_FUNCS: {
-		size_t lcap = 0;
-		if (g_count(x, &n, 10))
-			return -EBADMSG;
-		if (!(g->funcs = calloc(n ? n : 1, sizeof(*g->funcs))))
-			return -ENOMEM;
-		g->nfuncs = n;
-		for (size_t i = 0; i < n && !x->c.err; i++) {
-			struct graph_func *f = &g->funcs[i];
-			f->name = g_str(x);
-			f->linkage = g_str(x);
-			f->proto = g_u32(x);
-			f->cu = g_u32(x);
-			f->flags = g_u32(x);
-			f->inline_kind = g_u32(x);
-			f->cc = g_u32(x);
-			f->pc = cur_uleb(&x->c);
-			f->shndx = g_u32(x);
-			size_t np;
-			if (g_count(x, &np, 3))
-				return -EBADMSG;
-			if (vec_grow(&g->locs, &lcap, g->nlocs + np))
-				return -ENOMEM;
-			f->loc_first = (uint32_t)g->nlocs;
-			f->loc_count = (uint32_t)np;
-			for (size_t k = 0; k < np && !x->c.err; k++) {
-				struct graph_loc *l = &g->locs[g->nlocs++];
-				memset(l, 0, sizeof(*l));
-				l->loc = g_u32(x);
-				l->loc_reg = g_u32(x);
-				if (g_annots(x, &l->annot_first, &l->annot_count))
-					return gfail(x, "parameter annotations malformed");
-			}
-			if (!x->c.err && (f->flags & G_F_ANNOT) && g_annots(x, &f->annot_first, &f->annot_count))
-				return gfail(x, "annotations malformed");
-			if (!x->c.err && f->cu >= g->ncus)
-				return gfail(x, "function names a CU that does not exist");
-		}
-		return x->c.err ? gfail(x, "truncated") : 0;
-	}
-	case S_VARS:
-		if (g_count(x, &n, 6))
-			return -EBADMSG;
-		if (!(g->vars = calloc(n ? n : 1, sizeof(*g->vars))))
-			return -ENOMEM;
-		g->nvars = n;
-		for (size_t i = 0; i < n && !x->c.err; i++) {
-			struct graph_var *v = &g->vars[i];
-			v->name = g_str(x);
-			v->type = g_u32(x);
-			v->cu = g_u32(x);
-			v->flags = g_u32(x);
-			v->addr = cur_uleb(&x->c);
-			v->shndx = g_u32(x);
-			if (!x->c.err && (v->flags & G_F_ANNOT) && g_annots(x, &v->annot_first, &v->annot_count))
-				return gfail(x, "annotations malformed");
-			if (!x->c.err && v->cu >= g->ncus)
-				return gfail(x, "variable names a CU that does not exist");
 		}
 		return x->c.err ? gfail(x, "truncated") : 0;
 	}
@@ -747,17 +801,39 @@ int graph__read(struct graph *g, const char *path, struct diag *d)
 	return graph__read_flags(g, path, 0, 1, d);
 }
 
+/* A section's message, if it has one, into the caller's d, whose phase
+ * stays: a copy of the whole struct lost the phase that the out-of-memory
+ * line names. */
+static void take_diag(struct diag *d, const struct diag *from)
+{
+	if (d && from->set)
+		diag_take(d, from);
+}
+
 /* ---- reading, section by section --------------------------------------- */
 
 /* A read in progress. The strings, the inputs and the CUs (small, and what
  * the others check their references against) are read first, on the
- * calling thread; then the strings are copied and the nodes, provenance,
- * functions and variables decoded side by side, each into fields of the
- * graph of its own; then the annotation lists are joined and the node ids
- * checked, again side by side. Each part records its error and message in
- * its own slot, and the one reported is the first in file order: the
- * message of a bad file is the same at any thread count, and the same as
- * reading the sections one after the other. */
+ * calling thread. Then the block headers of the nodes, provenance,
+ * functions and variables are read (hop_section(): a few bytes per 8,192
+ * records), which gives every block the place of its records, items and
+ * annotations in the graph's arrays; then the strings are copied, each
+ * section's checksum checked and every block decoded side by side; then
+ * the node ids are checked, again side by side. Each part records its
+ * error and message in its own slot, and the one reported is the first in
+ * file order: the message of a bad file is the same at any thread count,
+ * and the same as reading the sections one after the other. */
+struct gblock {
+	int sec;
+	size_t lo, hi;			/* its records: node ids, or indexes */
+	const uint8_t *p;		/* its records' bytes */
+	size_t n;
+	size_t a_first, a_n;		/* its items, parameters or provenance entries */
+	size_t b_first, b_n;		/* its annotations, or its nodes with provenance */
+	int err;
+	struct diag d;
+};
+
 struct gread {
 	struct graph *g;
 	const char *path;
@@ -766,112 +842,217 @@ struct gread {
 	size_t len[GRAPH_NSECTIONS + 1];
 	uint64_t off[GRAPH_NSECTIONS + 1];		/* in the file */
 	uint64_t check[GRAPH_NSECTIONS + 1];
-	struct gdec x[GRAPH_NSECTIONS + 1];
-	struct diag d[GRAPH_NSECTIONS + 1];
+	struct diag d[GRAPH_NSECTIONS + 1];		/* a section's checksum or decoding */
 	int err[GRAPH_NSECTIONS + 1];
+	/* The blocked sections, from hop_section(): */
+	size_t count[GRAPH_NSECTIONS + 1];		/* records */
+	size_t a_total[GRAPH_NSECTIONS + 1], b_total[GRAPH_NSECTIONS + 1];
+	size_t annot_base[GRAPH_NSECTIONS + 1];		/* its annotations' start in g->annots */
+	size_t blk_first[GRAPH_NSECTIONS + 1], blk_n[GRAPH_NSECTIONS + 1];
+	struct diag hop_d[GRAPH_NSECTIONS + 1];		/* a block header that is wrong: */
+	int hop_err[GRAPH_NSECTIONS + 1];		/* after the blocks before it */
+	struct gblock *blk;
+	size_t nblk, cap_blk;
+	size_t *item_blk;				/* pool item -> block + 1; 0 a checksum */
+	int *item_sec;
 };
 
-/* Section id: its checksum, then its records, then nothing left over. */
-static int read_section(struct gread *r, int id)
+/* Section id (strings, inputs or CUs): its checksum, then its records,
+ * then nothing left over. */
+static int read_checksum(struct gread *r, int id)
 {
-	struct diag *d = &r->d[id];
 	if (XXH3_64bits(r->sec[id], r->len[id]) != r->check[id])
-		return diag_fail(d, EBADMSG, "%s: section %s (offset %llu, %llu bytes): checksum mismatch: "
+		return diag_fail(&r->d[id], EBADMSG, "%s: section %s (offset %llu, %llu bytes): checksum mismatch: "
 				 "the file is corrupted", r->path, section_names[id],
 				 (unsigned long long)r->off[id], (unsigned long long)r->len[id]);
+	return 0;
+}
+
+static int read_head_section(struct gread *r, int id)
+{
+	int err = read_checksum(r, id);
+	if (err)
+		return err;
 	if (id == S_STRINGS) {
 		if (!r->len[id] || r->sec[id][0] || r->sec[id][r->len[id] - 1])
-			return diag_fail(d, EBADMSG, "%s: string section malformed at offset %llu", r->path,
+			return diag_fail(&r->d[id], EBADMSG, "%s: string section malformed at offset %llu", r->path,
 					 (unsigned long long)r->off[id]);
 		return 0; /* copied by read_work() */
 	}
-	struct gdec *x = &r->x[id];
-	*x = (struct gdec){ .g = r->g, .path = r->path, .sec = id, .d = d, .flags = r->flags,
-			    .str = (const char *)r->sec[S_STRINGS], .str_size = r->len[S_STRINGS] };
-	if (id == S_PROV) {
-		/* The nodes section's count, read as dec_nodes() reads it. A
-		 * count it refuses gives 0 here: nothing is allocated for it,
-		 * and the nodes section's error is the one reported. (No diag:
-		 * that message is the nodes section's to make.) */
-		struct gdec peek = { .path = r->path, .sec = S_NODES };
-		cursor_init(&peek.c, r->sec[S_NODES], r->len[S_NODES]);
-		g_count(&peek, &x->nnodes, 2);
-	}
-	cursor_init(&x->c, r->sec[id], r->len[id]);
-	int err = dec_section(x);
-	if (!err && (x->c.err || cursor_left(&x->c)))
-		err = gfail(x, x->c.err == -ERANGE ? "string reference out of range"
-			       : x->c.err ? "truncated" : "trailing bytes");
+	struct gdec x = { .g = r->g, .path = r->path, .sec = id, .d = &r->d[id], .flags = r->flags,
+			  .str = (const char *)r->sec[S_STRINGS], .str_size = r->len[S_STRINGS] };
+	cursor_init(&x.c, r->sec[id], r->len[id]);
+	err = dec_head_section(&x);
+	if (!err && (x.c.err || cursor_left(&x.c)))
+		err = gfail(&x, x.c.err == -ERANGE ? "string reference out of range"
+			       : x.c.err ? "truncated" : "trailing bytes");
 	return err;
 }
 
+/* The count (nodes, funcs, vars; provenance has the nodes') and the block
+ * headers of section id, into r->blk: each block's records, bytes, and the
+ * place of its items and annotations. Every count is held to what the
+ * bytes can hold, so nothing here allocates more than the file could
+ * describe. The checksum is not checked yet: a block header that is wrong
+ * is reported after the checksum and the blocks before it. */
+static int hop_section(struct gread *r, int id)
+{
+	struct gdec x = { .path = r->path, .sec = id, .d = &r->hop_d[id] };
+	cursor_init(&x.c, r->sec[id], r->len[id]);
+	r->blk_first[id] = r->nblk;
+	size_t count, base = id == S_NODES || id == S_PROV ? 1 : 0;
+	if (id == S_PROV)
+		count = r->count[S_NODES];
+	else if (g_count(&x, &count, id == S_NODES ? 2 : id == S_FUNCS ? 10 : 6))
+		return x.d->set ? -EBADMSG : gfail(&x, "truncated");
+	r->count[id] = count;
+	size_t rec = 0;
+	while (cursor_left(&x.c)) {
+		uint64_t nrec = cur_uleb(&x.c), n = cur_uleb(&x.c), a = cur_uleb(&x.c), b = cur_uleb(&x.c);
+		if (x.c.err)
+			return gfail(&x, "block header truncated");
+		if (!nrec || nrec > count - rec)
+			return gfail(&x, "block holds more records than the section's count");
+		if (n < nrec || n > cursor_left(&x.c))
+			return gfail(&x, "block longer than the rest of the section");
+		/* Each record, item, parameter and provenance entry takes a byte
+		 * at least, an annotation two. */
+		if (a > n || b > (id == S_PROV ? nrec : n / 2) || r->a_total[id] + a >= UINT32_MAX - 2 ||
+		    r->b_total[id] + b >= UINT32_MAX - 2)
+			return gfail(&x, "block header counts more than its bytes hold");
+		if (vec_grow(&r->blk, &r->cap_blk, r->nblk + 1))
+			return -ENOMEM;
+		r->blk[r->nblk++] = (struct gblock){ .sec = id, .lo = base + rec, .hi = base + rec + nrec, .p = x.c.p,
+						     .n = n, .a_first = r->a_total[id], .a_n = a,
+						     .b_first = r->b_total[id], .b_n = b };
+		r->blk_n[id]++;
+		x.c.p += n;
+		rec += nrec;
+		r->a_total[id] += a;
+		r->b_total[id] += b;
+	}
+	if (rec != count)
+		return gfail(&x, "its blocks hold fewer records than its count");
+	return 0;
+}
+
+/* The graph's arrays for what the blocked sections [S_NODES, last] hold,
+ * at the sizes their block headers give. Not cleared here: each block
+ * clears its own records where it decodes them, so the pages are first
+ * touched on the threads, not on this one. */
+static int alloc_blocked(struct gread *r, int last)
+{
+	struct graph *g = r->g;
+	int first_prov = (r->flags & GRAPH_READ_FIRST_PROV) != 0;
+	size_t annots = 0;
+	for (int id = S_NODES; id <= last; id++) {
+		r->annot_base[id] = annots;
+		if (id != S_PROV)
+			annots += r->b_total[id];
+	}
+	g->nnodes = r->count[S_NODES];
+	g->nitems = r->a_total[S_NODES];
+	g->nannots = annots;
+	if (!(g->nodes = malloc((g->nnodes + 1) * sizeof(*g->nodes))) ||
+	    !(g->items = malloc((g->nitems ? g->nitems : 1) * sizeof(*g->items))) ||
+	    !(g->annots = malloc((annots ? annots : 1) * sizeof(*g->annots))))
+		return -ENOMEM;
+	memset(&g->nodes[0], 0, sizeof(g->nodes[0])); /* void */
+	if (last >= S_PROV) {
+		g->nprov = first_prov ? r->b_total[S_PROV] : r->a_total[S_PROV];
+		if (!(g->prov_off = malloc((g->nnodes + 2) * sizeof(*g->prov_off))) ||
+		    !(g->prov = malloc((g->nprov ? g->nprov : 1) * sizeof(*g->prov))))
+			return -ENOMEM;
+		g->prov_off[0] = 0;
+		g->prov_off[g->nnodes + 1] = (uint32_t)g->nprov;
+	}
+	if (last >= S_FUNCS) {
+		g->nfuncs = r->count[S_FUNCS];
+		g->nlocs = r->a_total[S_FUNCS];
+		if (!(g->funcs = malloc((g->nfuncs ? g->nfuncs : 1) * sizeof(*g->funcs))) ||
+		    !(g->locs = malloc((g->nlocs ? g->nlocs : 1) * sizeof(*g->locs))))
+			return -ENOMEM;
+	}
+	if (last >= S_VARS) {
+		g->nvars = r->count[S_VARS];
+		if (!(g->vars = malloc((g->nvars ? g->nvars : 1) * sizeof(*g->vars))))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int decode_block(struct gread *r, struct gblock *b)
+{
+	size_t ab = r->annot_base[b->sec];
+	struct gdec x = { .g = r->g, .path = r->path, .sec = b->sec, .d = &b->d, .flags = r->flags,
+			  .str = (const char *)r->sec[S_STRINGS], .str_size = r->len[S_STRINGS],
+			  .annots = r->g->annots, .a_at = b->a_first, .a_end = b->a_first + b->a_n };
+	if (b->sec == S_PROV) {
+		x.b_at = b->b_first;
+		x.b_end = b->b_first + b->b_n;
+	} else {
+		x.b_at = ab + b->b_first;
+		x.b_end = ab + b->b_first + b->b_n;
+	}
+	x.c = (struct cursor){ .start = r->sec[b->sec], .p = b->p, .end = b->p + b->n };
+	int err;
+	struct graph *g = r->g;
+	switch (b->sec) {
+	case S_NODES:
+		memset(&g->nodes[b->lo], 0, (b->hi - b->lo) * sizeof(*g->nodes));
+		err = dec_nodes(&x, b->lo, b->hi);
+		break;
+	case S_PROV:
+		err = dec_prov(&x, b->lo, b->hi);
+		break;
+	case S_FUNCS:
+		memset(&g->funcs[b->lo], 0, (b->hi - b->lo) * sizeof(*g->funcs));
+		err = dec_funcs(&x, b->lo, b->hi);
+		break;
+	default:
+		memset(&g->vars[b->lo], 0, (b->hi - b->lo) * sizeof(*g->vars));
+		err = dec_vars(&x, b->lo, b->hi);
+		break;
+	}
+	if (!err && (x.c.err || cursor_left(&x.c)))
+		err = gfail(&x, x.c.err == -ERANGE ? "string reference out of range"
+			       : x.c.err ? "truncated" : "trailing bytes");
+	if (!err && (x.a_at != x.a_end || x.b_at != x.b_end))
+		err = gfail(&x, "fewer records than its block's header counts");
+	return err;
+}
+
+/* Per blocked section its checksum, then its blocks. */
 static int read_work(void *ctx, unsigned worker, size_t item)
 {
 	(void)worker;
 	struct gread *r = ctx;
-	if (item == 0) { /* the strings, checked already */
-		struct graph *g = r->g;
-		if (!(g->str = malloc(r->len[S_STRINGS])))
-			return r->err[S_STRINGS] = -ENOMEM;
-		memcpy(g->str, r->sec[S_STRINGS], r->len[S_STRINGS]);
-		g->str_size = r->len[S_STRINGS];
-		return 0;
-	}
-	int id = S_CUS + (int)item; /* items 1.. are the sections after the CUs */
-	return r->err[id] = read_section(r, id);
+	if (!r->item_blk[item])
+		return r->err[r->item_sec[item]] = read_checksum(r, r->item_sec[item]);
+	struct gblock *b = &r->blk[r->item_blk[item] - 1];
+	return b->err = decode_block(r, b);
 }
 
-/* The sections' annotation lists as one, in file order (check_work()
- * then adds each list's start to the references into it). */
-static int join_annots(struct gread *r)
+/* The first error of the blocked sections [S_NODES, last] in file order:
+ * a section's checksum, its blocks, the block header that stopped the hop. */
+static int first_blocked_error(struct gread *r, int last, struct diag *d)
 {
-	struct graph *g = r->g;
-	size_t total = 0;
-	for (int id = S_NODES; id <= S_VARS; id++)
-		total += r->x[id].nannots;
-	if (!(g->annots = malloc((total ? total : 1) * sizeof(*g->annots))))
-		return -ENOMEM;
-	size_t at = 0;
-	for (int id = S_NODES; id <= S_VARS; id++) {
-		if (r->x[id].nannots)
-			memcpy(g->annots + at, r->x[id].annots, r->x[id].nannots * sizeof(*g->annots));
-		at += r->x[id].nannots;
+	for (int id = S_NODES; id <= last; id++) {
+		if (r->err[id]) {
+			take_diag(d, &r->d[id]);
+			return r->err[id];
+		}
+		for (size_t k = r->blk_first[id]; k < r->blk_first[id] + r->blk_n[id]; k++)
+			if (r->blk[k].err) {
+				take_diag(d, &r->blk[k].d);
+				return r->blk[k].err;
+			}
+		if (r->hop_err[id]) {
+			take_diag(d, &r->hop_d[id]);
+			return r->hop_err[id];
+		}
 	}
-	g->nannots = total;
 	return 0;
-}
-
-static int check_work(void *ctx, unsigned worker, size_t item)
-{
-	(void)worker;
-	struct gread *r = ctx;
-	struct graph *g = r->g;
-	/* Where the functions' and the variables' lists start in the joined one. */
-	uint32_t funcs_at = (uint32_t)r->x[S_NODES].nannots;
-	uint32_t vars_at = funcs_at + (uint32_t)r->x[S_FUNCS].nannots;
-	switch (item) {
-	case 0:
-		return r->err[0] = check_nodes(g, r->path, &r->d[0]);
-	case 1:
-		for (size_t i = 0; i < g->nfuncs; i++)
-			g->funcs[i].annot_first += funcs_at;
-		for (size_t i = 0; i < g->nlocs; i++)
-			g->locs[i].annot_first += funcs_at;
-		return r->err[1] = check_funcs(g, r->path, &r->d[1]);
-	default:
-		for (size_t i = 0; i < g->nvars; i++)
-			g->vars[i].annot_first += vars_at;
-		return r->err[2] = check_vars(g, r->path, &r->d[2]);
-	}
-}
-
-/* A section's message, if it has one, into the caller's d, whose phase
- * stays: a copy of the whole struct lost the phase that the out-of-memory
- * line names. */
-static void take_diag(struct diag *d, const struct diag *from)
-{
-	if (d && from->set)
-		diag_take(d, from);
 }
 
 /* The first error in file order, its message into d. */
@@ -883,6 +1064,21 @@ static int first_error(struct gread *r, int n, struct diag *d)
 			return r->err[i];
 		}
 	return 0;
+}
+
+static int check_work(void *ctx, unsigned worker, size_t item)
+{
+	(void)worker;
+	struct gread *r = ctx;
+	struct graph *g = r->g;
+	switch (item) {
+	case 0:
+		return r->err[0] = check_nodes(g, r->path, &r->d[0]);
+	case 1:
+		return r->err[1] = check_funcs(g, r->path, &r->d[1]);
+	default:
+		return r->err[2] = check_vars(g, r->path, &r->d[2]);
+	}
 }
 
 /* The header of the mapped file m (size bytes): magic, version, size and
@@ -963,15 +1159,38 @@ int graph__read_flags(struct graph *g, const char *path, unsigned flags, unsigne
 	int placed = place_sections(r, m, size, &expect, &place_d);
 	/* The strings, inputs and CUs, in order, on this thread. */
 	for (int id = S_STRINGS; id <= S_CUS && id <= placed; id++)
-		if ((err = read_section(r, id))) {
+		if ((err = read_head_section(r, id))) {
 			take_diag(d, &r->d[id]);
 			goto out;
 		}
-	/* Then the rest side by side: item 0 copies the strings. */
+	/* Then the rest: their block headers, the arrays, and side by side
+	 * each section's checksum and its blocks. */
 	if (placed >= S_CUS) {
-		size_t jobs = (size_t)(placed - S_CUS) + 1;
-		int perr = pool_ordered(threads, jobs, jobs, read_work, NULL, r);
-		if ((err = first_error(r, GRAPH_NSECTIONS + 1, d)) || (err = perr))
+		int last = placed;
+		for (int id = S_NODES; id <= last; id++)
+			if ((r->hop_err[id] = hop_section(r, id)) == -ENOMEM) {
+				err = -ENOMEM;
+				goto out;
+			}
+		if (last >= S_NODES && (err = alloc_blocked(r, last)))
+			goto out;
+		size_t nitems = (size_t)(last - S_CUS) + r->nblk;
+		r->item_blk = calloc(nitems + 1, sizeof(*r->item_blk));
+		r->item_sec = calloc(nitems + 1, sizeof(*r->item_sec));
+		if (!r->item_blk || !r->item_sec) {
+			err = -ENOMEM;
+			goto out;
+		}
+		size_t it = 0;
+		for (int id = S_NODES; id <= last; id++) {
+			r->item_sec[it++] = id;
+			for (size_t k = 0; k < r->blk_n[id]; k++) {
+				r->item_sec[it] = id;
+				r->item_blk[it++] = r->blk_first[id] + k + 1;
+			}
+		}
+		int perr = nitems ? pool_ordered(threads, nitems, nitems, read_work, NULL, r) : 0;
+		if ((err = first_blocked_error(r, last, d)) || (err = perr))
 			goto out;
 	}
 	if (placed < GRAPH_NSECTIONS) {
@@ -984,20 +1203,28 @@ int graph__read_flags(struct graph *g, const char *path, unsigned flags, unsigne
 			  (unsigned long long)(size - expect));
 		goto out;
 	}
-	if ((err = join_annots(r)))
-		goto out;
 	memset(r->err, 0, sizeof(r->err));
 	memset(r->d, 0, sizeof(r->d));
 	int perr = pool_ordered(threads, 3, 3, check_work, NULL, r);
 	if (!(err = first_error(r, 3, d)))
 		err = perr;
+	if (!err) {
+		/* The strings stay where they are; the graph owns the mapping. */
+		g->str = (char *)r->sec[S_STRINGS];
+		g->str_size = r->len[S_STRINGS];
+		g->map = (void *)m;
+		g->map_size = size;
+	}
 out:
-	if (r)
-		for (int id = 0; id <= GRAPH_NSECTIONS; id++)
-			free(r->x[id].annots);
+	if (r) {
+		free(r->blk);
+		free(r->item_blk);
+		free(r->item_sec);
+	}
 	free(r);
-	munmap((void *)m, size);
-	if (err)
+	if (err) {
+		munmap((void *)m, size);
 		graph__free(g);
+	}
 	return err;
 }

@@ -71,7 +71,7 @@ if [ -z "$dupes" ]; then ok "no two named nodes alike"; else not_ok "no two name
 # Several inputs, in command-line order.
 check "two inputs merge" "$T_BIN/dedup-merge" -o "$T_OUT/both.graph" "$T_OUT/merge.cus" "$T_OUT/sample.cus"
 dump_nodes "$T_OUT/both.graph" >"$T_OUT/both.gdump"
-check_grep "two inputs: header counts both" '^btfpipe-graph v2 inputs=2 ' "$T_OUT/both.gdump"
+check_grep "two inputs: header counts both" '^btfpipe-graph v3 inputs=2 ' "$T_OUT/both.gdump"
 first=$(sed -n '/^#1 /,/from:/p' "$T_OUT/both.gdump" | grep -o 'from: .*' | head -1)
 case "$first" in *'merge:'*) ok "two inputs: node 1 comes from the first input" ;;
 *) not_ok "two inputs: node 1 comes from the first input" "$first" ;; esac
