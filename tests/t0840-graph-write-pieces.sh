@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # t0840-graph-write-pieces: the merge writes the .graph's sections in
 # pieces of 8192 records, encoded on the pool and placed one after the
-# other, written by the workers at their places (format/graph_file.c,
+# other, written by the workers at their places (format/graph_write.c,
 # graph__write()). A graph of the sample
 # fixtures has a few hundred nodes, one piece a section; this one has more
 # than 8192 nodes, functions and variables, so nodes, provenance, functions

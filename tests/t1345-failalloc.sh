@@ -40,7 +40,7 @@
 #
 # Mutants this fails on: merge_free() without its m->wanted check (SIGSEGV
 # when open_inputs()'s calloc fails, at N=2 of merge); elf_begin()'s failure
-# said as "not an ELF file" (exit 1 at extract's N=1); graph_file.c copying
+# said as "not an ELF file" (exit 1 at extract's N=1); graph_read.c copying
 # a section's whole diag over the caller's (the phase lost, emit's N=2);
 # elf_write.c trusting elf_newscn() without its error code (SIGSEGV in
 # libelf's elf_newdata(), emit-elf's N=555 and on); libbpf failing to

@@ -4,7 +4,7 @@
  * can; otherwise emit__run() makes the BTF by these passes over one struct
  * emit_run (run.c). Each pass relies on what the ones before it guarantee:
  *
- *  1. read: the graph, validated as format/graph_file.c reads it, and the
+ *  1. read: the graph, validated as format/graph_read.c reads it, and the
  *     --elf file's sections, symbols and kfunc sets (elf_info.c); from -j2
  *     on, the two are read at once. Nothing after this reads an input file
  *     but the base.

@@ -1,4 +1,4 @@
-/* fuzz_graph: libFuzzer target for the .graph reader (format/graph_file.c,
+/* fuzz_graph: libFuzzer target for the .graph reader (format/graph_read.c,
  * format/graph_dump.c).
  *
  * Each input is written to a temporary file and read the way btf-emit and
