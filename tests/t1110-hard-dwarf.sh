@@ -313,7 +313,20 @@ def nodes_count(sec):  # the nodes section starts with the node count (uleb)
             return v
 n = nodes_count(secs[3])  # section 4: nodes
 assert table[4][0] == 5, "section 5 is provenance"
-secs[4] = bytes(n)  # one uleb 0 per node
+def uleb(v):
+    out = bytearray()
+    while True:
+        out.append((v & 0x7f) | (0x80 if v >= 0x80 else 0))
+        v >>= 7
+        if not v:
+            return bytes(out)
+# One uleb 0 per node, in blocks of 8192 (format 3, TYPE-GRAPH.md): each
+# block's header says its nodes, its bytes, no entries and no nodes with any.
+prov = bytearray()
+for lo in range(0, n, 8192):
+    k = min(8192, n - lo)
+    prov += uleb(k) + uleb(k) + uleb(0) + uleb(0) + bytes(k)
+secs[4] = bytes(prov)
 off = 64 + 32 * nsec
 out = bytearray(b[:off])
 for i, t in enumerate(table):
