@@ -2,7 +2,7 @@
 # t1330-tsan: the threaded paths under ThreadSanitizer (bin-tsan/, built by
 # make test with SANITIZE=thread): dwarf-extract and dedup-merge at -j4 on
 # the fixtures, an LTO program (cross-CU references) and a 120-CU program,
-# and btf-emit -j4 --elf (the ELF read on a second thread); and
+# and btf-emit -j4 --elf (the ELF's symbols read in chunks on the pool); and
 # tools/pool-check, the thread pool's hard schedules; tools/strsort-check,
 # whose larger inputs sort on 2, 3 and 8 threads (btf-emit's function sort).
 # A data race makes the run exit 66 and fails the check. The output must be

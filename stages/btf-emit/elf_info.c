@@ -4,6 +4,7 @@
 #include "elf_info.h"
 #include "../../common/diag.h"
 #include "../../common/elf_head.h"
+#include "../../common/pool.h"
 #include "../../common/strsort.h"
 #include "../../common/vec.h"
 
@@ -14,24 +15,174 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The symbols by name, then value, then symbol table order (qsort()'s
- * merge sort kept equal keys in that order; strsort() states it). */
-static int sort_syms(struct elf_info *ei)
+/* The symbol table is read in chunks on the pool (a vmlinux has about
+ * 120,000 symbols), in three passes, so that no step but a prefix sum over
+ * the chunks runs on one thread:
+ *  count  each chunk counts its function and object symbols, and its
+ *         symbols in .BTF_ids (the kfunc sets' candidates);
+ *  fill   each fills its part of both lists at the place the counts give,
+ *         in symbol table order, and its part of the sort items;
+ *  gather after strsort_threads(), each range of the sorted order copies
+ *         its symbols from the unsorted list.
+ * The names are not copied: they point into the string table of the ELF,
+ * which stays open (mapped) until elf_info__free(). */
+#define SYM_CHUNK 8192
+
+struct sym_read {
+	Elf_Data *data, *xdata;		/* the symbol table and its SHN_XINDEX table */
+	const char *str;		/* the string table's bytes, str_size of them */
+	size_t str_size;
+	int str_ends;			/* its last byte is NUL: every offset inside is a string */
+	size_t n;			/* symbols, 0 (the null symbol) included */
+	uint32_t btfid_sec;		/* .BTF_ids' index, 0 none */
+	size_t nchunks;
+	size_t *nsym, *nbtfid;		/* per chunk: counts, then (prefix sums) first places */
+	struct elf_sym *unsorted, *btfid;
+	struct strsort_item *order;
+	struct elf_sym *sorted;
+	size_t total;
+};
+
+/* The name at st_name, or NULL when it is no string of the table. */
+static const char *sym_name(const struct sym_read *r, uint32_t off)
 {
-	struct strsort_item *v = malloc(ei->nsyms * sizeof(*v));
-	struct elf_sym *sorted = malloc(ei->nsyms * sizeof(*sorted));
-	int err = -ENOMEM;
-	if (v && sorted) {
-		for (size_t i = 0; i < ei->nsyms; i++)
-			v[i] = (struct strsort_item){ ei->syms[i].name, ei->syms[i].value, (uint32_t)i };
-		if (!(err = strsort(v, ei->nsyms))) {
-			for (size_t i = 0; i < ei->nsyms; i++)
-				sorted[i] = ei->syms[v[i].idx];
-			memcpy(ei->syms, sorted, ei->nsyms * sizeof(*sorted));
+	if (!r->str || off >= r->str_size)
+		return NULL;
+	const char *s = r->str + off;
+	return r->str_ends || memchr(s, 0, r->str_size - off) ? s : NULL;
+}
+
+/* Symbol i as the table has it: 0, or -1 when it is unreadable (skipped). */
+static int sym_at(const struct sym_read *r, size_t i, struct elf_sym *out)
+{
+	GElf_Sym sym;
+	Elf32_Word xndx;
+	if (!gelf_getsymshndx(r->data, r->xdata, (int)i, &sym, &xndx))
+		return -1;
+	*out = (struct elf_sym){ sym_name(r, sym.st_name), sym.st_value, sym.st_size,
+				 sym.st_shndx == SHN_XINDEX ? xndx : sym.st_shndx,
+				 (uint8_t)GELF_ST_TYPE(sym.st_info), (uint8_t)GELF_ST_BIND(sym.st_info) };
+	return 0;
+}
+
+static int is_kept(const struct elf_sym *s)
+{
+	return (s->type == STT_FUNC || s->type == STT_OBJECT) && s->name && *s->name;
+}
+
+static int is_btfid(const struct sym_read *r, const struct elf_sym *s)
+{
+	return r->btfid_sec && s->shndx == r->btfid_sec && s->name;
+}
+
+/* pass "count" (fill 0) and pass "fill" (fill 1) of chunk k. */
+static void sym_chunk(struct sym_read *r, size_t k, int fill)
+{
+	size_t lo = k * SYM_CHUNK, hi = lo + SYM_CHUNK < r->n ? lo + SYM_CHUNK : r->n;
+	size_t at = fill ? r->nsym[k] : 0, bat = fill ? r->nbtfid[k] : 0;
+	for (size_t i = lo ? lo : 1; i < hi; i++) {
+		struct elf_sym s;
+		if (sym_at(r, i, &s))
+			continue;
+		if (is_kept(&s)) {
+			if (fill) {
+				r->unsorted[at] = s;
+				r->order[at] = (struct strsort_item){ s.name, s.value, (uint32_t)at };
+			}
+			at++;
+		}
+		if (is_btfid(r, &s)) {
+			if (fill)
+				r->btfid[bat] = s;
+			bat++;
 		}
 	}
-	free(v);
-	free(sorted);
+	if (!fill) {
+		r->nsym[k] = at;
+		r->nbtfid[k] = bat;
+	}
+}
+
+static int count_chunk(void *ctx, unsigned worker, size_t k)
+{
+	(void)worker;
+	sym_chunk(ctx, k, 0);
+	return 0;
+}
+
+static int fill_chunk(void *ctx, unsigned worker, size_t k)
+{
+	(void)worker;
+	sym_chunk(ctx, k, 1);
+	return 0;
+}
+
+static int gather_chunk(void *ctx, unsigned worker, size_t k)
+{
+	struct sym_read *r = ctx;
+	(void)worker;
+	size_t lo = k * SYM_CHUNK, hi = lo + SYM_CHUNK < r->total ? lo + SYM_CHUNK : r->total;
+	for (size_t i = lo; i < hi; i++)
+		r->sorted[i] = r->unsorted[r->order[i].idx];
+	return 0;
+}
+
+/* Counts into first places; the totals. */
+static size_t prefix_sum(size_t *v, size_t n)
+{
+	size_t sum = 0;
+	for (size_t k = 0; k < n; k++) {
+		size_t c = v[k];
+		v[k] = sum;
+		sum += c;
+	}
+	return sum;
+}
+
+static void sym_read_free(struct sym_read *r)
+{
+	free(r->nsym);
+	free(r->nbtfid);
+	free(r->unsorted);
+	free(r->btfid);
+	free(r->order);
+	free(r->sorted);
+}
+
+/* The function and object symbols, sorted by name, then value, then symbol
+ * table order (qsort()'s merge sort kept equal keys in that order;
+ * strsort() states it), into ei->syms; the .BTF_ids symbols, in table
+ * order, into *btfid (owned by the caller). */
+static int read_syms(struct elf_info *ei, struct sym_read *r, unsigned threads,
+		     struct elf_sym **btfid, size_t *nbtfid)
+{
+	int err = -ENOMEM;
+	r->nchunks = (r->n + SYM_CHUNK - 1) / SYM_CHUNK;
+	if (!(r->nsym = calloc(r->nchunks, sizeof(*r->nsym))) || !(r->nbtfid = calloc(r->nchunks, sizeof(*r->nbtfid))))
+		goto out;
+	if ((err = pool_ordered(threads, r->nchunks, r->nchunks, count_chunk, NULL, r)))
+		goto out;
+	r->total = prefix_sum(r->nsym, r->nchunks);
+	*nbtfid = prefix_sum(r->nbtfid, r->nchunks);
+	err = -ENOMEM;
+	if ((r->total && (!(r->unsorted = malloc(r->total * sizeof(*r->unsorted))) ||
+			  !(r->order = malloc(r->total * sizeof(*r->order))) ||
+			  !(r->sorted = malloc(r->total * sizeof(*r->sorted))))) ||
+	    (*nbtfid && !(r->btfid = malloc(*nbtfid * sizeof(*r->btfid)))))
+		goto out;
+	if ((err = pool_ordered(threads, r->nchunks, r->nchunks, fill_chunk, NULL, r)) ||
+	    (err = strsort_threads(r->order, r->total, threads)))
+		goto out;
+	size_t ngather = (r->total + SYM_CHUNK - 1) / SYM_CHUNK;
+	if ((err = pool_ordered(threads, ngather, ngather, gather_chunk, NULL, r)))
+		goto out;
+	ei->syms = r->sorted;
+	ei->nsyms = r->total;
+	r->sorted = NULL;
+	*btfid = r->btfid;
+	r->btfid = NULL;
+out:
+	sym_read_free(r);
 	return err;
 }
 
@@ -46,14 +197,11 @@ static int cmp_kfunc(const void *a, const void *b)
  * in the file's byte order (elf_getdata_rawchunk converts). Its extent is
  * its symbol's size, as pahole reads it: the kernel's btf_ids.h gives the
  * set symbol a .size at BTF_SET8_END and leaves cnt 0 for resolve_btfids,
- * which runs after pahole, to fill. cnt counts only where the size is 0. */
-static int read_kfuncs(struct elf_info *ei, Elf *elf, Elf_Data *symdata, Elf_Data *xdata, size_t nsym,
-		       size_t strndx, const char *path, struct diag *d)
+ * which runs after pahole, to fill. cnt counts only where the size is 0.
+ * sym: the symbols of section sec (.BTF_ids), in symbol table order. */
+static int read_kfuncs(struct elf_info *ei, Elf *elf, uint32_t sec, const struct elf_sym *sym, size_t nsym,
+		       const char *path, struct diag *d)
 {
-	uint32_t sec = 0;
-	for (uint32_t i = 1; i < ei->nsecs && !sec; i++)
-		if (!strcmp(ei->secs[i].name, ".BTF_ids"))
-			sec = i;
 	if (!sec)
 		return 0;
 	Elf_Scn *scn = elf_getscn(elf, sec);
@@ -70,19 +218,14 @@ static int read_kfuncs(struct elf_info *ei, Elf *elf, Elf_Data *symdata, Elf_Dat
 	struct range { uint64_t lo, hi; } *sets = NULL;
 	size_t nsets = 0, capsets = 0;
 	for (int pass = 0; pass < 2; pass++) {
-		for (size_t i = 1; i < nsym; i++) {
-			GElf_Sym sym;
-			Elf32_Word xndx;
-			if (!gelf_getsymshndx(symdata, xdata, (int)i, &sym, &xndx))
+		for (size_t i = 0; i < nsym; i++) {
+			const char *name = sym[i].name;
+			if (sym[i].value < base || (sym[i].value - base) % 4)
 				continue;
-			uint32_t shndx = sym.st_shndx == SHN_XINDEX ? xndx : sym.st_shndx;
-			const char *name = elf_strptr(elf, strndx, sym.st_name);
-			if (shndx != sec || !name || sym.st_value < base || (sym.st_value - base) % 4)
-				continue;
-			size_t at = (size_t)(sym.st_value - base) / 4;
+			size_t at = (size_t)(sym[i].value - base) / 4;
 			if (!pass && !strncmp(name, "__BTF_ID__set8__", 16) && at + 2 <= nw &&
 			    (w[at + 1] & BTF_SET8_KFUNCS)) {
-				uint64_t hi = sym.st_size ? at + sym.st_size / 4 : at + 2 + 2 * (uint64_t)w[at];
+				uint64_t hi = sym[i].size ? at + sym[i].size / 4 : at + 2 + 2 * (uint64_t)w[at];
 				if (hi > nw)
 					hi = nw;
 				if (vec_grow(&sets, &capsets, nsets + 1)) {
@@ -122,7 +265,7 @@ int elf_info__kfunc(const struct elf_info *ei, const char *name, uint32_t *flags
 	return k != NULL;
 }
 
-int elf_info__read(struct elf_info *ei, const char *path, struct diag *d)
+int elf_info__read(struct elf_info *ei, const char *path, unsigned threads, int exact, struct diag *d)
 {
 	memset(ei, 0, sizeof(*ei));
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -133,8 +276,16 @@ int elf_info__read(struct elf_info *ei, const char *path, struct diag *d)
 	elf_version(EV_CURRENT);
 	errno = 0; /* diag_lib_errno() below: only these calls' ENOMEM counts */
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	size_t cap = 0;
+	if (elf) {
+		ei->elf = elf;
+		ei->fd = fd;
+	} else {
+		close(fd);
+	}
 	struct elf_head h;
+	struct sym_read r = { 0 };
+	struct elf_sym *btfid = NULL;
+	size_t nbtfid = 0;
 	int err = elf_head_read(elf, &h);
 	if (err) {
 		err = diag_fail(d, -err, err == -ENOMEM ? "%s: reading the ELF header" : "%s: not an ELF file", path);
@@ -170,49 +321,36 @@ int elf_info__read(struct elf_info *ei, const char *path, struct diag *d)
 			symtab = scn;
 			symsh = sh;
 		}
+		if (i && !r.btfid_sec && !strcmp(ei->secs[i].name, ".BTF_ids"))
+			r.btfid_sec = (uint32_t)i;
 	}
 	if (!symtab)
 		goto out; /* a stripped binary: no functions or variables to gate on */
-	Elf_Data *data = elf_getdata(symtab, NULL);
-	size_t n = data && symsh.sh_entsize ? symsh.sh_size / symsh.sh_entsize : 0;
-	Elf_Data *xdata = NULL;
+	r.data = elf_getdata(symtab, NULL);
+	r.n = r.data && symsh.sh_entsize ? symsh.sh_size / symsh.sh_entsize : 0;
 	for (size_t i = 0; i < shnum; i++) {
 		Elf_Scn *scn = elf_getscn(elf, i);
 		GElf_Shdr sh;
 		if (scn && gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB_SHNDX &&
 		    sh.sh_link == elf_ndxscn(symtab))
-			xdata = elf_getdata(scn, NULL);
+			r.xdata = elf_getdata(scn, NULL);
 	}
-	for (size_t i = 1; i < n; i++) {
-		GElf_Sym sym;
-		Elf32_Word xndx;
-		if (!gelf_getsymshndx(data, xdata, (int)i, &sym, &xndx))
-			continue;
-		int type = GELF_ST_TYPE(sym.st_info);
-		if (type != STT_FUNC && type != STT_OBJECT)
-			continue;
-		const char *name = elf_strptr(elf, symsh.sh_link, sym.st_name);
-		if (!name || !*name)
-			continue;
-		if (vec_grow(&ei->syms, &cap, ei->nsyms + 1)) {
-			err = -ENOMEM;
-			goto out;
-		}
-		uint32_t shndx = sym.st_shndx == SHN_XINDEX ? xndx : sym.st_shndx;
-		ei->syms[ei->nsyms] = (struct elf_sym){ strdup(name), sym.st_value, sym.st_size, shndx,
-							(uint8_t)type, (uint8_t)GELF_ST_BIND(sym.st_info) };
-		if (!ei->syms[ei->nsyms++].name) {
-			err = -ENOMEM;
-			goto out;
-		}
+	/* The names' table, loaded here: the workers only read it. */
+	Elf_Data *str = elf_getdata(elf_getscn(elf, symsh.sh_link), NULL);
+	if (str && str->d_buf && str->d_size) {
+		r.str = str->d_buf;
+		r.str_size = str->d_size;
+		r.str_ends = !r.str[r.str_size - 1];
 	}
-	if (ei->nsyms && (err = sort_syms(ei)))
-		goto out;
-	err = read_kfuncs(ei, elf, data, xdata, n, symsh.sh_link, path, d);
+	if (r.n > 1) {
+		if (!exact)
+			threads = pool_threads_for(threads, r.n, 4 * SYM_CHUNK);
+		if ((err = read_syms(ei, &r, threads, &btfid, &nbtfid)))
+			goto out;
+	}
+	err = read_kfuncs(ei, elf, r.btfid_sec, btfid, nbtfid, path, d);
 out:
-	if (elf)
-		elf_end(elf);
-	close(fd);
+	free(btfid);
 	if (err)
 		elf_info__free(ei);
 	return err;
@@ -225,10 +363,12 @@ void elf_info__free(struct elf_info *ei)
 	free(ei->kfuncs);
 	for (size_t i = 0; i < ei->nsecs; i++)
 		free(ei->secs[i].name);
-	for (size_t i = 0; i < ei->nsyms; i++)
-		free(ei->syms[i].name);
 	free(ei->secs);
 	free(ei->syms);
+	if (ei->elf) {
+		elf_end(ei->elf);
+		close(ei->fd);
+	}
 	memset(ei, 0, sizeof(*ei));
 }
 

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 struct diag;
+struct Elf;
 
 struct elf_section {
 	char *name;
@@ -14,7 +15,7 @@ struct elf_section {
 };
 
 struct elf_sym {
-	char *name;		/* owned */
+	const char *name;	/* in the ELF's string table: valid until elf_info__free() */
 	uint64_t value, size;
 	uint32_t shndx;
 	uint8_t type, bind;
@@ -31,6 +32,10 @@ struct elf_info {
 	 * the pair's flags word, sorted by name. */
 	struct kfunc { char *name; uint32_t flags; } *kfuncs;
 	size_t nkfuncs;
+	/* The ELF, open and mapped while the symbols' names point into it:
+	 * owned, ended by elf_info__free() (NULL: nothing open). */
+	struct Elf *elf;
+	int fd;
 };
 
 #define BTF_SET8_KFUNCS (1u << 0)
@@ -45,10 +50,12 @@ struct elf_info {
 /* Is name a kfunc? Its flags in *flags. */
 int elf_info__kfunc(const struct elf_info *ei, const char *name, uint32_t *flags);
 
-/* Read path's sections and symbols into *ei, whose arrays and names it
- * then owns until elf_info__free() (also after a failed read). 0, or a
- * negative errno with the detail in d. */
-int elf_info__read(struct elf_info *ei, const char *path, struct diag *d);
+/* Read path's sections and symbols into *ei, on up to `threads` threads
+ * (one per 32,768 symbols, or exactly `threads` when `exact`; the same
+ * result at any count), which then owns its arrays and the open ELF until
+ * elf_info__free() (also after a failed read). 0, or a negative errno
+ * with the detail in d. */
+int elf_info__read(struct elf_info *ei, const char *path, unsigned threads, int exact, struct diag *d);
 void elf_info__free(struct elf_info *ei);
 /* The first symbol named `name` (exactly), or NULL; *count gets how many. */
 const struct elf_sym *elf_info__find(const struct elf_info *ei, const char *name, size_t *count);

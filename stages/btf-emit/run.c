@@ -28,7 +28,6 @@
 
 #include <bpf/btf.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,60 +145,31 @@ static void count_kinds(struct stats *st, uint64_t total, const uint64_t n[20])
 }
 
 /* Threads to decode the graph on: one per 4 MB of it (a module's graph is
- * a few hundred KB, the cloud vmlinux's 12.6 MB), less the one that reads
- * the --elf file meanwhile. (At -j2 with --elf the two reads already keep
- * both busy; a third thread made the vmlinux's emit 11% slower.) */
+ * a few hundred KB, the cloud vmlinux's 12.6 MB). */
 static unsigned graph_read_threads(const struct emit_opts *o)
 {
-	unsigned jobs = o->cli.jobs > 1 && o->elf ? o->cli.jobs - 1 : o->cli.jobs;
 	struct stat st;
 	if (o->cli.jobs_exact || stat(o->input, &st))
-		return o->cli.jobs_exact ? jobs : 1;
-	return pool_threads_for(jobs, (unsigned long long)st.st_size, 4u << 20);
+		return o->cli.jobs_exact ? o->cli.jobs : 1;
+	return pool_threads_for(o->cli.jobs, (unsigned long long)st.st_size, 4u << 20);
 }
 
-/* The ELF's symbols and sections, read on a thread of their own. */
-struct elf_read {
-	const char *path;
-	struct elf_info ei;
-	struct diag d;
-	int err;
-};
-
-static void *elf_read_main(void *arg)
-{
-	struct elf_read *r = arg;
-	r->err = elf_info__read(&r->ei, r->path, &r->d);
-	return NULL;
-}
-
-/* The graph, and the --elf file's symbols when there is one. The two are
- * independent and on a vmlinux take about 0.05 s each, so from -j2 on the
- * ELF is read on a second thread meanwhile. The results and the error
- * reported (the graph's first, as one after the other) are the same at
- * any -j. On failure *ei may hold a partial read: elf_info__free() it. */
+/* The graph, then the --elf file's symbols when there is one, each on the
+ * pool. The error reported is the graph's first, as ever. On failure *ei
+ * may hold a partial read: elf_info__free() it. */
 static int read_inputs(const struct emit_opts *o, struct graph *g, struct elf_info *ei, struct diag *d,
 		       const char **where)
 {
-	struct elf_read er = { .path = o->elf };
-	pthread_t tid;
-	int threaded = o->elf && o->cli.jobs > 1 && pthread_create(&tid, NULL, elf_read_main, &er) == 0;
 	*where = o->input;
+	memset(ei, 0, sizeof(*ei));
 	int err = graph__read_flags(g, o->input, GRAPH_READ_FIRST_PROV, graph_read_threads(o), d);
-	if (threaded)
-		pthread_join(tid, NULL);
-	else if (!err && o->elf)
-		er.err = elf_info__read(&er.ei, o->elf, &er.d);
-	*ei = er.ei;
-	if (err)
+	if (err || !o->elf)
 		return err;
-	if (er.err) {
+	if ((err = elf_info__read(ei, o->elf, o->cli.jobs, o->cli.jobs_exact, d))) {
 		*where = o->elf;
-		diag_take(d, &er.d);
 		graph__free(g);
-		return er.err;
 	}
-	return 0;
+	return err;
 }
 
 static int read_pass(struct emit_run *r)
