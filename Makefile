@@ -207,9 +207,14 @@ fuzz: all
 	@FUZZ_JOBS=$(FUZZ_JOBS) ./tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 # Benchmarks the stages it just built (BENCH_* knobs: bench/README.md).
-# The first run also builds bench/scale.sh's programs (over an hour on 2
-# CPUs, some 15 GB in tests/out/bench-scale; later runs reuse them).
-bench: all
+# Its inputs are Debian's cloud vmlinux and modules: tests/kernel/dbg.sh
+# installs linux-image-cloud-amd64-dbg (283 MB) when it is missing, unless
+# BENCH_VMLINUX names another vmlinux. The first run also builds
+# bench/scale.sh's programs (over an hour on 2 CPUs, some 15 GB in
+# tests/out/bench-scale; later runs reuse them).
+BENCH_INPUTS_READY = [ -n "$${BENCH_VMLINUX:-}" ] || ./tests/kernel/dbg.sh >/dev/null
+bench: deps all
+	@$(BENCH_INPUTS_READY)
 	@BENCH_BIN="$(CURDIR)/$(BIN)" ./bench/run.sh
 	@BENCH_BIN="$(CURDIR)/$(BIN)" ./bench/modules.sh
 	@BENCH_BIN="$(CURDIR)/$(BIN)" ./bench/cache.sh
@@ -217,14 +222,16 @@ bench: all
 
 # How cost grows with the input: generated programs at 1, 2, 4 and 8 times
 # the vmlinux's CUs and types, gcc and clang thin LTO (bench/README.md).
-bench-scale: all
+bench-scale: deps all
 	@BENCH_BIN="$(CURDIR)/$(BIN)" ./bench/scale.sh
 
 # One module at a time as a kernel build runs pahole, over 120 modules.
-bench-modules: all
+bench-modules: deps all
+	@$(BENCH_INPUTS_READY)
 	@BENCH_BIN="$(CURDIR)/$(BIN)" ./bench/modules.sh
 
-bench-cache: all
+bench-cache: deps all
+	@$(BENCH_INPUTS_READY)
 	@BENCH_BIN="$(CURDIR)/$(BIN)" ./bench/cache.sh
 
 # A BTF archive's batch: real Debian kernels, downloaded once.

@@ -19,16 +19,7 @@ export T_RESULTS
 . "$(dirname "$0")/../lib.sh"
 
 if [ -z "${BTFPIPE_VMLINUX:-}" ]; then
-	if ! ls /usr/lib/debug/boot/vmlinux-*-cloud-amd64 >/dev/null 2>&1; then
-		echo "installing linux-image-cloud-amd64-dbg (about 283 MB)..."
-		if [ "$(id -u)" -ne 0 ]; then
-			echo "btfpipe: check-kernel: error: not root; run: apt-get install linux-image-cloud-amd64-dbg" >&2
-			exit 1
-		fi
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq linux-image-cloud-amd64-dbg >/dev/null ||
-			{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq linux-image-cloud-amd64-dbg >/dev/null; }
-	fi
-	BTFPIPE_VMLINUX=$(ls /usr/lib/debug/boot/vmlinux-*-cloud-amd64 | sort -V | tail -1)
+	BTFPIPE_VMLINUX=$("$T_TOP/tests/kernel/dbg.sh") || exit 1
 fi
 V=$BTFPIPE_VMLINUX
 echo "vmlinux: $V ($(stat -c %s "$V") bytes)"
