@@ -808,7 +808,7 @@ int classes__refine(struct merge *m)
 	m->cls = malloc((m->nnodes + 2) * sizeof(uint32_t));
 	m->weak_first_cls = malloc(nw * sizeof(uint32_t));
 	m->weak_split = calloc(nw, 1);
-	f.chunk = 65536;
+	f.chunk = 16384;
 	f.nchunks = (size_t)((m->nnodes + f.chunk - 1) / f.chunk);
 	f.diff = calloc(f.nchunks + 1, sizeof(*f.diff));
 	f.ndiff = calloc(f.nchunks + 1, sizeof(*f.ndiff));
