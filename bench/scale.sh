@@ -51,8 +51,13 @@
 # BENCH_SCALE_TYPES (110000: its distinct types), BENCH_SCALE_FACTORS
 # ("1 2 4 8": sizes, in multiples of 1x; the largest is compiled),
 # BENCH_SCALE_FLAVOURS ("gcc thin"), BENCH_SCALE_RUNS (1), BENCH_SCALE_JOBS
-# (2: -jN of every tool), BENCH_SCALE_TIMEOUT (0: the seconds after which a
-# pahole run is killed and left unmeasured, 0 for no limit), BENCH_BIN (bin/ of this checkout), BENCH_PAHOLE
+# (2: -jN of every tool), BENCH_SCALE_TIMEOUT (900: the seconds after which
+# a pahole run is killed and left unmeasured, 0 for no limit),
+# BENCH_SCALE_MEM_MB (this machine's memory less 3 GiB: the address space a
+# pahole run may take, 0 for no limit; pahole held 23 times the input's
+# .debug_info on the thin LTO programs, all 24 GiB of this machine at 4x,
+# and left to the kernel's OOM killer it takes the machine with it),
+# BENCH_BIN (bin/ of this checkout), BENCH_PAHOLE
 # (/usr/bin/pahole), BENCH_PAHOLE_MASTER (default
 # tests/out/shared/anchors/bin/pahole when built, which make bench does;
 # without it no master column). GCC, CLANG and LLD name the compilers (gcc,
@@ -69,7 +74,9 @@ factors=${BENCH_SCALE_FACTORS:-1 2 4 8}
 flavours=${BENCH_SCALE_FLAVOURS:-gcc thin}
 runs=${BENCH_SCALE_RUNS:-1}
 jobs=${BENCH_SCALE_JOBS:-2}
-timeout=${BENCH_SCALE_TIMEOUT:-0}
+timeout=${BENCH_SCALE_TIMEOUT:-900}
+memtotal_mb=$(awk '/^MemTotal:/ { printf "%d", $2 / 1024 }' /proc/meminfo 2>/dev/null)
+mem_mb=${BENCH_SCALE_MEM_MB:-$(( ${memtotal_mb:-0} > 4096 ? ${memtotal_mb:-0} - 3072 : 0 ))}
 : "${GCC:=gcc}" "${CLANG:=clang-19}" "${LLD:=lld-19}"
 cpus=$(nproc)
 seed=1
@@ -81,6 +88,7 @@ isnum "$types" || die "BENCH_SCALE_TYPES must be a positive number, not '$types'
 [ "$types" -ge $((20 * cus)) ] || die "BENCH_SCALE_TYPES must be at least 20 x BENCH_SCALE_CUS (a unit has some 20 types at the least)"
 isnum "$runs" || die "BENCH_SCALE_RUNS must be a positive number, not '$runs'"
 case $timeout in '' | *[!0-9]*) die "BENCH_SCALE_TIMEOUT must be a number of seconds (0: no limit), not '$timeout'" ;; esac
+case $mem_mb in '' | *[!0-9]*) die "BENCH_SCALE_MEM_MB must be a number of MiB (0: no limit), not '$mem_mb'" ;; esac
 isnum "$jobs" || die "BENCH_SCALE_JOBS must be a positive number, not '$jobs'"
 for f in $factors; do isnum "$f" || die "BENCH_SCALE_FACTORS must be positive numbers, not '$f'"; done
 # shellcheck disable=SC2086 # factors is a word list
@@ -237,17 +245,25 @@ debug_info_bytes() {
 
 # pahole_run IN RUN KEY LABEL CMD...: one pahole's run, recorded as KEY.
 # pahole's time grows faster than its input (minutes at 8x), so with
-# BENCH_SCALE_TIMEOUT a run is killed after that many seconds: a note says
-# so and no sample is kept, so its cells read "-". Any other failure FAILs.
+# BENCH_SCALE_TIMEOUT a run is killed after that many seconds, and its
+# memory too (on the thin LTO programs), so with BENCH_SCALE_MEM_MB it runs
+# under that address-space limit (ulimit -v): a run that failed holding
+# more than half the limit resident ran out of it (the input ELF is mapped
+# too, so the heap meets the limit below it). Either way a note says so and no
+# sample is kept, so its cells read "-". Any other failure FAILs.
 pahole_run() {
 	local in=$1 r=$2 key=$3 label=$4 rc; shift 4
 	[ "$timeout" -gt 0 ] && set -- timeout -s KILL "$timeout" "$@"
+	[ "$mem_mb" -gt 0 ] && set -- bash -c 'ulimit -v "$0" && exec "$@"' $((mem_mb * 1024)) "$@"
 	measure "$in.$key" "$@"
 	rc=$?
 	if [ "$rc" -eq 0 ]; then
 		echo "$in $r $key $M_WALL $M_CPU $M_RSS" >>"$W/samples"
-	elif [ "$timeout" -gt 0 ] && { [ "$rc" -eq 137 ] || [ "$rc" -eq 124 ]; }; then
-		note "$in: run $r: $label killed after $timeout s (BENCH_SCALE_TIMEOUT), not measured"
+	elif [ "$timeout" -gt 0 ] && { [ "$rc" -eq 137 ] || [ "$rc" -eq 124 ]; } &&
+		awk -v w="$M_WALL" -v t="$timeout" 'BEGIN { exit !(w >= t - 1) }'; then
+		note "$in: run $r: $label killed after $timeout s (BENCH_SCALE_TIMEOUT), not measured; it held $((M_RSS / 1024)) MiB"
+	elif [ "$mem_mb" -gt 0 ] && [ "$M_RSS" -gt $((mem_mb * 1024 / 2)) ]; then
+		note "$in: run $r: $label ran out of its $mem_mb MiB (BENCH_SCALE_MEM_MB) after $M_WALL s, exit $rc, not measured"
 	else
 		fail "$in: $label exited $rc: $(tail -3 "$W/$in.$key.err")"
 	fi
