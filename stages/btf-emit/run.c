@@ -155,8 +155,8 @@ static unsigned graph_read_threads(const struct emit_opts *o)
 }
 
 /* The graph, then the --elf file's symbols when there is one, each on the
- * pool. The error reported is the graph's first, as ever. On failure *ei
- * may hold a partial read: elf_info__free() it. */
+ * pool. The error reported is the graph's first, as ever. On failure both
+ * are freed (*ei zeroed: elf_info__free() on it is a no-op). */
 static int read_inputs(const struct emit_opts *o, struct graph *g, struct elf_info *ei, struct diag *d,
 		       const char **where)
 {
