@@ -132,8 +132,8 @@ stages() {
 		emit) measure "$in.$st" "$bin/btf-emit" -j"$j" -q --stats "${eflags[@]}" -o "$d.btf" "$d.graph" ;;
 		esac || { fail "$in -j$j: $st exited $?: $(tail -3 "$W/$in.$st.err")"; return 1; }
 		echo "$in $j $r $st $M_WALL $M_CPU $M_RSS" >>"$W/samples"
-		# "dwarf-extract: phase write      0.012 s cpu 0.011 s serial 0.012 s"
-		#   -> "... dwarf-extract write 0.012 0.011 0.012" (wall, CPU of all
+		# "dwarf-extract: phase write      0.012000 s cpu 0.011000 s serial 0.012000 s"
+		#   -> "... dwarf-extract write 0.012000 0.011000 0.012000" (wall, CPU of all
 		#   threads, serial: what no thread count shortens, pool_clock())
 		awk -v p="$in $j $r" '$2 == "phase" { sub(":", "", $1); print p, $1, $3, $4, $7, ($10 == "" ? "-" : $10) }' \
 			"$W/$in.$st.err" >>"$W/phases"

@@ -59,26 +59,26 @@ void stats_print(const struct stats *s, FILE *o, int json)
 	double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
 		     (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 	if (json) {
-		fprintf(o, "{\"tool\":\"%s\",\"wall_s\":%.3f,\"cpu_s\":%.3f,\"peak_rss_kib\":%ld,\"phases\":{",
+		fprintf(o, "{\"tool\":\"%s\",\"wall_s\":%.6f,\"cpu_s\":%.6f,\"peak_rss_kib\":%ld,\"phases\":{",
 			s->tool, since(&s->start, &now), cpu, ru.ru_maxrss);
 		for (int i = 0; i < s->nphases; i++)
-			fprintf(o, "%s\"%s\":%.3f", i ? "," : "", s->phase[i], s->secs[i]);
+			fprintf(o, "%s\"%s\":%.6f", i ? "," : "", s->phase[i], s->secs[i]);
 		fputs("},\"phase_cpu\":{", o);
 		for (int i = 0; i < s->nphases; i++)
-			fprintf(o, "%s\"%s\":%.3f", i ? "," : "", s->phase[i], s->cpu[i]);
+			fprintf(o, "%s\"%s\":%.6f", i ? "," : "", s->phase[i], s->cpu[i]);
 		fputs("},\"phase_serial\":{", o);
 		for (int i = 0; i < s->nphases; i++)
-			fprintf(o, "%s\"%s\":%.3f", i ? "," : "", s->phase[i], s->serial[i]);
+			fprintf(o, "%s\"%s\":%.6f", i ? "," : "", s->phase[i], s->serial[i]);
 		fputs("},\"counts\":{", o);
 		for (int i = 0; i < s->ncounters; i++)
 			fprintf(o, "%s\"%s\":%llu", i ? "," : "", s->counter[i], (unsigned long long)s->value[i]);
 		fputs("}}\n", o);
 		return;
 	}
-	fprintf(o, "%s: wall %.3f s, cpu %.3f s, peak rss %ld KiB\n", s->tool, since(&s->start, &now), cpu,
+	fprintf(o, "%s: wall %.6f s, cpu %.6f s, peak rss %ld KiB\n", s->tool, since(&s->start, &now), cpu,
 		ru.ru_maxrss);
 	for (int i = 0; i < s->nphases; i++)
-		fprintf(o, "%s: phase %-10s %.3f s cpu %.3f s serial %.3f s\n", s->tool, s->phase[i], s->secs[i],
+		fprintf(o, "%s: phase %-10s %.6f s cpu %.6f s serial %.6f s\n", s->tool, s->phase[i], s->secs[i],
 			s->cpu[i], s->serial[i]);
 	for (int i = 0; i < s->ncounters; i++)
 		fprintf(o, "%s: %-16s %llu\n", s->tool, s->counter[i], (unsigned long long)s->value[i]);
