@@ -3,8 +3,9 @@
  *
  * Every existing section keeps its file offset (ELF_F_LAYOUT), so program
  * headers and anything that points into the file stay valid; the new .BTF
- * bytes and a grown section name table go after the last byte in use, then
- * the section header table. With a distilled base, .BTF.base is written
+ * bytes and a grown section name table go after the last byte the other
+ * sections use (an old .BTF outside every segment gives its place up:
+ * find_end()), then the section header table. With a distilled base, .BTF.base is written
  * beside .BTF the same way. The copy is written to an unnamed temporary file
  * and renamed over the target only when complete (common/outfile.c), so the
  * target is never half-written, even when it is the input itself.
@@ -71,11 +72,32 @@ static int in_shdr(struct ew *w, size_t i, GElf_Shdr *sh)
 	return 0;
 }
 
-/* The end of everything the file already uses, and the sections of the
- * names we write. */
+/* Whether input section sh, one we write again, may give its bytes up: no
+ * segment holds it (not SHF_ALLOC, and no program header's file range
+ * reaches into it), so nothing but its own header points at them. */
+static int reusable(struct ew *w, const GElf_Shdr *sh)
+{
+	if (sh->sh_flags & SHF_ALLOC)
+		return 0;
+	for (size_t i = 0; i < w->h.phnum; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(w->in, (int)i, &ph))
+			return 0;
+		if (ph.p_filesz && ph.p_offset < sh->sh_offset + sh->sh_size && sh->sh_offset < ph.p_offset + ph.p_filesz)
+			return 0;
+	}
+	return 1;
+}
+
+/* The sections of the names we write, and the end of everything the
+ * output keeps of the input. A section we write again is left out of
+ * that end when it is reusable(), so its new bytes start where the next
+ * free byte after the others is: when our own earlier output is the
+ * input (a kernel relink runs -J again on the .ko it wrote), the new .BTF
+ * lands where the old one was and the same BTF gives the same file,
+ * instead of a file grown by one .BTF per run that no cache key matches. */
 static int find_end(struct ew *w)
 {
-	w->end = w->h.eh.e_phoff + (uint64_t)w->h.phnum * w->h.eh.e_phentsize;
 	for (size_t i = 1; i < w->h.shnum; i++) {
 		GElf_Shdr sh;
 		int err = in_shdr(w, i, &sh);
@@ -85,7 +107,21 @@ static int find_end(struct ew *w)
 		for (size_t k = 0; k < w->nsec; k++)
 			if (name && !strcmp(name, w->sec[k].name))
 				w->sec[k].index = i;
-		if (sh.sh_type != SHT_NOBITS && sh.sh_offset + sh.sh_size > w->end)
+	}
+	w->end = w->h.eh.e_phoff + (uint64_t)w->h.phnum * w->h.eh.e_phentsize;
+	for (size_t i = 1; i < w->h.shnum; i++) {
+		GElf_Shdr sh;
+		int err = in_shdr(w, i, &sh);
+		if (err)
+			return err;
+		if (sh.sh_type == SHT_NOBITS)
+			continue;
+		int again = 0;
+		for (size_t k = 0; k < w->nsec; k++)
+			again |= w->sec[k].index == i;
+		if (again && reusable(w, &sh))
+			continue;
+		if (sh.sh_offset + sh.sh_size > w->end)
 			w->end = sh.sh_offset + sh.sh_size;
 	}
 	for (size_t k = 0; k < w->nsec; k++)

@@ -378,4 +378,20 @@ check_same "(a) module -J: the object from the cache is the stages' object" "$A/
 same "(a) module -J: the object keeps its mode" "$(stat -c %a "$A/m1-j2.o")" 600
 objcopy --dump-section .BTF="$A/m1-j2.btf" "$A/m1-j2.o" "$A/m1-j2.copy"
 check_same "(a) module -J: its .BTF is the detached BTF" "$A/m1-run1.btf" "$A/m1-j2.btf"
+# A kernel relink runs -J again on the .ko it wrote before (Makefile.modfinal
+# relinks no unchanged module, it only reruns its BTF step): the old .BTF
+# gives its place to the new one, so the same BTF gives the same file (it
+# grew by one .BTF per run before, and no cache key matched the next run).
+cp "$A/m1-j2.o" "$A/m1-again.o"
+check "(a) module -J again on its own output" "$P" "${KFLAGS[@]}" --btf_base "$A/run2.btf" -J "$A/m1-again.o"
+check_same "(a) module -J again: the same file, not one grown by another .BTF" "$A/m1-j2.o" "$A/m1-again.o"
+for r in 1 2; do
+	h0=$(out_hits "$CA")
+	check "(a) module -J in place, BTFPIPE_CACHE_DIR, run $r" env BTFPIPE_CACHE_DIR="$CA" "$P" "${KFLAGS[@]}" \
+		--btf_base "$A/run2.btf" -J "$A/m1-again.o"
+	counts[r]=$(($(out_hits "$CA") - h0))
+done
+# The first reads an object with a .BTF in it, which m1.o had not: a miss.
+same "(a) module -J in place: the first run a miss, the second from the cache" "${counts[1]} ${counts[2]}" "0 1"
+check_same "(a) module -J in place: still the same file" "$A/m1-j2.o" "$A/m1-again.o"
 test_done
