@@ -5,8 +5,8 @@
  * headers and anything that points into the file stay valid; the new .BTF
  * bytes and a grown section name table go after the last byte the other
  * sections use (an old .BTF outside every segment gives its place up:
- * find_end()), then the section header table. With a distilled base, .BTF.base is written
- * beside .BTF the same way. The copy is written to an unnamed temporary file
+ * find_end()), then the section header table. With a distilled base,
+ * .BTF.base is written beside .BTF the same way. The copy is written to an unnamed temporary file
  * and renamed over the target only when complete (common/outfile.c), so the
  * target is never half-written, even when it is the input itself.
  */
@@ -98,28 +98,20 @@ static int reusable(struct ew *w, const GElf_Shdr *sh)
  * instead of a file grown by one .BTF per run that no cache key matches. */
 static int find_end(struct ew *w)
 {
-	for (size_t i = 1; i < w->h.shnum; i++) {
-		GElf_Shdr sh;
-		int err = in_shdr(w, i, &sh);
-		if (err)
-			return err;
-		const char *name = elf_strptr(w->in, w->h.shstrndx, sh.sh_name);
-		for (size_t k = 0; k < w->nsec; k++)
-			if (name && !strcmp(name, w->sec[k].name))
-				w->sec[k].index = i;
-	}
 	w->end = w->h.eh.e_phoff + (uint64_t)w->h.phnum * w->h.eh.e_phentsize;
 	for (size_t i = 1; i < w->h.shnum; i++) {
 		GElf_Shdr sh;
 		int err = in_shdr(w, i, &sh);
 		if (err)
 			return err;
-		if (sh.sh_type == SHT_NOBITS)
-			continue;
+		const char *name = elf_strptr(w->in, w->h.shstrndx, sh.sh_name);
 		int again = 0;
 		for (size_t k = 0; k < w->nsec; k++)
-			again |= w->sec[k].index == i;
-		if (again && reusable(w, &sh))
+			if (name && !strcmp(name, w->sec[k].name)) {
+				w->sec[k].index = i;
+				again = 1;
+			}
+		if (sh.sh_type == SHT_NOBITS || (again && reusable(w, &sh)))
 			continue;
 		if (sh.sh_offset + sh.sh_size > w->end)
 			w->end = sh.sh_offset + sh.sh_size;
