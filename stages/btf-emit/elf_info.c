@@ -191,6 +191,17 @@ static int cmp_kfunc(const void *a, const void *b)
 	return strcmp(((const struct kfunc *)a)->name, ((const struct kfunc *)b)->name);
 }
 
+/* The NAME of a __BTF_ID__func__NAME__N symbol, given what follows the
+ * prefix: btf_ids.h pastes "__" and a counter (digits) after the name, and
+ * the name itself may hold "__" anywhere (__bpf_trap, foo___v2), so the cut
+ * is at the last '_' when the one before it is '_' too, as pahole 1.32
+ * cuts. Returns the name's length, 0 where there is no such cut. */
+static size_t kfunc_name_len(const char *fn)
+{
+	const char *end = strrchr(fn, '_');
+	return end && end > fn + 1 && end[-1] == '_' ? (size_t)(end - 1 - fn) : 0;
+}
+
 /* kfuncs: the __BTF_ID__func__NAME__N symbols that lie inside a
  * __BTF_ID__set8__* set whose flags have BTF_SET8_KFUNCS. A set8 is
  * { u32 cnt; u32 flags; { u32 id; u32 flags; } pairs[cnt]; }, read as words
@@ -237,8 +248,10 @@ static int read_kfuncs(struct elf_info *ei, Elf *elf, uint32_t sec, const struct
 				for (size_t k = 0; k < nsets; k++) {
 					if (at < sets[k].lo || at >= sets[k].hi || (at - sets[k].lo) % 2)
 						continue;
-					const char *fn = name + 16, *end = strstr(fn, "__");
-					size_t len = end ? (size_t)(end - fn) : strlen(fn);
+					const char *fn = name + 16;
+					size_t len = kfunc_name_len(fn);
+					if (!len)
+						break;
 					if (vec_grow(&ei->kfuncs, &cap, ei->nkfuncs + 1) ||
 					    !(ei->kfuncs[ei->nkfuncs].name = strndup(fn, len))) {
 						free(sets);

@@ -6,7 +6,10 @@ tags against an independent list.
 A kfunc set is a struct btf_id_set8 { u32 cnt; u32 flags; { u32 id; u32
 flags; } pairs[]; } at a symbol __BTF_ID__set8__NAME whose flags have
 BTF_SET8_KFUNCS (bit 0). Each pair's id word carries a symbol
-__BTF_ID__func__FUNC__N. Prints one line per kfunc, "FUNC FLAGS" (flags in
+__BTF_ID__func__FUNC__N (FUNC may hold "__" itself: the cut is before the
+last "__" and its digits). A set's extent is its symbol's size where it has
+one (btf_ids.h's BTF_SET8_END, the only extent before resolve_btfids fills
+cnt in), else cnt pairs. Prints one line per kfunc, "FUNC FLAGS" (flags in
 hex, the pair's second word), sorted by name, each once; a kfunc in several
 sets gets the flags of the first. Exit 1 when the ELF has no .BTF_ids.
 """
@@ -45,14 +48,16 @@ def main():
             continue
         name = f[7]
         if name.startswith("__BTF_ID__set8__"):
-            sets.append(addr - base)
+            sets.append((addr - base, int(f[2], 0)))
         elif name.startswith("__BTF_ID__func__"):
             funcs.setdefault(addr - base, re.sub(r"__\d+$", "", name[len("__BTF_ID__func__"):]))
     out = {}
-    for at in sorted(sets):
+    for at, symsize in sorted(sets):
         cnt, flags = struct.unpack_from(order + "II", data, at)
         if not flags & BTF_SET8_KFUNCS:
             continue
+        if symsize:
+            cnt = (symsize - 8) // 8
         for i in range(cnt):
             pair = at + 8 + 8 * i
             fn = funcs.get(pair)
