@@ -20,7 +20,7 @@
 #   make fuzz             each libFuzzer target for FUZZ_SECONDS (default 60), FUZZ_JOBS at once (tests/fuzz/run.sh)
 
 CC ?= gcc
-PKGS := libdw libelf libbpf libxxhash
+PKGS := libdw libelf libbpf libxxhash libzstd zlib
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 

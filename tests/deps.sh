@@ -13,7 +13,7 @@
 # xxhash (xxhsum: btfpipe-archive's input and output hashes).
 # Without root it prints the exact apt-get line and fails.
 set -eu
-pkgs="libdw-dev libelf-dev libbpf-dev libxxhash-dev libbz2-dev pkg-config gcc make
+pkgs="libdw-dev libelf-dev libbpf-dev libxxhash-dev libbz2-dev libzstd-dev zlib1g-dev pkg-config gcc make
       clang-19 libclang-rt-19-dev lld-19 llvm-19 dwarves bpftool python3 dwz binutils man-db strace time
       parallel bash-builtins xxhash gnuplot-nox gdb"
 missing=""

@@ -10,6 +10,7 @@
  * pieces of the file with pread(), neither of which libelf mutates.
  */
 #include "input.h"
+#include "inflate.h"
 #include "reloc.h"
 #include "../../common/pool.h"
 #include "../../common/diag.h"
@@ -178,7 +179,12 @@ static int identify(struct input *in, uint64_t size, struct diag *d)
 	if (elf_getshdrstrndx(in->elf, &shstrndx))
 		return diag_fail(d, diag_lib_errno(elf_errmsg(-1), EBADMSG), "%s: no section name table: %s", in->path, elf_errmsg(-1));
 	/* A truncated file keeps its section headers only if they sit early;
-	 * say so plainly rather than let libdw call it "no DWARF". */
+	 * say so plainly rather than let libdw call it "no DWARF". The bytes
+	 * there are the file's, or inflate.c's copy of it (which a truncated
+	 * file never gets). */
+	size_t fsize = 0;
+	const char *raw = elf_rawfile(in->elf, &fsize);
+	size = raw ? fsize : size;
 	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(in->elf, scn));) {
 		GElf_Shdr sh;
 		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
@@ -190,8 +196,6 @@ static int identify(struct input *in, uint64_t size, struct diag *d)
 					 (unsigned long long)(sh.sh_offset + sh.sh_size), (unsigned long long)size);
 		}
 	}
-	size_t fsize = 0;
-	const char *raw = elf_rawfile(in->elf, &fsize);
 	in->raw_is_file_map = raw && mapfile_is_file_backed(raw, fsize);
 	/* The DWARF hash's sections as the file stores them, before libdw
 	 * decompresses any; hashed later, in pieces (dwarf_hash.c). */
@@ -512,8 +516,25 @@ int input__open(struct input *in, const char *path, unsigned workers, uint64_t i
 			elf_end(file_elf);
 		return diag_fail(d, e, e == ENOMEM ? "%s: elf_begin" : "%s: not an ELF file", path);
 	}
+	/* Compressed sections: from here on the input is a copy that stores
+	 * them plainly (inflate.c), under the file's name and size. */
+	int plain = -1, err = inflate_open(file_elf, path, (size_t)st.st_size, &plain, d);
+	if (err < 0) {
+		elf_end(file_elf);
+		return err;
+	}
+	if (err) {
+		elf_end(file_elf);
+		close(in->fd);
+		in->fd = plain;
+		errno = 0;
+		file_elf = elf_begin(in->fd, ELF_C_READ_MMAP, NULL);
+		if (!file_elf)
+			return diag_fail(d, diag_lib_errno(elf_errmsg(-1), EBADMSG), "%s: its sections uncompressed: %s",
+					 path, elf_errmsg(-1));
+	}
 	in->file_elf = in->elf = file_elf;
-	int err = identify(in, (uint64_t)st.st_size, d);
+	err = identify(in, (uint64_t)st.st_size, d);
 	if (!err && has_section(file_elf, ".debug_types", NULL))
 		err = diag_fail(d, ENOTSUP, "%s: DWARF 4 type units (.debug_types, -fdebug-types-section) "
 				"are not supported yet; build without -fdebug-types-section", path);

@@ -62,7 +62,7 @@ die() { echo "fuzz: error: $*" >&2; exit 2; }
 
 command -v "$CLANG" >/dev/null 2>&1 ||
 	die "$CLANG not found (Debian: apt-get install clang-19 libclang-rt-19-dev)"
-pkgs="libdw libelf libbpf libxxhash"
+pkgs="libdw libelf libbpf libxxhash libzstd zlib"
 # shellcheck disable=SC2086 # one word per package
 pkg=$(pkg-config --cflags --libs $pkgs) || die "pkg-config $pkgs failed (make deps)"
 
@@ -172,6 +172,12 @@ seed "btf-emit --elf-out" "$stages/btf-emit" --elf "$seeds/sample" --elf-out "$s
 # An object without shapes.c's TLS relocation: dwarf-extract relocates it
 # itself (stages/dwarf-extract/reloc.c), where shapes.o goes to libdwfl.
 seed "gcc -c tree.o" gcc -O0 -g -c -o "$seeds/tree.o" "$top/tests/fixtures/lto/tree.c"
+# Compressed debug sections (SHF_COMPRESSED, zlib and zstd): inflate.c's
+# headers and payloads, in an executable and in an object that is relocated.
+for z in zlib-gabi zstd; do
+	seed "objcopy $z sample" objcopy --compress-debug-sections=$z "$seeds/sample" "$seeds/sample-$z"
+	seed "objcopy $z tree.o" objcopy --compress-debug-sections=$z "$seeds/tree.o" "$seeds/tree-$z.o"
+done
 # Other byte orders and word sizes: big-endian s390x and 32-bit i386 objects
 # (clang cross-compiles the fixtures that need no libc headers), and their
 # .cus, .graph and BTF (in the object's byte order) for the other readers.
@@ -191,7 +197,7 @@ corpus_seeds() {
 	fuzz_cus) ls "$seeds"/*.cus ;;
 	fuzz_graph) ls "$seeds"/*.graph ;;
 	fuzz_btf_base) ls "$seeds"/*.btf "$seeds"/sample-btf.elf ;;
-	fuzz_extract) ls "$seeds"/sample "$seeds"/sample-clang "$seeds"/shapes.o "$seeds"/tree.o \
+	fuzz_extract) ls "$seeds"/sample "$seeds"/sample-clang "$seeds"/shapes.o "$seeds"/tree.o "$seeds"/sample-z* "$seeds"/tree-z*.o \
 		"$seeds"/*-s390x.o "$seeds"/*-i386.o ;;
 	esac 2>/dev/null
 }
