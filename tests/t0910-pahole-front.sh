@@ -20,7 +20,8 @@ for f in encode_force var float decl_tag type_tag enum64 optimized_func consiste
 done
 # Every feature pahole 1.32 lists, in its order (its btf_features[] with a
 # libbpf that has them all): our writer needs no newer libbpf for any.
-want=encode_force,var,float,decl_tag,type_tag,enum64,optimized_func,consistent_func,decl_tag_kfuncs,reproducible_build,distilled_base,global_var,attributes,true_signature,layout
+# Debian's 1.32, over libbpf 1.7, leaves out layout, which needs libbpf 1.8.
+want=encode_force,var,float,decl_tag,type_tag,enum64,optimized_func,consistent_func,decl_tag_kfuncs,reproducible_build,distilled_base,global_var,attributes,true_signature,layout,force_cu_merging
 [ "$(cat "$T_OUT/feats")" = "$want" ] && ok "--supported_btf_features: every pahole 1.32 feature, in its order" ||
 	not_ok "--supported_btf_features: every pahole 1.32 feature, in its order" "$(cat "$T_OUT/feats")"
 
@@ -91,6 +92,25 @@ else ok "one list alone: its features only (no FLOAT, VAR or DATASEC)"; fi
 check "--btf_features=default --btf_features=+reproducible_build (reproducible 6.12 builds)" \
 	"$P" --btf_features=default --btf_features=+reproducible_build --btf_encode_detached="$T_OUT/repro.btf" "$elf"
 check_same "... the same BTF as default alone" "$T_OUT/d.btf" "$T_OUT/repro.btf"
+# pahole 1.32's other spellings: --features= is --btf_features=, and
+# force_cu_merging is a feature (strictly too) that changes nothing here.
+check "--features=default (pahole 1.32's alias)" "$P" --features=default --btf_encode_detached="$T_OUT/feat.btf" "$elf"
+check_same "... the same BTF as --btf_features=default" "$T_OUT/d.btf" "$T_OUT/feat.btf"
+check "--btf_features_strict=default,force_cu_merging" "$P" --btf_features_strict=default,force_cu_merging \
+	--btf_encode_detached="$T_OUT/fcm.btf" "$elf"
+check_same "... the same BTF as default alone" "$T_OUT/d.btf" "$T_OUT/fcm.btf"
+# 7.2's scripts/Makefile.btf with pahole 1.32 and KBUILD_BUILD_TIMESTAMP set
+# (Debian's packages): three lists, layout among them, -j twice and the
+# '+' form. Every word must be taken; the types are default's.
+check "7.2's flags: -j2 --btf_features=LIST --btf_features=attributes --btf_features=layout -j2 --btf_features=+reproducible_build --lang_exclude=rust" \
+	"$P" -J -j2 --btf_features=encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs \
+	--btf_features=attributes --btf_features=layout -j2 --btf_features=+reproducible_build --lang_exclude=rust \
+	--btf_encode_detached="$T_OUT/72.btf" "$elf"
+if out=$(python3 "$T_TOP/tools/btfcmp.py" "$T_OUT/d.btf" "$T_OUT/72.btf" 2>&1); then
+	ok "... the types are default's"
+else
+	not_ok "... the types are default's" "$out"
+fi
 
 # Detached split BTF (7.x's scripts/gen-btf.sh): --btf_encode_detached with --btf_base.
 check "--btf_encode_detached with --btf_base" "$P" -j --btf_features=default --btf_base "$T_OUT/d.btf" \

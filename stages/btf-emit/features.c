@@ -31,6 +31,7 @@ static const struct feature {
 	[FEAT_ATTRIBUTES] = { "attributes", 0 },
 	[FEAT_TRUE_SIGNATURE] = { "true_signature", 0 },
 	[FEAT_LAYOUT] = { "layout", 0 },
+	[FEAT_FORCE_CU_MERGING] = { "force_cu_merging", 0 },
 };
 
 uint32_t features__default(void)

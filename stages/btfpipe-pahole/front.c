@@ -16,11 +16,14 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Every feature pahole 1.32 knows, in its order (btf_features[]). */
+/* Every feature pahole 1.32 knows, in its order (btf_features[]).
+ * force_cu_merging (1.32: merge all CUs before encoding, so that GCC LTO's
+ * references between CUs resolve) is accepted and changes nothing: the
+ * merge always spans every CU. */
 static const char *const known[] = {
 	"encode_force", "var", "float", "decl_tag", "type_tag", "enum64", "optimized_func",
 	"consistent_func", "decl_tag_kfuncs", "reproducible_build", "distilled_base", "global_var",
-	"attributes", "true_signature", "layout", NULL,
+	"attributes", "true_signature", "layout", "force_cu_merging", NULL,
 };
 /* What "default" (and a leading '+') adds. */
 static const char *const defaults[] = {
@@ -169,7 +172,8 @@ int front_parse(int argc, char **argv, struct front_opts *o, const char *tool)
 		} else if (!strcmp(a, "--btf_base")) {
 			NEED();
 			o->base = v;
-		} else if (!strcmp(a, "--btf_features")) {
+		} else if (!strcmp(a, "--btf_features") || !strcmp(a, "--features")) {
+			/* --features: pahole 1.32's other name for it. */
 			NEED();
 			feat_list(o, v, &seen);
 		} else if (!strcmp(a, "--btf_features_strict")) {
