@@ -7,7 +7,7 @@
 #   make SANITIZE=1 ...   the same with AddressSanitizer + UBSan (build in build-asan/)
 #   make SANITIZE=thread  ThreadSanitizer build in bin-tsan/ (t1330 runs -j4 on it)
 #   make check-kernel     tests on Debian's cloud vmlinux (installs the dbg package)
-#   make check-kfuncs     kfunc tags on Debian's 6.12 vmlinux against its .BTF_ids sets (a download)
+#   make check-kfuncs     kfunc tags on Debian's 6.12 and sid's 7.x vmlinux against their .BTF_ids sets and pahole 1.32 (downloads)
 #   make check-lto        t1105 at kernel size: a 400-file program, 2,000+ CUs under thin LTO
 #   make check-kbuild     real kernels built with PAHOLE=pipeline.sh, booted (tests/kbuild/run.sh; an hour)
 #   make check-pahole-suite  pahole's own tests with btfpipe as the encoder (tests/pahole-suite/run.sh)
