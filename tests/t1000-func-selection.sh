@@ -24,7 +24,7 @@
 FIX=tests/fixtures/funcsel
 BTFCHECK="$T_BIN/tools/btfcheck"
 CFLAGS=(-O2 -gdwarf-5 -fno-omit-frame-pointer "-fdebug-prefix-map=$T_TOP=/btfpipe")
-GCC_FILES="main weak strong inl_a inl_b static_a static_b clone unnamed kfunc" # link = CU order
+GCC_FILES="main weak strong inl_a inl_b static_a static_b clone stack7 unnamed kfunc" # link = CU order
 
 # build, function name, expected outcome.
 ROWS='gcc|fs_weak|encoded
@@ -33,6 +33,8 @@ gcc|fs_incons_inl|skip:inconsistent prototype across CUs
 gcc|fs_static|skip:ambiguous address
 gcc|fs_clone|skip:optimized parameters: the symbol is a .isra/.constprop clone
 gcc|fs_varargs|encoded
+gcc|fs_stack7|encoded
+gcc|fs_call_stack7|encoded
 gcc|fs_unnamed|skip:a parameter has no name
 gcc|fs_kfunc|encoded
 gcc|fs_plain|encoded
@@ -148,6 +150,14 @@ if [ "${state[gcc]}" = ready ]; then
 	else
 		not_ok "construction: gcc -O2 left only a clone fs_clone.isra.N / .constprop.N" \
 			"gcc did not clone fs_clone ($FIX/clone.c) as this test needs; nm says: ${clones:-no fs_clone symbol at all}"
+	fi
+	# fs_stack7: only the .isra clone, its seventh parameter at its stack slot.
+	s7=$(awk '$3 ~ /^fs_stack7($|\.)/ { print $3 }' "$e.nm")
+	if [ "$s7" = fs_stack7.isra.0 ] && { ! have llvm-dwarfdump-19 ||
+		llvm-dwarfdump-19 --name=fs_stack7 --show-children "$e" | grep -A1 'abstract_origin.*"g"' | grep -q 'DW_OP_fbreg +0'; }; then
+		ok "construction: gcc -O2 left only fs_stack7.isra.0, its seventh parameter at DW_OP_fbreg +0"
+	else
+		not_ok "construction: gcc -O2 left only fs_stack7.isra.0, its seventh parameter on the stack" "nm: ${s7:-none}"
 	fi
 	statics=$(awk '$3 == "fs_static" && $2 == "t" { print $1 }' "$e.nm" | sort -u)
 	if [ "$(wc -l <<<"$statics")" -eq 2 ]; then

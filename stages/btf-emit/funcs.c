@@ -16,17 +16,30 @@
  *     name, a fwd equal to its struct); otherwise skip.
  *  5. The canonical candidate is one whose pc is the symbol's address (the
  *     strong definition beats a weak one), else the first in CU order.
- *  6. Optimized-out parameters (no location, a constant, or a location that
- *     is not a register) only matter when the calling convention changed:
- *     clang's DW_CC_nocall, or the symbol at the address is a .isra /
- *     .constprop clone. Then skip.
+ *     pahole 1.32 differs, wrongly (5-cold, t1016): it reads a function's
+ *     address from DW_AT_low_pc only, so for a definition GCC split into
+ *     foo and foo.cold (DW_AT_ranges) it finds none at the address and
+ *     takes the first CU's description: the names of a weak stub the
+ *     linker dropped (7.2's syscall wrappers: __unused, not regs).
+ *  6. Optimized-out parameters (no location, a constant, or, while an
+ *     argument register is left for it, a location that is not a single
+ *     register at entry; past the argument registers a parameter is on the
+ *     stack, as the ABI puts it) only matter when the calling convention
+ *     changed: clang's DW_CC_nocall, or the symbol at the address is a
+ *     .isra / .constprop clone. Then skip. pahole 1.32 differs, wrongly
+ *     (6-cold, t1016): seeing no address for a clone split into foo.isra.0
+ *     and its .cold, it never finds the clone's symbol, and encodes the
+ *     source signature with parameters the clone is not passed (43 such
+ *     functions in Debian's 7.2 vmlinux).
  *  7. Unexpected register (x86_64, arm64): a parameter in a register other
  *     than the ABI's for its position means the signature is not the one the
  *     code has: skip, unless a struct is passed by value (which takes several
  *     registers and shifts the rest) or the parameter is floating point
  *     (passed in vector registers; pahole skips these, wrongly).
  *  8. Reordered parameters: the i-th parameter's abstract origin is not the
- *     origin's i-th parameter (a clone dropped or moved some): skip.
+ *     origin's i-th parameter (a clone dropped or moved some) in any usable
+ *     candidate, the canonical one or another (GCC 16's foo.part.0 clones
+ *     beside foo): skip, as pahole 1.32 ORs reordered_parm over a name.
  *  9. Uncertain location (x86_64): a packed struct passed by value on the
  *     stack, where no tracer can tell where its bytes are: skip.
  * With the opt-in feature true_signature, a function that rule 6 would skip
@@ -182,9 +195,47 @@ static int types_match(const struct graph *g, uint32_t a, uint32_t b, int depth)
 
 /* ---- rules 6 and 7 ---- */
 
-static int param_optimized(const struct graph_loc *l)
+/* pahole's arch__nr_register_params(): how many argument registers; 0 for
+ * an architecture it has no count for (then only a missing location or a
+ * constant is evidence). */
+static unsigned arg_reg_count(uint16_t machine)
 {
-	return l->loc != 1; /* anything but a single register at entry */
+	switch (machine) {
+	case EM_S390: return 5;
+	case EM_SPARC: case EM_SPARCV9: case EM_X86_64: return 6;
+	case EM_AARCH64: case EM_ARC: case EM_ARM: case EM_MIPS: case EM_PPC: case EM_PPC64: case EM_RISCV: return 8;
+	}
+	return 0;
+}
+
+static uint64_t param_size(const struct graph *g, uint32_t t);
+
+/* Rule 6's evidence, as pahole 1.32 reads it (dwarf_loader.c,
+ * function__analyze_parameter_locations() without true_signature): a
+ * parameter with no location or a constant one, or one that still has an
+ * argument register left (counted as pahole counts them: an aggregate of
+ * two address sizes at most takes its size's worth, anything else one) but
+ * whose location is not a single register at entry. A parameter past the
+ * argument registers is passed on the stack, where its location says
+ * nothing about the ABI (qdisc_notify.isra.0's 7th, at its stack slot). */
+static int params_optimized(const struct graph *g, const struct graph_func *f)
+{
+	const struct graph_input *in = g->ninputs ? &g->inputs[0] : NULL;
+	uint16_t machine = in ? in->e_machine : 0;
+	unsigned nregs = arg_reg_count(machine), reg_idx = 0;
+	uint64_t asz = in && in->ei_class == ELFCLASS32 ? 4 : 8;
+	int two_regs = machine != EM_S390;
+	const struct graph_node *p = &g->nodes[f->proto];
+	for (uint32_t i = 0; i < f->loc_count; i++) {
+		const struct graph_loc *l = &g->locs[f->loc_first + i];
+		if (l->loc == CUS_LOC_NONE || l->loc == CUS_LOC_CONST)
+			return 1;
+		if (reg_idx < nregs && l->loc != CUS_LOC_REG)
+			return 1;
+		uint64_t size = i < p->item_count ? param_size(g, g->items[p->item_first + i].type) : 0;
+		reg_idx += !two_regs || size <= asz || size > 2 * asz ? 1 : (unsigned)((size + asz - 1) / asz);
+	}
+	return 0;
 }
 
 static int is_struct_by_value(const struct graph *g, uint32_t t)
@@ -413,6 +464,7 @@ static const char *judge(const struct graph *g, const struct elf_info *ei, const
 			return "ambiguous address: several symbols of that name at different addresses";
 	}
 	size_t usable = 0, first = n, at_addr = n;
+	int reordered = 0; /* rule 8: any usable candidate, canonical or not */
 	const char *why = NULL;
 	for (size_t k = 0; k < n; k++) {
 		const struct graph_func *f = &g->funcs[cand[k]];
@@ -425,6 +477,7 @@ static const char *judge(const struct graph *g, const struct elf_info *ei, const
 			continue;
 		}
 		usable++;
+		reordered |= (f->flags & G_F_REORDERED) != 0;
 		/* A clone that reordered or dropped parameters (rule 8) describes
 		 * the same source function: it is judged by rule 8, not compared
 		 * for consistency with the source's own description. */
@@ -447,9 +500,7 @@ static const char *judge(const struct graph *g, const struct elf_info *ei, const
 		first = 0;
 	size_t c = at_addr < n ? at_addr : first;
 	const struct graph_func *f = &g->funcs[cand[c]];
-	int optimized = 0;
-	for (uint32_t i = 0; i < f->loc_count; i++)
-		optimized |= param_optimized(&g->locs[f->loc_first + i]);
+	int optimized = params_optimized(g, f);
 	/* The ABI rules first: a clone's own parameter list (its order, its
 	 * registers) is no evidence against the source signature. */
 	const char *abi = NULL;
@@ -459,7 +510,7 @@ static const char *judge(const struct graph *g, const struct elf_info *ei, const
 		abi = "optimized parameters: the symbol is a .isra/.constprop clone";
 	if (abi && !HAS_FEAT(o, FEAT_TRUE_SIGNATURE))
 		return abi;
-	if (!abi && (f->flags & G_F_REORDERED))
+	if (!abi && reordered)
 		return "reordered parameters: a parameter's origin is at another position";
 	if (!abi && ei && unexpected_register(g, f, ei->machine))
 		return "a parameter is in an unexpected register";
