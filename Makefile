@@ -8,6 +8,7 @@
 #   make SANITIZE=thread  ThreadSanitizer build in bin-tsan/ (t1330 runs -j4 on it)
 #   make check-kernel     tests on Debian's cloud vmlinux (installs the dbg package)
 #   make check-kfuncs     kfunc tags on Debian's 6.12 and sid's 7.x vmlinux against their .BTF_ids sets and pahole 1.32 (downloads)
+#   make check-132        btfpipe vs pahole 1.32 (sid), 1.24, master on 7.x/6.12/6.1 (downloads; tests/kernel/vs132.sh)
 #   make check-lto        t1105 at kernel size: a 400-file program, 2,000+ CUs under thin LTO
 #   make check-kbuild     real kernels built with PAHOLE=pipeline.sh, booted (tests/kbuild/run.sh; an hour)
 #   make check-pahole-suite  pahole's own tests with btfpipe as the encoder (tests/pahole-suite/run.sh)
@@ -175,6 +176,11 @@ check-kernel: deps all
 check-kfuncs: deps all
 	@./tests/kernel/kfuncs.sh
 
+# btfpipe against pahole 1.32 (fetched from Debian unstable), 1.24 and
+# master on Debian's 7.x, 6.12 and 6.1 vmlinux and modules: the README's table.
+check-132: deps all
+	@./tests/kernel/vs132.sh
+
 # LTO at the size of a kernel: tests/t1105 on a 400-file, 400-struct program
 # (its five builds take minutes; they are kept in tests/out/shared).
 check-lto: deps all
@@ -241,4 +247,4 @@ bench-archive: all
 clean:
 	rm -rf build build-asan build-collide build-tsan bin bin-asan bin-collide bin-tsan tests/out
 
-.PHONY: check-robust all deps run test install check-kernel check-kfuncs check-kbuild check-pahole-suite check-lto bench bench-modules bench-scale bench-cache bench-archive bench-lto fuzz clean
+.PHONY: check-robust all deps run test install check-kernel check-kfuncs check-132 check-kbuild check-pahole-suite check-lto bench bench-modules bench-scale bench-cache bench-archive bench-lto fuzz clean

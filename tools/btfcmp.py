@@ -351,9 +351,17 @@ def collect_renderings(types, opts):
     refs = referenced_ids(types, opts.funcs)
     out = collections.defaultdict(collections.Counter)
     only = getattr(types, "split", None)
+    # --drop-base-repeats: what the base describes already, a split type may
+    # describe again (pahole 1.32's modules repeat base typedefs and
+    # pointers); such a repeat adds nothing and is left out.
+    in_base = set()
+    if only is not None and opts.drop_base_repeats:
+        in_base = set(r.full(tid) for tid in types if tid not in only)
     for tid in sorted(types):
         if only is not None and tid not in only:
             continue  # a base type: compared with the base itself, not here
+        if in_base and r.full(tid) in in_base:
+            continue
         t = types[tid]
         cat = category(t, types)
         if cat is None and tid not in refs and t.kind not in ("FUNC_PROTO",):
@@ -391,6 +399,8 @@ def main(argv):
     ap.add_argument("--funcs", action="store_true", help="compare FUNCs and their decl tags too")
     ap.add_argument("--base-a", metavar="BASE", help="A is split BTF over BASE (raw BTF or an ELF)")
     ap.add_argument("--base-b", metavar="BASE", help="B is split BTF over BASE")
+    ap.add_argument("--drop-base-repeats", action="store_true",
+                    help="leave out a split type that renders as a type of its base does")
     ap.add_argument("--flatten-arrays", action="store_true",
                     help="read ARRAY-of-ARRAY chains as one flat ARRAY")
     ap.add_argument("--no-func-linkage", action="store_true", help="leave FUNC linkage out")
