@@ -30,7 +30,11 @@
  *     (6-cold, t1016): seeing no address for a clone split into foo.isra.0
  *     and its .cold, it never finds the clone's symbol, and encodes the
  *     source signature with parameters the clone is not passed (43 such
- *     functions in Debian's 7.2 vmlinux).
+ *     functions in Debian's 7.2 vmlinux). And (6-pieces) where a clone is
+ *     passed one field of a by-value aggregate in a register (DW_OP_piece),
+ *     pahole takes that register for the whole aggregate, which the ABI
+ *     passes in memory (ZSTD_customFree.isra.0 in a 7.2 gcc-12 build):
+ *     for us a location in pieces is not a register, so optimized.
  *  7. Unexpected register (x86_64, arm64): a parameter in a register other
  *     than the ABI's for its position means the signature is not the one the
  *     code has: skip, unless a struct is passed by value (which takes several
