@@ -14,6 +14,7 @@
 #   make check-pahole-suite  pahole's own tests with btfpipe as the encoder (tests/pahole-suite/run.sh)
 #   make bench-lto        btfpipe vs pahole -J on LTO inputs (bench/lto.sh)
 #   make bench            btfpipe vs pahole -J: wall, CPU, RSS medians (bench/README.md)
+#   make bench-7x         btfpipe vs pahole 1.32 on Debian unstable's 7.x vmlinux and modules (downloads)
 #   make bench-modules    per module, as kbuild runs pahole: medians over 120 modules (bench/modules.sh)
 #   make bench-cache      the cache: warm vs cold vs pahole on modules, the vmlinux, relink (bench/cache.sh)
 #   make bench-scale      cost against input size, 1x-8x a vmlinux, gcc and thin LTO (bench/scale.sh; first run > 1 h)
@@ -228,6 +229,15 @@ bench: deps all
 
 # How cost grows with the input: generated programs at 1, 2, 4 and 8 times
 # the vmlinux's CUs and types, gcc and clang thin LTO (bench/README.md).
+# The same against pahole 1.32 (Debian unstable's, run by its own loader) on
+# Debian unstable's 7.x vmlinux and modules, with 7.x's Makefile.btf flags.
+bench-7x: deps all
+	@d=$$(./tests/kernel/sid.sh dbg) && p=$$(./tests/kernel/sid.sh pahole) && \
+	BENCH_BIN="$(CURDIR)/$(BIN)" BENCH_PAHOLE="$$p" BENCH_INPUTS="vmlinux modules" \
+	BENCH_PAHOLE_FLAGS="--btf_features=encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs,attributes --lang_exclude=rust" \
+	BENCH_VMLINUX="$$(ls $$d/boot/vmlinux-*)" BENCH_MODDIR="$$(ls -d $$d/lib/modules/*/kernel)" \
+	BENCH_MODULES="net/sched/sch_fq.ko drivers/net/virtio_net.ko fs/xfs/xfs.ko arch/x86/kvm/kvm.ko" ./bench/run.sh
+
 bench-scale: deps all
 	@BENCH_BIN="$(CURDIR)/$(BIN)" ./bench/scale.sh
 
@@ -247,4 +257,4 @@ bench-archive: all
 clean:
 	rm -rf build build-asan build-collide build-tsan bin bin-asan bin-collide bin-tsan tests/out
 
-.PHONY: check-robust all deps run test install check-kernel check-kfuncs check-132 check-kbuild check-pahole-suite check-lto bench bench-modules bench-scale bench-cache bench-archive bench-lto fuzz clean
+.PHONY: check-robust all deps run test install check-kernel check-kfuncs check-132 bench-7x check-kbuild check-pahole-suite check-lto bench bench-modules bench-scale bench-cache bench-archive bench-lto fuzz clean

@@ -33,7 +33,9 @@
 # up to nproc, and nproc, on bigger machines), BENCH_INPUTS ("vmlinux modules
 # fixture"), BENCH_MODULES (paths under the modules' kernel/ directory),
 # BENCH_VMLINUX, BENCH_MODDIR, BENCH_FIXTURE_CUS (120), BENCH_BIN (bin/),
-# BENCH_PAHOLE (/usr/bin/pahole), BENCH_PAHOLE_MASTER (pahole's master
+# BENCH_PAHOLE (/usr/bin/pahole), BENCH_PAHOLE_FLAGS (--btf_gen_floats: what
+# kernels pass 1.24; make bench-7x gives pahole 1.32 7.x's Makefile.btf
+# list), BENCH_PAHOLE_MASTER (pahole's master
 # branch: else built once from ../shared/anchors into tests/out/shared, the
 # tests' copy; without either, no third column). Report on stdout and in
 # bench/results/latest.md.
@@ -173,7 +175,8 @@ bench_input() {
 			pj=(); [ "$j" -gt 1 ] && pj=(-j"$j")
 			rm -f "$W/$in.ph.btf"
 			warm "$elf" ${base:+"$base"}
-			measure "$in.pahole" "$pahole" -J --btf_gen_floats "${pj[@]}" "${pflags[@]}" \
+			# shellcheck disable=SC2086 # BENCH_PAHOLE_FLAGS: words
+			measure "$in.pahole" "$pahole" -J ${BENCH_PAHOLE_FLAGS:---btf_gen_floats} "${pj[@]}" "${pflags[@]}" \
 				--btf_encode_detached="$W/$in.ph.btf" "$elf" ||
 				{ fail "$in -j$j: pahole exited $?: $(tail -3 "$W/$in.pahole.err")"; continue; }
 			echo "$in $j $r pahole $M_WALL $M_CPU $M_RSS" >>"$W/samples"

@@ -14,6 +14,8 @@
 # bpftool's C dump of the same BTF, so clang reads our types back too.
 # qemu runs under TCG (KVM with -cpu host aborts on the machines here):
 # BOOT_ACCEL=kvm to try KVM. BOOT_TIMEOUT (default 300) seconds at most.
+# BOOT_SCX=FILE: a static sched_ext scheduler the guest runs; it must attach
+# (sched_ext's state "enabled") and count dispatches while the guest works.
 set -u
 [ $# -ge 2 ] || { echo "usage: boot.sh KERNEL_OUT WORK [EXTRA.ko...]" >&2; exit 2; }
 kout=$(cd "$1" && pwd)
@@ -40,8 +42,14 @@ gcc -static -O2 -I"$work" -o "$work/loader" "$here/guest/loader.c" -lbpf -lelf -
 r="$work/root"
 mkdir -p "$r/bin" "$r/dev" "$r/proc" "$r/sys" "$r/tmp" "$r/modules"
 cp /bin/busybox "$r/bin/busybox" || fail "no /bin/busybox (busybox-static)"
-for a in sh mount insmod uname wc ls tr sed dmesg grep head reboot cat; do ln -s busybox "$r/bin/$a"; done
+for a in sh mount insmod uname wc ls tr sed dmesg grep head tail reboot cat sleep kill; do ln -s busybox "$r/bin/$a"; done
 cp "$here/guest/init" "$r/init"
+# BOOT_SCX: a static sched_ext scheduler (tools/sched_ext's scx_simple, from
+# run.sh) that init attaches, gives work, and detaches again.
+if [ -n "${BOOT_SCX:-}" ]; then
+	cp "$BOOT_SCX" "$r/scx" || fail "cannot copy BOOT_SCX $BOOT_SCX"
+	echo "${BOOT_SCX_ARGS:-}" >"$r/scx.args"
+fi
 cp "$work/loader" "$r/loader"
 mknod -m 600 "$r/dev/console" c 5 1 2>/dev/null || true
 # Load order: each module after those its modinfo depends on.
@@ -87,4 +95,13 @@ fi
 grep -q '^BPF-OK' "$work/console.txt" ||
 	fail "the BPF program: $(grep -E '^BPF-|libbpf' "$work/console.txt" | head -10)
 $(sed -n '/^GUEST-DMESG-BEGIN/,/^GUEST-DMESG-END/p' "$work/console.txt")"
-echo "booted $(sed -n 's/.*GUEST-BOOTED //p' "$work/console.txt"): $nl modules loaded; $(grep '^BPF-OK' "$work/console.txt" | sed 's/^BPF-OK //')"
+scx=""
+if [ -n "${BOOT_SCX:-}" ]; then
+	# Attached (state enabled, our ops), then scheduling: its counters moved.
+	grep -Eq '^GUEST-SCX state=enabled ops=simple' "$work/console.txt" &&
+		grep -Eq '^GUEST-SCX-OUT local=[0-9]+ global=[0-9]*[1-9]' "$work/console.txt" ||
+		fail "the sched_ext scheduler: $(grep -E '^GUEST-SCX' "$work/console.txt" | head -20)
+$(sed -n '/^GUEST-DMESG-BEGIN/,/^GUEST-DMESG-END/p' "$work/console.txt")"
+	scx="; sched_ext $(basename "$BOOT_SCX"): $(grep -m1 '^GUEST-SCX state=' "$work/console.txt" | sed 's/^GUEST-SCX //'), $(grep '^GUEST-SCX-OUT local=' "$work/console.txt" | tail -1 | sed 's/^GUEST-SCX-OUT //')"
+fi
+echo "booted $(sed -n 's/.*GUEST-BOOTED //p' "$work/console.txt"): $nl modules loaded; $(grep '^BPF-OK' "$work/console.txt" | sed 's/^BPF-OK //')$scx"

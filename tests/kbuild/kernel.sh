@@ -12,6 +12,7 @@
 # kfuncs are vmlinux's own and tests/kbuild/extmod's). Every option asked
 # for must be in the final .config: a Kconfig dependency that silently drops
 # one (a pahole version too old, say) fails the build here, naming it.
+# KERNEL_EXTRA_YES: more CONFIG_ names to enable (checked like the rest).
 # KERNEL_JOBS: make -j (default: the number of CPUs). The BTF steps' wall
 # time is in OUT/btf-times (one "FILE MILLISECONDS" line per call, FILE as
 # the kernel names it), from a wrapper around PAHOLE, which also writes
@@ -90,8 +91,14 @@ yes=(64BIT PRINTK TTY SERIAL_8250 SERIAL_8250_CONSOLE BLK_DEV_INITRD BINFMT_ELF 
 	DEVTMPFS DEVTMPFS_MOUNT PROC_FS SYSFS SHMEM TMPFS MULTIUSER FUTEX EPOLL SIGNALFD TIMERFD EVENTFD
 	BPF_SYSCALL BPF_JIT DEBUG_KERNEL DEBUG_INFO_DWARF5 DEBUG_INFO_BTF DEBUG_INFO_BTF_MODULES
 	MODULES MODULE_UNLOAD BLOCK FILE_LOCKING KALLSYMS FTRACE FUNCTION_TRACER)
-mods=(BLK_DEV_LOOP EXT2_FS EXT4_FS FUSE_FS ISO9660_FS CRC32 LIBCRC32C)
+mods=(BLK_DEV_LOOP EXT2_FS EXT4_FS FUSE_FS ISO9660_FS CRC32)
+# LIBCRC32C is gone from 7.x (crc32c is in lib/crc there).
+grep -qx 'config LIBCRC32C' "$src/lib/Kconfig" && mods+=(LIBCRC32C)
 [ "$tc" = clang-thin ] && yes+=(LTO_CLANG_THIN)
+# KERNEL_EXTRA_YES: more options that must end up =y (run.sh's sched_ext set
+# for 7.x: SCHED_CLASS_EXT and what tools/sched_ext/Kconfig asks for).
+# shellcheck disable=SC2206 # words
+yes+=(${KERNEL_EXTRA_YES:-})
 args=()
 for o in "${yes[@]}"; do args+=(--enable "$o"); done
 for o in "${mods[@]}"; do args+=(--module "$o"); done

@@ -21,6 +21,13 @@
 #              booted in qemu, by that kernel at insmod (extmod_reloc)
 #   6.1-thin   Linux 6.1, clang-19 thin LTO: clang's 3-byte DW_OP_convert base
 #              types and DIEs referred to across CUs (issue 28's kernel)
+#   7.2-gcc    Linux 7.x from Debian unstable (tests/kernel/sid.sh; the series
+#              in its name), gcc, through 7.x's own scripts/gen-btf.sh and
+#              resolve_btfids, with sched_ext (SCX_OPTS below): the kernel's
+#              tools/sched_ext scx_simple is built against it and must attach
+#              and schedule in qemu; compared with pahole 1.32 (vs132.sh) and
+#              master, not 1.24 (7.x's Makefile.btf wants 1.26 or later)
+#   7.2-thin   the same with clang-19 thin LTO
 # For each kernel:
 #  - it builds with PAHOLE=pipeline.sh; the vmlinux BTF and every module's
 #    split BTF parse with libbpf and btf__dedup() removes nothing; the running
@@ -58,7 +65,14 @@ BTFCMP="$T_TOP/tools/btfcmp.py"
 BTFCHECK="$T_BIN/tools/btfcheck"
 K="$T_TOP/tests/out/kbuild"
 mkdir -p "$K"
-builds=${KBUILD_BUILDS:-6.1-gcc 6.12-gcc 6.12-gcc-pm 6.12-thin extmod 6.1-thin}
+builds=${KBUILD_BUILDS:-6.1-gcc 6.12-gcc 6.12-gcc-pm 6.12-thin extmod 6.1-thin 7.2-gcc 7.2-thin}
+# sched_ext and what tools/sched_ext needs of a kernel: its Kconfig's
+# mandatory options, cgroup scheduling (the schedulers' struct_ops have the
+# cgroup callbacks only with EXT_GROUP_SCHED) and NET (libbpf probes global
+# data with a socket filter program: without NET it creates no .data/.bss
+# map and the scheduler's programs refer to none, "fd N is not pointing to
+# valid bpf_map").
+SCX_OPTS="BPF_JIT_ALWAYS_ON SCHED_CLASS_EXT KALLSYMS_ALL CGROUPS CGROUP_SCHED EXT_GROUP_SCHED NET"
 cache_builds=${KBUILD_CACHE_BUILDS:-6.12-gcc}
 # The kernel extmod_reloc loads the out-of-tree module into: a 6.12 build
 # other than 6.12-gcc, listed before extmod in KBUILD_BUILDS (or kept from
@@ -76,7 +90,8 @@ TAB=$'\t'
 EXPECTED="\
 *-thin:vmlinux*${TAB}^only-in-B int '__SANITIZED_FAKE_INT__' size=4 .*${TAB}pahole's placeholder for clang's DW_ATE_unsigned_24, a DW_OP_convert type no type refers to: we leave it out (skip report)
 *-thin:vmlinux*${TAB}^count INT A=([0-9]+) B=[0-9]+\$${TAB}the placeholder above
-6.12-*:vmlinux*${TAB}^count CONST A=([0-9]+) B=[0-9]+\$${TAB}a CONST that only the prototypes of functions whose selection differs refer to (FUNC and FUNC_PROTO counts are not compared; funcs.diff lists the functions, e.g. ZSTD_DCtx_refDDict(..., const ZSTD_DDict *), which pahole 1.24 and master leave out)"
+6.12-*:vmlinux*${TAB}^count CONST A=([0-9]+) B=[0-9]+\$${TAB}a CONST that only the prototypes of functions whose selection differs refer to (FUNC and FUNC_PROTO counts are not compared; funcs.diff lists the functions, e.g. ZSTD_DCtx_refDDict(..., const ZSTD_DDict *), which pahole 1.24 and master leave out)
+7.*:vmlinux*${TAB}^count CONST A=([0-9]+) B=[0-9]+\$${TAB}a CONST that only the prototypes of functions whose selection differs refer to (FUNC and FUNC_PROTO counts are not compared; funcs.diff lists the functions, e.g. ZSTD_DCtx_refDDict(..., const ZSTD_DDict *), which pahole 1.24 and master leave out)"
 
 need_pkgs() {
 	local missing="" p
@@ -100,9 +115,11 @@ need_pkgs() {
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
 }
 
-# source_tree VERSION: the unpacked linux-source-VERSION tree (unpacked once).
+# source_tree VERSION: the unpacked linux-source-VERSION tree (unpacked once);
+# 7.x from Debian unstable, by tests/kernel/sid.sh.
 source_tree() {
 	local v=$1 d="$K/src/linux-source-$1"
+	case $v in 7.*) BTFPIPE_SID_KERNEL=$v "$T_TOP/tests/kernel/sid.sh" source; return ;; esac
 	if [ ! -f "$d/Makefile" ]; then
 		need_pkgs "linux-source-$v" >&2 || return 1
 		rm -rf "$d" && mkdir -p "$K/src"
@@ -184,8 +201,10 @@ kernel() {
 		not_ok "$b: linux-source-$ver" "cannot install or unpack it"
 		return
 	fi
+	local seven=no extra="" scx="" scxran=-
+	case $ver in 7.*) seven=yes extra=$SCX_OPTS ;; esac
 	t0=$(date +%s)
-	if ! "$T_TOP/tests/kbuild/kernel.sh" "$src" "$O" "$tc" "$P" >"$K/$b.log" 2>&1; then
+	if ! KERNEL_EXTRA_YES=$extra "$T_TOP/tests/kbuild/kernel.sh" "$src" "$O" "$tc" "$P" >"$K/$b.log" 2>&1; then
 		not_ok "$b: the kernel builds with PAHOLE=pipeline.sh" "$(grep -v '^#\|^$' "$K/$b.log" | tail -20)"
 		return
 	fi
@@ -201,8 +220,28 @@ kernel() {
 		inbuild="in an earlier run's build (nothing was rebuilt)"
 	fi
 	v="$O/vmlinux"
-	check "$b: libbpf parses the vmlinux BTF and btf__dedup removes nothing" "$BTFCHECK" --dedup "$v"
-	check_loads "$b: the running kernel here loads the vmlinux BTF" "$v"
+	# vb: our vmlinux BTF as the BTF step wrote it. 7.x's gen-btf.sh hands it
+	# to resolve_btfids, which sorts it, adds an _impl FUNC for each
+	# KF_IMPLICIT_ARGS kfunc and rewrites those kfuncs' prototypes (libbpf's
+	# dedup then finds duplicates in the final .BTF, whoever made the step's
+	# BTF), and deletes it: it is made again here from the step's input with
+	# the kernel's arguments. Without the layout section (7.x's Makefile.btf
+	# asks for layout from pahole 1.31), which a kernel older than 7.x
+	# refuses (E2BIG), for the running kernel's check.
+	local vb=$v vbl=$v
+	if [ $seven = yes ]; then
+		local line args
+		line=$(grep -v '\.ko$' "$O/btf-calls.ours" | tail -1)
+		read -r -a args <<<"${line% *}"
+		vb="$O/step.btf" vbl="$O/step.nolayout.btf"
+		(cd "$O" && "$P" "${args[@]/--btf_encode_detached=*/--btf_encode_detached=$vb}" "${line##* }") >"$O/step.log" 2>&1 &&
+			(cd "$O" && "$P" "${args[@]/--btf_features=layout/--btf_features=attributes}" "--btf_encode_detached=$vbl" "${line##* }") >>"$O/step.log" 2>&1 ||
+			not_ok "$b: our BTF step again on ${line##* }" "$(tail -5 "$O/step.log")"
+		check "$b: libbpf parses the final vmlinux BTF (resolve_btfids' output)" "$BTFCHECK" "$v"
+		echo "info: $b: the final vmlinux BTF, dedup: $("$BTFCHECK" --dedup "$v" 2>&1 | sed -n 's/^dedup //p') (resolve_btfids' additions)"
+	fi
+	check "$b: libbpf parses the vmlinux BTF and btf__dedup removes nothing" "$BTFCHECK" --dedup "$vb"
+	check_loads "$b: the running kernel here loads the vmlinux BTF" "$vbl"
 	nmod=0 badmod=""
 	while IFS= read -r m; do
 		nmod=$((nmod + 1))
@@ -212,9 +251,19 @@ kernel() {
 	elif [ -z "$badmod" ]; then ok "$b: all $nmod modules' split BTF parse and btf__dedup removes nothing"
 	else not_ok "$b: every module's split BTF parses and btf__dedup removes nothing" "$badmod"; fi
 	local booted=no bpf=no
-	if out=$("$T_TOP/tests/kbuild/boot.sh" "$O" "$K/$b-boot" 2>&1); then
+	if [ $seven = yes ]; then
+		if scx=$(build_scx "$src" "$O"); then
+			ok "$b: tools/sched_ext's scx_simple builds against its BTF (kfuncs: $(scx_kfuncs "$O"))"
+			scxran=no
+		else
+			not_ok "$b: tools/sched_ext's scx_simple builds against its BTF" "$scx"
+			scx=""
+		fi
+	fi
+	if out=$(BOOT_SCX=$scx "$T_TOP/tests/kbuild/boot.sh" "$O" "$K/$b-boot" 2>&1); then
 		ok "$b: qemu: $out"
 		booted=yes bpf=yes
+		[ -n "$scx" ] && scxran=yes
 	else
 		not_ok "$b: qemu boots it, every module loads, the BPF program loads and runs" "$out"
 		grep -q '^GUEST-MODULES loaded=[0-9]* failed=0' "$K/$b-boot/console.txt" 2>/dev/null && booted=yes
@@ -227,6 +276,16 @@ kernel() {
 	# 6.12's Makefile.btf agree for it).
 	local Op="$K/$b-pahole" same="no" pflags=(-j --btf_gen_floats --lang_exclude=rust) f tv="" bad="" pv
 	pv=$(pahole --version)
+	if [ $seven = yes ]; then
+		# 7.x: pahole 1.32 on the same vmlinux and modules (tests/kernel/vs132.sh).
+		if out=$(VS132_MODULES=100 "$T_TOP/tests/kernel/vs132.sh" "$b=$O/vmlinux:$O" 2>&1); then
+			ok "$b: the vmlinux and every module against pahole 1.32: $(grep -c '^ok' <<<"$out") checks: $(grep "^| $b " <<<"$out")"
+			same=yes
+		else
+			not_ok "$b: the vmlinux and every module against pahole 1.32 (vs132.sh)" "$(grep -A12 '^FAIL' <<<"$out" | head -40)"
+		fi
+		pv=1.32
+	fi
 	rm -rf "$Op" && mkdir -p "$Op"
 	: >"$Op/btf-times"
 	# pahole_on FILE [BASE]: pahole -J on the copy of FILE, timed; its
@@ -241,13 +300,15 @@ kernel() {
 		[ $rc -eq 0 ] && "$BTFCHECK" ${2:+--base "$2"} "$copy" >/dev/null 2>&1 ||
 			{ echo "pahole $pv failed on $copy (exit $rc): $(tail -3 "$Op/pahole.out")"; return 1; }
 	}
-	while IFS= read -r f; do
+	[ $seven = yes ] || while IFS= read -r f; do
 		f=${f##* }
 		case $f in *.ko) continue ;; esac # after the vmlinux, below
 		tv="$Op/${f//\//_}"
 		out=$(pahole_on "$f") || { bad+="$out"$'\n'; tv=""; }
 	done <"$O/btf-calls.ours"
-	if [ -n "$tv" ]; then
+	if [ $seven = yes ]; then
+		: # compared with pahole 1.32 above
+	elif [ -n "$tv" ]; then
 		while IFS= read -r f; do
 			f=${f##* }
 			case $f in *.ko) ;; *) continue ;; esac
@@ -276,7 +337,9 @@ kernel() {
 			bad+="pipeline.sh replayed on $copy failed: $(tail -3 "$Or/out")"$'\n'
 		echo "$f $((($(date +%s%N) - t0) / 1000000))" >>"$Or/btf-times"
 	done <"$O/btf-calls.ours"
-	if [ -z "$bad" ]; then
+	if [ $seven = yes ]; then
+		[ -z "$bad" ] || not_ok "$b: ours replayed as the kernel called it" "$bad"
+	elif [ -z "$bad" ]; then
 		ok "$b: the vmlinux and all $nmod modules describe the same types as pahole $pv on the same files"
 		same=yes
 		echo "info: $b: vmlinux kinds, ours:   $(kinds "$v")"
@@ -302,12 +365,12 @@ kernel() {
 			not_ok "$b: the vmlinux's types equal pahole master's on it" "$out"
 		fi
 		if [ -s "$O/master.btf" ]; then
-			"$BTFCMP" --funcs --flatten-arrays --width 0 "$v" "$O/master.btf" 2>&1 |
+			"$BTFCMP" --funcs --flatten-arrays --width 0 "$vb" "$O/master.btf" 2>&1 |
 				sed -n 's/^  \(only-in-. func .*\)$/\1/p' >"$O/funcs.diff"
-			echo "info: $b: FUNCs ours $("$BTFCHECK" "$v" | sed -n 's/^kind FUNC //p'), pahole master $("$BTFCHECK" "$O/master.btf" | sed -n 's/^kind FUNC //p'); $(grep -c . "$O/funcs.diff") differ (funcs.diff)"
+			echo "info: $b: FUNCs ours $("$BTFCHECK" "$vb" | sed -n 's/^kind FUNC //p'), pahole master $("$BTFCHECK" "$O/master.btf" | sed -n 's/^kind FUNC //p'); $(grep -c . "$O/funcs.diff") differ (funcs.diff)"
 			# The kfuncs: pahole finds them in .BTF_ids before resolve_btfids
 			# has counted the sets; each must carry its bpf_kfunc tag.
-			kfunc_tags "$v" >"$O/kfuncs.ours"
+			kfunc_tags "$vb" >"$O/kfuncs.ours"
 			kfunc_tags "$O/master.btf" >"$O/kfuncs.master"
 			local nk
 			nk=$(grep -c . "$O/kfuncs.ours")
@@ -357,12 +420,35 @@ kernel() {
 			not_ok "$b: relinks with BTFPIPE_CACHE_DIR, cold and warm, give the same .BTF" "$why"
 		fi ;;
 	esac
-	printf '| %s | %s | %s | %s | %s | %s | %s | %s / %s | %s / %s | %s | %s |\n' "$b" \
-		"$(sed -n 's/^kernel.sh: built \(again \)\{0,1\}\([^ ]*\).*/\2/p' "$K/$b.log")" "$tc" "$nmod" "$booted" "$bpf" "$same" \
+	printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s / %s | %s | %s |\n' "$b" \
+		"$(sed -n 's/^kernel.sh: built \(again \)\{0,1\}\([^ ]*\).*/\2/p' "$K/$b.log")" "$tc" "$nmod" "$booted" "$bpf" "$scxran" "$same ($pv)" \
 		"$(ms_of "$K/$b-replay/btf-times" vmlinux 2>/dev/null)" "$(ms_of "$Op/btf-times" vmlinux 2>/dev/null)" \
 		"$(ms_of "$K/$b-replay/btf-times" '[.]ko$' 2>/dev/null)" "$(ms_of "$Op/btf-times" '[.]ko$' 2>/dev/null)" \
 		"$cold" "$warm" \
 		>>"$K/summary.rows"
+}
+
+# build_scx SRC KOUT: tools/sched_ext's scx_simple built against the
+# kernel in KOUT (its vmlinux.h from our BTF, its libbpf and bpftool from
+# SRC), linked static for the initramfs; prints its path, or the reason.
+build_scx() {
+	local src=$1 kout=$2 d="$2/scx" log="$2/scx.log"
+	rm -rf "$d" && mkdir -p "$d"
+	if ! make -C "$src/tools/sched_ext" O="$d" CLANG="$CLANG" LLVM_STRIP=llvm-strip-19 VMLINUX_BTF="$kout/vmlinux" \
+		-j"$(nproc)" "$d/build/bin/scx_simple" >"$log" 2>&1; then
+		grep -E 'error' "$log" | head -10
+		return 1
+	fi
+	gcc -static -o "$d/scx_simple" "$d/build/obj/sched_ext/scx_simple.o" "$d/build/obj/libbpf/libbpf.a" \
+		-lelf -lz -lzstd -lpthread >>"$log" 2>&1 || { tail -5 "$log"; return 1; }
+	echo "$d/scx_simple"
+}
+
+# scx_kfuncs KOUT: the kfuncs scx_simple's BPF object calls (extern FUNCs;
+# a ___suffix is libbpf's, stripped when it resolves them).
+scx_kfuncs() {
+	bpftool btf dump file "$1/scx/build/obj/sched_ext/scx_simple.bpf.linked3.o" 2>/dev/null |
+		sed -n "s/^\[[0-9]*\] FUNC '\([^']*\)' .*linkage=extern.*/\1/p" | sort | tr '\n' ' '
 }
 
 # extmod: tests/kbuild/extmod against the 6.12-gcc tree, then booted with it.
@@ -454,7 +540,7 @@ extmod() {
 	else
 		not_ok "extmod: pahole's vmlinux BTF of 6.12-gcc to compare over" "none in $kp (6.12-gcc's pahole step)"
 	fi
-	printf '| extmod | %s | gcc | 1 | %s | - | %s | - | %s / %s | - | - |\n' \
+	printf '| extmod | %s | gcc | 1 | %s | - | - | %s | - | %s / %s | - | - |\n' \
 		"$(make -s -C "$src" O="$kb" kernelrelease)" "$booted" "$same" "$ms" "${pms:--}" \
 		>>"$K/summary.rows"
 	extmod_reloc "$ko" "$pv"
@@ -567,7 +653,7 @@ extmod_reloc() {
 	else
 		not_ok "extmod: qemu: $reloc_to loads it (built against 6.12-gcc) with its BTF relocated" "$out"$'\n'"$lacks"
 	fi
-	printf '| extmod in %s | %s | gcc | 1 | %s | %s | - | - | - | - | - |\n' \
+	printf '| extmod in %s | %s | gcc | 1 | %s | %s | - | - | - | - | - | - |\n' \
 		"$reloc_to" "$(cat "$kt/include/config/kernel.release" 2>/dev/null)" "$booted" "$bpf" >>"$K/summary.rows"
 }
 
@@ -601,13 +687,15 @@ for b in $builds; do
 	6.12-gcc) kernel "$b" 6.12 gcc ;;
 	6.12-thin) kernel "$b" 6.12 clang-thin ;;
 	6.1-thin) kernel "$b" 6.1 clang-thin ;;
+	7.*-gcc) kernel "$b" "${b%-gcc}" gcc ;;
+	7.*-thin) kernel "$b" "${b%-thin}" clang-thin ;;
 	extmod) extmod ;;
 	*) not_ok "build $b" "unknown build name (KBUILD_BUILDS)" ;;
 	esac
 done
 {
-	echo "| build | kernel | compiler | modules | all loaded in qemu | BPF program loaded | types = pahole 1.24's | vmlinux BTF step ms, ours / pahole (replayed alone) | modules' BTF steps ms, ours / pahole (replayed alone) | relink cold (vmlinux+modules ms, in the build) | relink warm |"
-	echo "|---|---|---|---:|---|---|---|---:|---:|---:|---:|"
+	echo "| build | kernel | compiler | modules | all loaded in qemu | BPF program loaded | sched_ext scheduler ran | types = pahole's (which) | vmlinux BTF step ms, ours / pahole (replayed alone) | modules' BTF steps ms, ours / pahole (replayed alone) | relink cold (vmlinux+modules ms, in the build) | relink warm |"
+	echo "|---|---|---|---:|---|---|---|---|---:|---:|---:|---:|"
 	cat "$K/summary.rows"
 } >"$K/summary.md"
 cat "$K/summary.md"
