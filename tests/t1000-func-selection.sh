@@ -24,7 +24,7 @@
 FIX=tests/fixtures/funcsel
 BTFCHECK="$T_BIN/tools/btfcheck"
 CFLAGS=(-O2 -gdwarf-5 -fno-omit-frame-pointer "-fdebug-prefix-map=$T_TOP=/btfpipe")
-GCC_FILES="main weak strong inl_a inl_b static_a static_b clone stack7 unnamed kfunc" # link = CU order
+GCC_FILES="main weak strong inl_a inl_b static_a static_b clone stack7 packed unnamed kfunc" # link = CU order
 
 # build, function name, expected outcome.
 ROWS='gcc|fs_weak|encoded
@@ -35,6 +35,9 @@ gcc|fs_clone|skip:optimized parameters: the symbol is a .isra/.constprop clone
 gcc|fs_varargs|encoded
 gcc|fs_stack7|encoded
 gcc|fs_call_stack7|encoded
+gcc|fs_packed_7th|skip:uncertain parameter location
+gcc|fs_packed_2nd|encoded
+gcc|fs_call_packed|encoded
 gcc|fs_unnamed|skip:a parameter has no name
 gcc|fs_kfunc|encoded
 gcc|fs_plain|encoded

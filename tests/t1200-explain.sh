@@ -7,7 +7,7 @@ FIX="$T_TOP/tests/fixtures/funcsel"
 d="$T_OUT"
 objs=""
 # The function-selection fixture's gcc program (t1000 builds it the same way).
-for f in main weak strong inl_a inl_b static_a static_b clone stack7 unnamed kfunc; do
+for f in main weak strong inl_a inl_b static_a static_b clone stack7 packed unnamed kfunc; do
 	extra=()
 	[ "$f" = unnamed ] && extra=(-std=gnu2x)
 	(cd "$T_TOP" && gcc -O2 -gdwarf-5 "${extra[@]}" -fdebug-prefix-map="$T_TOP"=/btfpipe -c -o "$d/$f.o" "$FIX/$f.c") ||

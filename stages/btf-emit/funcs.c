@@ -44,8 +44,9 @@
  *     origin's i-th parameter (a clone dropped or moved some) in any usable
  *     candidate, the canonical one or another (GCC 16's foo.part.0 clones
  *     beside foo): skip, as pahole 1.32 ORs reordered_parm over a name.
- *  9. Uncertain location (x86_64): a packed struct passed by value on the
- *     stack, where no tracer can tell where its bytes are: skip.
+ *  9. Uncertain location: a named packed struct passed by value past the
+ *     argument registers, where no tracer can tell where its bytes are:
+ *     skip (pahole 1.32's rule, t1000's fs_packed_7th / fs_packed_2nd).
  * With the opt-in feature true_signature, a function that rule 6 would skip
  * is encoded instead with the signature its code has: under the clone's
  * symbol name (foo.isra.0) and with only the parameters still passed
@@ -420,27 +421,21 @@ static int is_packed(const struct graph *g, uint32_t t)
 	return n->size % type_align(g, t, 0) != 0;
 }
 
-/* x86_64 SysV: six integer registers; a struct of 16 bytes or less takes one
- * or two, a larger one goes to memory. A packed struct that ends up on the
- * stack is the uncertain case. */
+/* Rule 9, as pahole 1.32 decides it (btf_encoder.c,
+ * ftype__has_uncertain_arg_loc()): a parameter past the argument registers
+ * whose own type (no typedef or qualifier looked through) is a named,
+ * packed struct. Such a struct sits in a stack slot whose alignment no
+ * tracer can be sure of. A packed struct passed in memory before that (a
+ * 20-byte one as the 2nd parameter, zero_fill_bio_iter(bio, start) in 6.12)
+ * starts the stack arguments, where the ABI puts it: encoded. */
 static int uncertain_location(const struct graph *g, const struct graph_func *f, uint16_t machine)
 {
 	const struct graph_node *p = &g->nodes[f->proto];
-	unsigned used = 0;
-	if (machine != EM_X86_64)
-		return 0;
-	for (uint32_t i = 0; i < p->item_count; i++) {
+	unsigned nregs = arg_reg_count(machine);
+	for (uint32_t i = nregs; nregs && i < p->item_count; i++) {
 		uint32_t t = g->items[p->item_first + i].type;
-		uint32_t st = strip_cv(g, t);
-		while (st && g->nodes[st].kind == G_TYPEDEF)
-			st = strip_cv(g, g->nodes[st].type);
-		int by_value = st && (g->nodes[st].kind == G_STRUCT || g->nodes[st].kind == G_UNION);
-		uint64_t size = by_value ? g->nodes[st].size : 8;
-		unsigned regs = by_value ? (size <= 8 ? 1 : size <= 16 ? 2 : 99) : 1;
-		int on_stack = is_float(g, t) ? 0 : used + regs > 6;
-		if (!is_float(g, t) && !on_stack)
-			used += regs;
-		if (by_value && on_stack && is_packed(g, t))
+		const struct graph_node *n = t ? &g->nodes[t] : NULL;
+		if (n && n->kind == G_STRUCT && *graph_str(g, n->name) && is_packed(g, t))
 			return 1;
 	}
 	return 0;
