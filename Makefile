@@ -235,6 +235,7 @@ bench-7x: deps all
 	@d=$$(./tests/kernel/sid.sh dbg) && p=$$(./tests/kernel/sid.sh pahole) && \
 	BENCH_BIN="$(CURDIR)/$(BIN)" BENCH_PAHOLE="$$p" BENCH_INPUTS="vmlinux modules" \
 	BENCH_PAHOLE_FLAGS="--btf_features=encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs,attributes --lang_exclude=rust" \
+	BENCH_MERGE_FLAGS="--lang-exclude rust" BENCH_EMIT_FLAGS="--features encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func,decl_tag_kfuncs,attributes" \
 	BENCH_VMLINUX="$$(ls $$d/boot/vmlinux-*)" BENCH_MODDIR="$$(ls -d $$d/lib/modules/*/kernel)" \
 	BENCH_MODULES="net/sched/sch_fq.ko drivers/net/virtio_net.ko fs/xfs/xfs.ko arch/x86/kvm/kvm.ko" ./bench/run.sh
 

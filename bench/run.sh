@@ -35,7 +35,8 @@
 # BENCH_VMLINUX, BENCH_MODDIR, BENCH_FIXTURE_CUS (120), BENCH_BIN (bin/),
 # BENCH_PAHOLE (/usr/bin/pahole), BENCH_PAHOLE_FLAGS (--btf_gen_floats: what
 # kernels pass 1.24; make bench-7x gives pahole 1.32 7.x's Makefile.btf
-# list), BENCH_PAHOLE_MASTER (pahole's master
+# list; BENCH_MERGE_FLAGS and BENCH_EMIT_FLAGS give the stages the same
+# --lang-exclude and --features), BENCH_PAHOLE_MASTER (pahole's master
 # branch: else built once from ../shared/anchors into tests/out/shared, the
 # tests' copy; without either, no third column). Report on stdout and in
 # bench/results/latest.md.
@@ -130,8 +131,10 @@ stages() {
 	for st in extract merge emit; do
 		case $st in
 		extract) measure "$in.$st" "$bin/dwarf-extract" -j"$j" -q --stats -o "$d.cus" "$elf" ;;
-		merge) measure "$in.$st" "$bin/dedup-merge" -j"$j" -q --stats -o "$d.graph" "$d.cus" ;;
-		emit) measure "$in.$st" "$bin/btf-emit" -j"$j" -q --stats "${eflags[@]}" -o "$d.btf" "$d.graph" ;;
+		# shellcheck disable=SC2086 # BENCH_MERGE_FLAGS, BENCH_EMIT_FLAGS: words
+		merge) measure "$in.$st" "$bin/dedup-merge" -j"$j" -q --stats ${BENCH_MERGE_FLAGS:-} -o "$d.graph" "$d.cus" ;;
+		# shellcheck disable=SC2086
+		emit) measure "$in.$st" "$bin/btf-emit" -j"$j" -q --stats ${BENCH_EMIT_FLAGS:-} "${eflags[@]}" -o "$d.btf" "$d.graph" ;;
 		esac || { fail "$in -j$j: $st exited $?: $(tail -3 "$W/$in.$st.err")"; return 1; }
 		echo "$in $j $r $st $M_WALL $M_CPU $M_RSS" >>"$W/samples"
 		# "dwarf-extract: phase write      0.012000 s cpu 0.011000 s serial 0.012000 s"
