@@ -82,7 +82,8 @@ stamp="$src $tc"
 again=no
 if [ "$(cat "$out/.kernel-sh" 2>/dev/null)" = "$stamp" ] && [ -f "$out/.config" ]; then
 	again=yes
-	[ "$(cat "$out/.kernel-sh-tool" 2>/dev/null)" = "$tool" ] || rm -f "$out/vmlinux"
+	# (7.x links vmlinux.unstripped, which the BTF step belongs to, and strips it into vmlinux.)
+	[ "$(cat "$out/.kernel-sh-tool" 2>/dev/null)" = "$tool" ] || rm -f "$out/vmlinux" "$out/vmlinux.unstripped"
 else
 	rm -f "$out/.kernel-sh"
 	k -s tinyconfig >/dev/null
