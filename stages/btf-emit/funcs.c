@@ -33,8 +33,11 @@
  *     functions in Debian's 7.2 vmlinux). And (6-pieces) where a clone is
  *     passed one field of a by-value aggregate in a register (DW_OP_piece),
  *     pahole takes that register for the whole aggregate, which the ABI
- *     passes in memory (ZSTD_customFree.isra.0 in a 7.2 gcc-12 build):
- *     for us a location in pieces is not a register, so optimized.
+ *     passes in memory (ZSTD_customFree.isra.0 in a 7.2 gcc-12 build), or
+ *     where clang's DW_CC_nocall function gets only one register of a
+ *     two-register aggregate (map_delete_elem's bpfptr_t in a 7.2 thin-LTO
+ *     build, t1015's ts_agg): for us a location in pieces is not a
+ *     register, so optimized.
  *  7. Unexpected register (x86_64, arm64): a parameter in a register other
  *     than the ABI's for its position means the signature is not the one the
  *     code has: skip, unless a struct is passed by value (which takes several

@@ -477,6 +477,51 @@ static int param_pieces(Dwarf_Attribute *at, unsigned addr_size, uint32_t *loc_r
 	return 1;
 }
 
+/* The register pahole 1.32 reads a parameter's location as
+ * (dwarf_loader.c, parameter__decode_location()), for a location that is
+ * not a plain register: in the list's first entry, DW_OP_bregN with a
+ * DW_OP_stack_value (the value is register N's, computed on: clang's
+ * `DW_OP_breg1 RDX+0, DW_OP_constu 0xffffffff, DW_OP_and, ...,
+ * DW_OP_stack_value` for a bool in rdx), or DW_OP_regN first among several
+ * operations of a parameter no larger than a register; else, in any entry,
+ * `DW_OP_entry_value(DW_OP_regN)`: the value the caller passed in N.
+ * Returns the register, or -1. */
+static int param_entry_reg(Dwarf_Attribute *at, unsigned addr_size, Dwarf_Word size)
+{
+	Dwarf_Addr base, start, end;
+	Dwarf_Op *ops;
+	size_t n;
+	ptrdiff_t next = 0;
+	for (int k = 0; k < 4096 && (next = dwarf_getlocations(at, next, &base, &start, &end, &ops, &n)) > 0; k++) {
+		if (!n)
+			continue;
+		int sv = ops[n - 1].atom == DW_OP_stack_value;
+		size_t len = n == 2 && sv ? 1 : n;
+		uint8_t op0 = ops[0].atom;
+		if (len > 1) {
+			if (k == 0 && size <= addr_size) {
+				if (op0 >= DW_OP_reg0 && op0 <= DW_OP_reg31)
+					return op0 - DW_OP_reg0;
+				for (size_t i = 0; op0 >= DW_OP_breg0 && op0 <= DW_OP_breg31 && i < n; i++)
+					if (ops[i].atom == DW_OP_stack_value)
+						return op0 - DW_OP_breg0;
+			}
+			continue;
+		}
+		if (k == 0 && op0 >= DW_OP_breg0 && op0 <= DW_OP_breg31 && sv)
+			return op0 - DW_OP_breg0;
+		if (op0 == DW_OP_entry_value || op0 == DW_OP_GNU_entry_value) {
+			Dwarf_Attribute ea;
+			Dwarf_Op *eops;
+			size_t en;
+			if (dwarf_getlocation_attr(at, &ops[0], &ea) == 0 && dwarf_getlocation(&ea, &eops, &en) == 0 && en == 1 &&
+			    eops[0].atom >= DW_OP_reg0 && eops[0].atom <= DW_OP_reg31)
+				return eops[0].atom - DW_OP_reg0;
+		}
+	}
+	return -1;
+}
+
 /* Where a parameter lives at function entry (spec: "loc"). */
 static void param_loc(Dwarf_Die *die, const struct die_attrs *a, unsigned addr_size, struct cus_rec *r)
 {
@@ -508,8 +553,18 @@ static void param_loc(Dwarf_Die *die, const struct die_attrs *a, unsigned addr_s
 		 * larger ones by reference). */
 		Dwarf_Word size;
 		if (n > 1 && addr_size && (size = param_type_size(die)) > addr_size && size <= 2 * addr_size &&
-		    param_pieces(&at, addr_size, &r->loc_reg))
+		    param_pieces(&at, addr_size, &r->loc_reg)) {
 			r->loc = CUS_LOC_PIECES;
+			return;
+		}
+	}
+	/* Not a register as written, but one as pahole reads it: a register. */
+	if (r->loc != CUS_LOC_REG && r->loc != CUS_LOC_PIECES && r->loc != CUS_LOC_CONST && r->loc != CUS_LOC_NONE) {
+		int reg = param_entry_reg(&at, addr_size, addr_size ? param_type_size(die) : 0);
+		if (reg >= 0) {
+			r->loc = CUS_LOC_REG;
+			r->loc_reg = (uint32_t)reg;
+		}
 	}
 }
 
