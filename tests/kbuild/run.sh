@@ -29,7 +29,9 @@
 #              master, not 1.24 (7.x's Makefile.btf wants 1.26 or later)
 #   7.2-thin   the same with clang-19 thin LTO
 # For each kernel:
-#  - it builds with PAHOLE=pipeline.sh; the vmlinux BTF and every module's
+#  - it builds with PAHOLE=pipeline.sh;
+#  - pahole 1.32 (tests/kernel/vs132.sh) on the vmlinux BTF step's input and
+#    every module: types, decl tags, FUNCs (its table in summary.md too); the vmlinux BTF and every module's
 #    split BTF parse with libbpf and btf__dedup() removes nothing; the running
 #    kernel here loads the vmlinux BTF;
 #  - it boots in qemu (tests/kbuild/boot.sh): the kernel checks the vmlinux
@@ -193,6 +195,7 @@ else
 fi
 
 : >"$K/summary.rows"
+: >"$K/summary132.rows"
 # kernel NAME VERSION TOOLCHAIN: every check of one kernel.
 kernel() {
 	local b=$1 ver=$2 tc=$3 src t0 v nmod badmod m out
@@ -281,14 +284,21 @@ kernel() {
 	# 6.12's Makefile.btf agree for it).
 	local Op="$K/$b-pahole" same="no" pflags=(-j --btf_gen_floats --lang_exclude=rust) f tv="" bad="" pv
 	pv=$(pahole --version)
+	# Every kernel: pahole 1.32 on the vmlinux BTF step's input and every
+	# module (tests/kernel/vs132.sh; its table row lands in summary132.rows).
+	# 7.x is compared with 1.32 alone.
+	local same132=no vin132=$vin line132
+	line132=$(grep -v '\.ko$' "$O/btf-calls.ours" | tail -1)
+	[ -f "$O/${line132##* }" ] && vin132="$O/${line132##* }"
+	if out=$(VS132_MODULES=100 "$T_TOP/tests/kernel/vs132.sh" "$b=$vin132:$O" 2>&1); then
+		ok "$b: the vmlinux and every module against pahole 1.32: $(grep -c '^ok' <<<"$out") checks"
+		same132=yes
+	else
+		not_ok "$b: the vmlinux and every module against pahole 1.32 (vs132.sh)" "$(grep -A12 '^FAIL' <<<"$out" | head -40)"
+	fi
+	grep "^| $b " <<<"$out" | sed "s/^| $b |/| $b | $tc |/; s/ |\$/ | $scxran |/" >>"$K/summary132.rows"
 	if [ $seven = yes ]; then
-		# 7.x: pahole 1.32 on the same vmlinux and modules (tests/kernel/vs132.sh).
-		if out=$(VS132_MODULES=100 "$T_TOP/tests/kernel/vs132.sh" "$b=$vin:$O" 2>&1); then
-			ok "$b: the vmlinux and every module against pahole 1.32: $(grep -c '^ok' <<<"$out") checks: $(grep "^| $b " <<<"$out")"
-			same=yes
-		else
-			not_ok "$b: the vmlinux and every module against pahole 1.32 (vs132.sh)" "$(grep -A12 '^FAIL' <<<"$out" | head -40)"
-		fi
+		same=$same132
 		pv=1.32
 	fi
 	rm -rf "$Op" && mkdir -p "$Op"
@@ -702,6 +712,11 @@ done
 	echo "| build | kernel | compiler | modules | all loaded in qemu | BPF program loaded | sched_ext scheduler ran | types = pahole's (which) | vmlinux BTF step ms, ours / pahole (replayed alone) | modules' BTF steps ms, ours / pahole (replayed alone) | relink cold (vmlinux+modules ms, in the build) | relink warm |"
 	echo "|---|---|---|---:|---|---|---|---|---:|---:|---:|---:|"
 	cat "$K/summary.rows"
+	echo
+	echo "Against pahole 1.32 (tests/kernel/vs132.sh): the vmlinux BTF step's input and every module"
+	echo "| build | compiler | types equal | fn tags ours/1.32 | FUNC only ours/only 1.32 | names differ | modules: types equal | module types ours/1.32 | vs 1.24 | vs master | sched_ext ran |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|"
+	cat "$K/summary132.rows"
 } >"$K/summary.md"
 cat "$K/summary.md"
 p=$(grep -c '^pass$' "$T_RESULTS"); f=$(grep -c '^fail$' "$T_RESULTS"); s=$(grep -c '^skip$' "$T_RESULTS")
