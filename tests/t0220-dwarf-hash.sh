@@ -15,7 +15,8 @@
 #   padded      as added;
 #   compressed  every debug section compressed by objcopy, the pad too
 #               (checked: SHF_COMPRESSED, still over 256 KB), hashed as
-#               stored in the file, .debug_info included in 1 MiB pieces;
+#               their uncompressed bytes (inflate.c's copy), so the hash
+#               is the padded copy's: .debug_info again at its units;
 #   nobits      the pad made SHT_NOBITS: not hashed at all, so the hash is
 #               the sample's own;
 #   changed     one byte 4 MiB into the pad flipped: a new hash.
@@ -44,8 +45,19 @@ secs = elfsections.parse(data)
 if mode == "hash":
     import cusfile  # tests/tools/cusfile.py: libxxhash through ctypes
     xx = cusfile.xxhash()
+    def plain(b):
+        """A SHF_COMPRESSED section's bytes uncompressed (Elf64_Chdr, LSB)."""
+        ch_type, _, ch_size, _ = struct.unpack_from("<IIQQ", b, 0)
+        if ch_type == 1:
+            import zlib
+            out = zlib.decompress(b[24:])
+        else:
+            import subprocess
+            out = subprocess.run(["zstd", "-q", "-d", "-c"], input=b[24:], capture_output=True, check=True).stdout
+        assert len(out) == ch_size, "uncompressed size"
+        return out
     def pieces(sh, b):
-        if sh["name"] != b".debug_info" or sh["flags"] & 0x800:  # SHF_COMPRESSED
+        if sh["name"] != b".debug_info":
             return [b[at:at + (1 << 20)] for at in range(0, len(b), 1 << 20)]
         out, at, n = [], 0, len(b)
         while at < n:  # at each unit's unit_length; what does not fit is the rest
@@ -67,7 +79,9 @@ if mode == "hash":
         if not sh["name"].startswith(b".debug_") or sh["type"] == elfsections.SHT_NOBITS:
             continue
         b = bytes(data[sh["offset"]:sh["offset"] + sh["size"]])
-        stream += sh["name"] + b"\0" + sh["size"].to_bytes(8, "little")
+        if sh["flags"] & 0x800:  # SHF_COMPRESSED: hashed as its plain bytes
+            b = plain(b)
+        stream += sh["name"] + b"\0" + len(b).to_bytes(8, "little")
         for p in pieces(sh, b):
             h = xx.XXH3_128bits(p, len(p))
             stream += h.lo.to_bytes(8, "little") + h.hi.to_bytes(8, "little")
@@ -193,7 +207,13 @@ else
 	if [ -n "${size:-}" ] && [ $((flags & 0x800)) -ne 0 ] && [ "$size" -gt $((256 * 1024)) ] &&
 		[ "$size" -lt "$PAD_SIZE" ]; then
 		ok "compressed: the pad is SHF_COMPRESSED, $size bytes in the file"
-		check_hash compressed "$T_OUT/compressed"
+		check_hash compressed "$T_OUT/compressed" "$(elf_tool hash "$T_OUT/padded")"
+		# And zstd (CONFIG_DEBUG_INFO_COMPRESSED_ZSTD): the same hash again.
+		if objcopy --compress-debug-sections=zstd "$T_OUT/padded" "$T_OUT/compressed-zstd" 2>/dev/null; then
+			check_hash compressed-zstd "$T_OUT/compressed-zstd" "$(elf_tool hash "$T_OUT/padded")"
+		else
+			skip "compressed-zstd: the hash of zstd sections" "objcopy cannot write zstd sections"
+		fi
 	else
 		not_ok "compressed: the pad is SHF_COMPRESSED and over 256 KB" "flags ${flags:-?} size ${size:-?}"
 	fi

@@ -20,7 +20,8 @@
 #
 # Limits: from the smallest under which /bin/true itself starts (below it
 # no program starts: the kernel or the C library's start-up faults before
-# main(), ours as anyone's; found by bisection on this machine), for
+# main(), ours as anyone's; found by bisection on this machine), or the
+# stage's own --version if that needs more (its static image is bigger), for
 # pipeline.sh from the smallest under which bash can run it (--version),
 # up by steps to 256 MiB, where every case succeeds. Each case must both
 # fail cleanly at some limit and succeed at some other, or the sweep did not
@@ -90,6 +91,15 @@ L0=$(floor 0 /bin/true) && LB=$(floor 3 bash "$T_TOP/pipeline.sh" -q -o "$T_OUT/
 	test_done
 }
 echo "info: /bin/true starts from ulimit -v $L0 KiB; bash runs pipeline.sh to its first stage from $LB KiB"
+# And where each stage itself starts (--version: glibc's static start-up,
+# then a line): a static program maps its whole image first, so a bigger one
+# (dwarf-extract with libzstd) needs more than /bin/true before main().
+declare -A LS
+for s in dwarf-extract dedup-merge btf-emit; do
+	LS[$s]=$(floor 0 "$T_BIN/$s" --version) || { not_ok "find the floors" "$s --version does not start under 256 MiB"; test_done; }
+	[ "${LS[$s]}" -gt "$L0" ] || LS[$s]=$L0
+done
+echo "info: the stages start (--version) from: dwarf-extract ${LS[dwarf-extract]}, dedup-merge ${LS[dedup-merge]}, btf-emit ${LS[btf-emit]} KiB"
 # limits FLOOR: the floor, doubling steps to 256 MiB, and a few between,
 # where the -j8 threads stop fitting.
 limits_from() {
@@ -130,8 +140,12 @@ for c in extract merge emit emit-elf pipeline; do
 	for j in 1 8; do
 		d="$T_OUT/run/$c-j$j"
 		n_ok=0 n_oom=0 bad="" phases=""
-		floor=$L0
-		[ "$c" = pipeline ] && floor=$LB
+		case $c in
+		extract) floor=${LS[dwarf-extract]} ;;
+		merge) floor=${LS[dedup-merge]} ;;
+		emit | emit-elf) floor=${LS[btf-emit]} ;;
+		*) floor=$LB ;;
+		esac
 		limits=$(limits_from "$floor")
 		for l in $limits; do
 			total=$((total + 1))
