@@ -13,7 +13,8 @@
 #  many_regs   nine ints, one unused: the ones on the stack kept
 #  gcc_clone   GCC's ts_clone.constprop.0 without its constant: encoded with
 #              the registers it has, where pahole master leaves it out
-# Without true_signature none of them is encoded.
+# Without true_signature none of them is encoded; pahole master then writes
+# agg_field's and agg_second's source signature, wrongly (checked).
 . "$(dirname "$0")/lib.sh"
 
 if [ "$(uname -m)" != x86_64 ]; then skip "true signatures" "the expected registers are x86_64's"; test_done; fi
@@ -58,5 +59,18 @@ for t in agg_field agg_second in_memory unused_mid many_regs gcc_clone; do
 	else
 		[ "$theirs" = "$want" ] && ok "$t: pahole master writes the same" || not_ok "$t: pahole master writes the same" "$theirs"
 	fi
+	# Without true_signature pahole (master and 1.32) takes the one register
+	# of p that the code gets for all of p, and writes the source signature:
+	# wrong, since q then starts a register early (funcs.c rule 6, 6-pieces;
+	# 7.2's map_delete_elem under clang thin LTO). We leave it out.
+	case $t in agg_field | agg_second)
+		cp "$D/$t" "$D/$t.pmd"
+		"$pm" -J --btf_features=default "$D/$t.pmd" >/dev/null 2>&1
+		theirs=$($FUNCS "$D/$t.pmd" "${want%%(*}")
+		[ -n "$theirs" ] && ok "$t: pahole master is wrong without true_signature: $theirs, though p arrives in one register" ||
+			not_ok "$t: pahole master writes the source signature without true_signature (its known error)" \
+				"it now leaves it out: follow it (funcs.c rule 6)"
+		;;
+	esac
 done
 test_done
