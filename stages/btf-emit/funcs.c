@@ -42,7 +42,10 @@
  *     than the ABI's for its position means the signature is not the one the
  *     code has: skip, unless a struct is passed by value (which takes several
  *     registers and shifts the rest) or the parameter is floating point
- *     (passed in vector registers; pahole skips these, wrongly).
+ *     (passed in vector registers; pahole skips these, wrongly). Any usable
+ *     candidate with code counts, as pahole 1.32 ORs unexpected_reg over a
+ *     name: GCC's foo.part.0 body of a partly inlined foo, whose parameters
+ *     sit in callee-saved registers (6.12's ZSTD_DCtx_refDDict).
  *  8. Reordered parameters: the i-th parameter's abstract origin is not the
  *     origin's i-th parameter (a clone dropped or moved some) in any usable
  *     candidate, the canonical one or another (GCC 16's foo.part.0 clones
@@ -467,6 +470,7 @@ static const char *judge(const struct graph *g, const struct elf_info *ei, const
 	}
 	size_t usable = 0, first = n, at_addr = n;
 	int reordered = 0; /* rule 8: any usable candidate, canonical or not */
+	int unexpected = 0; /* rule 7: the same */
 	const char *why = NULL;
 	for (size_t k = 0; k < n; k++) {
 		const struct graph_func *f = &g->funcs[cand[k]];
@@ -480,6 +484,7 @@ static const char *judge(const struct graph *g, const struct elf_info *ei, const
 		}
 		usable++;
 		reordered |= (f->flags & G_F_REORDERED) != 0;
+		unexpected |= ei && !(f->flags & G_F_REORDERED) && unexpected_register(g, f, ei->machine);
 		/* A clone that reordered or dropped parameters (rule 8) describes
 		 * the same source function: it is judged by rule 8, not compared
 		 * for consistency with the source's own description. */
@@ -514,7 +519,7 @@ static const char *judge(const struct graph *g, const struct elf_info *ei, const
 		return abi;
 	if (!abi && reordered)
 		return "reordered parameters: a parameter's origin is at another position";
-	if (!abi && ei && unexpected_register(g, f, ei->machine))
+	if (!abi && unexpected)
 		return "a parameter is in an unexpected register";
 	if (ei && uncertain_location(g, f, ei->machine))
 		return "uncertain parameter location: a packed struct passed on the stack";
