@@ -541,30 +541,27 @@ static void param_loc(Dwarf_Die *die, const struct die_attrs *a, unsigned addr_s
 	if (n == 1 && ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31) {
 		r->loc = CUS_LOC_REG;
 		r->loc_reg = ops[0].atom - DW_OP_reg0;
-	} else if (n == 1 && ops[0].atom == DW_OP_regx) {
+		return;
+	}
+	if (n == 1 && ops[0].atom == DW_OP_regx) {
 		r->loc = CUS_LOC_REG;
 		r->loc_reg = (uint32_t)ops[0].number;
-	} else if (n == 1 && ops[0].atom == DW_OP_fbreg) {
-		r->loc = CUS_LOC_STACK;
-	} else {
-		r->loc = n ? CUS_LOC_EXPR : CUS_LOC_EMPTY;
-		/* Pieces only matter for an aggregate passed in two registers
-		 * (pahole's agg_use_two_regs: not on s390, whose ABI passes
-		 * larger ones by reference). */
-		Dwarf_Word size;
-		if (n > 1 && addr_size && (size = param_type_size(die)) > addr_size && size <= 2 * addr_size &&
-		    param_pieces(&at, addr_size, &r->loc_reg)) {
-			r->loc = CUS_LOC_PIECES;
-			return;
-		}
+		return;
+	}
+	r->loc = n == 1 && ops[0].atom == DW_OP_fbreg ? CUS_LOC_STACK : n ? CUS_LOC_EXPR : CUS_LOC_EMPTY;
+	Dwarf_Word size = addr_size ? param_type_size(die) : 0;
+	/* Pieces only matter for an aggregate passed in two registers
+	 * (pahole's agg_use_two_regs: not on s390, whose ABI passes larger
+	 * ones by reference). */
+	if (n > 1 && size > addr_size && size <= 2 * addr_size && param_pieces(&at, addr_size, &r->loc_reg)) {
+		r->loc = CUS_LOC_PIECES;
+		return;
 	}
 	/* Not a register as written, but one as pahole reads it: a register. */
-	if (r->loc != CUS_LOC_REG && r->loc != CUS_LOC_PIECES && r->loc != CUS_LOC_CONST && r->loc != CUS_LOC_NONE) {
-		int reg = param_entry_reg(&at, addr_size, addr_size ? param_type_size(die) : 0);
-		if (reg >= 0) {
-			r->loc = CUS_LOC_REG;
-			r->loc_reg = (uint32_t)reg;
-		}
+	int reg = param_entry_reg(&at, addr_size, size);
+	if (reg >= 0) {
+		r->loc = CUS_LOC_REG;
+		r->loc_reg = (uint32_t)reg;
 	}
 }
 

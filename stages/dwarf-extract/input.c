@@ -197,8 +197,9 @@ static int identify(struct input *in, uint64_t size, struct diag *d)
 		}
 	}
 	in->raw_is_file_map = raw && mapfile_is_file_backed(raw, fsize);
-	/* The DWARF hash's sections as the file stores them, before libdw
-	 * decompresses any; hashed later, in pieces (dwarf_hash.c). */
+	/* The DWARF hash's sections as the file stores them (compressed ones
+	 * already plain: inflate.c's copy); hashed later, in pieces
+	 * (dwarf_hash.c). */
 	return dwarf_hash__sections(&in->dh, in, d);
 }
 
