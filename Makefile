@@ -56,7 +56,7 @@ COMMON := $(wildcard common/*.c)
 FORMAT := $(wildcard format/*.c)
 STAGES := dwarf-extract dedup-merge btf-emit
 
-all: $(addprefix $(BIN)/,$(STAGES)) $(BIN)/btfpipe-pahole $(BIN)/btfpipe-archive $(BIN)/tools/btfcheck $(BIN)/tools/strsort-check $(BIN)/tools/pool-check $(BIN)/tools/bw-check $(BIN)/tools/diag-check $(BIN)/tools/measure
+all: $(addprefix $(BIN)/,$(STAGES)) $(BIN)/btfpipe $(BIN)/btfpipe-pahole $(BIN)/btfpipe-archive $(BIN)/tools/btfcheck $(BIN)/tools/strsort-check $(BIN)/tools/pool-check $(BIN)/tools/bw-check $(BIN)/tools/diag-check $(BIN)/tools/measure
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 
@@ -88,9 +88,23 @@ $(BIN)/$(1): $(call obj,$(wildcard stages/$(1)/*.c) $(COMMON) $(FORMAT))
 endef
 $(foreach s,$(STAGES),$(eval $(call stage_rule,$(s))))
 
-# pahole's command line run as the stages (not a stage: it links none of
-# them, it starts them).
-$(eval $(call stage_rule,btfpipe-pahole))
+# The driver, btfpipe: both command lines (pahole's and ours) run as the
+# stages (not a stage: it links none of them, it starts them). Run as
+# btfpipe-pahole (a symlink) it answers --version as pahole.
+$(eval $(call stage_rule,btfpipe))
+$(BIN)/btfpipe-pahole: $(BIN)/btfpipe
+	ln -sfn btfpipe $@
+
+# The commit --version names: from git, else what the source tree was
+# given (BTFPIPE_COMMIT=..., as debian/rules does), else "unknown". Only
+# the one object that prints it is rebuilt when it changes.
+BTFPIPE_COMMIT ?= $(shell git -C $(CURDIR) rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+$(BUILD)/commit.stamp: FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(BTFPIPE_COMMIT)' | cmp -s - $@ || echo '$(BTFPIPE_COMMIT)' >$@
+$(BUILD)/stages/btfpipe/version.o: $(BUILD)/commit.stamp
+$(BUILD)/stages/btfpipe/version.o: CFLAGS += -DBTFPIPE_COMMIT='"$(BTFPIPE_COMMIT)"'
+FORCE:
 
 # t1345: the stages again, with tests/tools/failalloc.c under malloc,
 # calloc and realloc, theirs and the static libraries', so that a test can

@@ -11,11 +11,13 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,11 +26,13 @@ extern char **environ;
 static volatile sig_atomic_t pending;	/* the first signal caught, or 0 */
 static volatile pid_t child;		/* the stage running, or 0 */
 
+/* SIGPIPE is this process's own (its stdout closed: -o -, --stats=json,
+ * --verbose's lines); a stage writes only files, so it is not passed on. */
 static void on_signal(int sig)
 {
 	if (!pending)
 		pending = sig;
-	if (child > 0)
+	if (child > 0 && sig != SIGPIPE)
 		kill(child, sig);
 }
 
@@ -40,7 +44,7 @@ int spawn_pending_signal(void)
 /* From workdir_make(), before the directory exists: installed at the first
  * spawn, a SIGTERM between mkdtemp() and the spawn found the default
  * action and left the directory behind (t1360's kills found it). */
-static void catch_signals(void)
+void spawn_catch_signals(void)
 {
 	static int installed;
 	if (installed)
@@ -50,12 +54,13 @@ static void catch_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGPIPE, &sa, NULL);
 	installed = 1;
 }
 
-int spawn_wait(char *const argv[], struct diag *d)
+int spawn_wait(char *const argv[], const char *err_path, struct diag *d)
 {
-	catch_signals();
+	spawn_catch_signals();
 	if (pending)
 		return 128 + pending;
 	/* Block the signals over the spawn, so that a signal arriving in
@@ -66,14 +71,20 @@ int spawn_wait(char *const argv[], struct diag *d)
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGPIPE);
 	sigprocmask(SIG_BLOCK, &block, &old);
 	posix_spawnattr_t at;
 	posix_spawnattr_init(&at);
 	posix_spawnattr_setsigmask(&at, &old);
 	posix_spawnattr_setsigdefault(&at, &block);
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	if (err_path)
+		posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	pid_t pid;
-	int err = posix_spawn(&pid, argv[0], NULL, &at, argv, environ);
+	int err = posix_spawn(&pid, argv[0], &fa, &at, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	if (!err)
 		child = pid;
@@ -104,7 +115,7 @@ int workdir_make(struct workdir *w, struct diag *d)
 	const char *tmp = getenv("TMPDIR");
 	if (!tmp || !*tmp)
 		tmp = "/tmp";
-	catch_signals();
+	spawn_catch_signals();
 	int n = snprintf(w->path, sizeof(w->path), "%s/btfpipe.XXXXXX", tmp);
 	if (n < 0 || (size_t)n >= sizeof(w->path) || !mkdtemp(w->path)) {
 		int err = n < 0 || (size_t)n >= sizeof(w->path) ? ENAMETOOLONG : errno;
@@ -129,4 +140,23 @@ void workdir_remove(struct workdir *w)
 	}
 	rmdir(w->path);
 	w->path[0] = 0;
+}
+
+int mkdir_parents(const char *path)
+{
+	char buf[PATH_MAX];
+	int n = snprintf(buf, sizeof(buf), "%s", path);
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		return -ENAMETOOLONG;
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(buf, 0777) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0777) && errno != EEXIST)
+		return -errno;
+	return 0;
 }

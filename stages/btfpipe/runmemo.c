@@ -24,11 +24,12 @@
 #include <limits.h>
 #include <stdio.h>
 
-int runmemo_key(const struct front_opts *o, const char *bindir, const char *feats, struct key128 *out)
+int runmemo_key(const struct front_opts *o, const char *input, int elf, const char *bindir, const char *feats,
+		struct key128 *out)
 {
 	static const char *const stages[] = { "dwarf-extract", "dedup-merge", "btf-emit" };
 	struct memo_key k;
-	memo_key_begin(&k, "btfpipe-pahole: a run");
+	memo_key_begin(&k, "btfpipe: a run");
 	k.jobs = o->jobs ? o->jobs : pool_ncpus(); /* (the stages' default too) */
 	for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]); i++) {
 		char path[PATH_MAX];
@@ -38,7 +39,7 @@ int runmemo_key(const struct front_opts *o, const char *bindir, const char *feat
 	}
 	memo_key_str(&k, feats);
 	memo_key_u64(&k, (uint64_t)o->strict);
-	memo_key_str(&k, o->detached ? "detached" : "elf");
+	memo_key_str(&k, elf ? "elf" : "detached");
 	memo_key_str(&k, o->langx);
 	memo_key_str(&k, o->base ? "base" : NULL);
 	if (o->base) {
@@ -49,6 +50,6 @@ int runmemo_key(const struct front_opts *o, const char *bindir, const char *feat
 		memo_key_u64(&k, digest.lo);
 		memo_key_u64(&k, digest.hi);
 	}
-	memo_key_file(&k, o->input);
+	memo_key_file(&k, input);
 	return memo_key_end(&k, out);
 }

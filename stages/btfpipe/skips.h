@@ -1,7 +1,7 @@
 /* skips.h: pahole --verbose's lines for the functions it skips, made from
  * btf-emit's --skip-report (skips.c). */
-#ifndef BTFPIPE_PAHOLE_SKIPS_H
-#define BTFPIPE_PAHOLE_SKIPS_H
+#ifndef BTFPIPE_SKIPS_H
+#define BTFPIPE_SKIPS_H
 
 #include <stdio.h>
 
