@@ -31,8 +31,10 @@
 #      its hidden temp name); SIGTERM on entry to the first write and to
 #      rename (the stage's handler must remove its temp file). These always
 #      land where they say, so the checks above run at every interesting
-#      point whatever the timing. Also pipeline.sh -J (btfpipe-pahole)
-#      SIGTERMed just after it made its temp directory: none may stay.
+#      point whatever the timing. Also the driver (pipeline.sh, both
+#      command lines) signalled just after it made its temp directory
+#      (SIGTERM, SIGINT, SIGHUP) or writing into a closed pipe (SIGPIPE):
+#      none may stay.
 #
 # The one place a SIGKILL can leave a file behind is between linkat and
 # rename: rename needs a name to move, and nothing runs after SIGKILL. That
@@ -289,27 +291,53 @@ while IFS=$'\t' read -r label name old ref cmd; do
 	done <<<"$POINTS"
 done <<<"$STAGES"
 
-# --- 4. pipeline.sh -J's temp directory -------------------------------------
-# As pahole, pipeline.sh runs bin/btfpipe-pahole, which keeps the stages'
-# checkpoints in a directory of its own under $TMPDIR and must remove it
-# whatever ends the run. SIGTERM on entry to the mkdir that makes it lands
-# just after the directory exists, before any stage starts: the window
-# where the signal handler was not yet installed and the directory stayed.
-what="pipeline.sh -J: SIGTERM on entry to the mkdir of its temp directory"
-dir="$T_OUT/exact/pahole-J"
-fresh "$dir" vmlinux "$ELF"
+# --- 4. the driver's temp directory ------------------------------------------
+# The driver (pipeline.sh execs bin/btfpipe) keeps the stages' checkpoints
+# in a directory of its own under $TMPDIR and must remove it whatever ends
+# the run. A signal on entry to the mkdir that makes it lands just after
+# the directory exists, before any stage starts: the window where a handler
+# not yet installed left the directory. Each signal it catches, in both
+# command lines: the run ends with 128 + the signal, the input untouched,
+# nothing left.
+for sig in TERM INT HUP; do
+	for mode in J native; do
+		what="pipeline.sh ($mode): SIG$sig on entry to the mkdir of its temp directory"
+		dir="$T_OUT/exact/driver-$mode-$sig"
+		fresh "$dir" vmlinux "$ELF"
+		mkdir -p "$dir.tmp"
+		if [ $mode = J ]; then args=(-J -j2 "$dir/vmlinux"); else args=(-j2 -o "$dir/out.btf" "$dir/vmlinux"); fi
+		rc=$( (
+			TMPDIR="$dir.tmp" ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" \
+				timeout 60 strace -f -qq -o /dev/null -e trace=mkdir \
+				-e inject=mkdir:signal=$sig:when=1 "$T_TOP/pipeline.sh" "${args[@]}" >/dev/null 2>"$dir.err"
+			echo $?
+		) 2>/dev/null)
+		want=$((128 + $(kill -l $sig)))
+		left=$(ls -A "$dir.tmp")
+		if [ "$rc" = $want ] && [ -z "$left" ] && cmp -s "$ELF" "$dir/vmlinux" && [ "$(ls -A "$dir")" = vmlinux ]; then
+			ok "$what: exit $want, the input untouched, no temp directory left"
+		else
+			not_ok "$what: exit $want, the input untouched, no temp directory left" \
+				"exit $rc; left in TMPDIR: ${left:-nothing}; in $dir: $(ls -A "$dir" | tr '\n' ' '); $(cmp "$ELF" "$dir/vmlinux" 2>&1); $(head -c 600 "$dir.err")"
+		fi
+	done
+done
+
+# SIGPIPE: -o - into a pipe whose reader has gone. The driver writes the BTF
+# itself (the stages write files), so the signal is its own: it ends with
+# 141 and leaves nothing, like the others.
+what="pipeline.sh -o - into a closed pipe (SIGPIPE)"
+dir="$T_OUT/exact/driver-pipe"
 mkdir -p "$dir.tmp"
 rc=$( (
-	TMPDIR="$dir.tmp" ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" \
-		timeout 60 strace -f -qq -o /dev/null -e trace=mkdir \
-		-e inject=mkdir:signal=TERM:when=1 "$T_TOP/pipeline.sh" -J -j2 "$dir/vmlinux" >/dev/null 2>"$dir.err"
+	set -o pipefail
+	TMPDIR="$dir.tmp" "$T_TOP/pipeline.sh" -j2 -o - "$ELF" 2>"$dir.err" | (exec 0<&-; true)
 	echo $?
 ) 2>/dev/null)
 left=$(ls -A "$dir.tmp")
-if [ "$rc" = 143 ] && [ -z "$left" ] && cmp -s "$ELF" "$dir/vmlinux" && [ "$(ls -A "$dir")" = vmlinux ]; then
-	ok "$what: exit 143, the input untouched, no temp directory left"
+if [ "$rc" = 141 ] && [ -z "$left" ]; then
+	ok "$what: exit 141, no temp directory left"
 else
-	not_ok "$what: exit 143, the input untouched, no temp directory left" \
-		"exit $rc; left in TMPDIR: ${left:-nothing}; $(cmp "$ELF" "$dir/vmlinux" 2>&1); $(head -c 600 "$dir.err")"
+	not_ok "$what: exit 141, no temp directory left" "exit $rc; left in TMPDIR: ${left:-nothing}; $(head -c 600 "$dir.err")"
 fi
 test_done
