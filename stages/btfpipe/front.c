@@ -215,11 +215,9 @@ int front_parse(int argc, char **argv, int as_pahole, struct front_opts *o, cons
 		if (pahole_only(argv[i]))
 			o->dialect = DIALECT_PAHOLE;
 	}
-	/* The inputs, in order, collected at the front of a copy of argv's
-	 * slots (argv itself is left as it was). */
-	o->inputs = calloc((size_t)argc, sizeof(*o->inputs));
-	if (!o->inputs)
-		return usage_error(tool, "out of memory%s", "");
+	/* The inputs, in order, moved to argv[1...]: the slot written is never
+	 * after the one being read, so nothing is overwritten before it is read. */
+	o->inputs = argv + 1;
 	for (int i = 1; i < argc; i++) {
 		char name[64];
 		const char *a = argv[i], *v = NULL, *eq = strchr(a, '=');

@@ -21,7 +21,7 @@ enum front_from { FROM_START, FROM_CUS, FROM_GRAPH };
 struct front_opts {
 	enum front_dialect dialect;
 	int as_pahole;		/* run as btfpipe-pahole or pipeline.sh: --version answers as pahole */
-	char **inputs;		/* the ELF files, into argv; several only with -J */
+	char **inputs;		/* the ELF files: argv[1..], reordered; several only with -J */
 	int ninputs;
 	/* Where the BTF goes; exactly one is set after front_parse(). */
 	int encode;		/* -J: into each input's .BTF */

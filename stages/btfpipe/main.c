@@ -336,6 +336,5 @@ int main(int argc, char **argv)
 		rc = err; /* a stage's exit code (it said why), or check_inputs()' */
 	else
 		rc = err ? diag_report(&r.d, r.o.ninputs == 1 ? r.o.inputs[0] : TOOL, err) : EXIT_OK;
-	free(r.o.inputs);
 	return rc;
 }
