@@ -34,7 +34,7 @@ check_grep "BTFPIPE_MEMTUNE=0: no stage restarted" '^0 0 0 $' "$T_OUT/0.tuned"
 # to (it exports the tunables), and each is still tuned.
 BTFPIPE_MEMTUNE='' "$T_BIN/dwarf-extract" -q --stats -o "$T_OUT/u.cus" "$e" 2>"$T_OUT/u.err"
 check_grep "unset: restarted tuned (variant $T_VARIANT: $want_on)" "memtune +$want_on\$" "$T_OUT/u.err"
-BTFPIPE_MEMTUNE='' BTFPIPE_BIN="$T_BIN" "$T_TOP/pipeline.sh" -j2 --stats -o "$T_OUT/p.btf" "$e" 2>"$T_OUT/p.err"
+BTFPIPE_MEMTUNE='' BTFPIPE_BIN="$T_BIN" "$T_TOP/pipeline.sh" -j2 --stats --features default -o "$T_OUT/p.btf" "$e" 2>"$T_OUT/p.err"
 check_grep "pipeline.sh: its stages tuned (variant $T_VARIANT: $want_on)" \
 	"^$want_on $want_on $want_on \$" <(awk '$2 == "memtune" { printf "%s ", $3 } END { print "" }' "$T_OUT/p.err")
 check_same "pipeline.sh: the same BTF" "$T_OUT/p.btf" "$T_OUT/0.btf"

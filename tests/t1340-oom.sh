@@ -16,7 +16,7 @@
 #   merge       dedup-merge of its .cus
 #   emit        btf-emit --elf -o (raw BTF)
 #   emit-elf    btf-emit --elf-out (a new copy of the ELF with .BTF)
-#   pipeline    pipeline.sh -o, the three stages chained by bash
+#   pipeline    pipeline.sh -o, the three stages chained by the driver
 #
 # Limits: from the smallest under which /bin/true itself starts (below it
 # no program starts: the kernel or the C library's start-up faults before
@@ -63,7 +63,7 @@ case_cmd() {
 	merge) echo "$T_BIN/dedup-merge -j$j -q -o $o $REF/extract" ;;
 	emit) echo "$T_BIN/btf-emit -j$j -q --elf $ELF -o $o $REF/merge" ;;
 	emit-elf) echo "$T_BIN/btf-emit -j$j -q --elf $ELF --elf-out $o $REF/merge" ;;
-	pipeline) echo "$T_TOP/pipeline.sh -j$j -q -o $o $ELF" ;;
+	pipeline) echo "$T_TOP/pipeline.sh -j$j -q --features default -o $o $ELF" ;;
 	esac
 }
 
@@ -133,7 +133,7 @@ core_bt() {
 OOM_ERE='^btfpipe: [^ ]+: error: out of memory in phase [a-z_]+(: .*)?$'
 # ... and the lines allowed beside it: the threads warning, pipeline.sh's
 # "stage X failed" when it is the one running the stage.
-OK_ERE='^btfpipe: [^ ]+: warning: [0-9]+ worker thread starts? failed|^btfpipe: pipeline.sh: stage [a-z-]+ failed \(exit 4\)$'
+OK_ERE='^btfpipe: [^ ]+: warning: [0-9]+ worker thread starts? failed|^btfpipe: stage [a-z-]+ failed \(exit 4\)$'
 
 total=0
 for c in extract merge emit emit-elf pipeline; do

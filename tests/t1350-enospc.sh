@@ -115,7 +115,7 @@ out="$T_OUT/keep.btf"
 cp "$REF/prev" "$out"
 tmpfs $(($(kb_of "$(stat -c %s "$REF/extract")") / 2))
 mkdir "$MNT/keep"
-BTFPIPE_BIN="$T_BIN" "$T_TOP/pipeline.sh" -j2 -q --keep "$MNT/keep" -o "$out" "$ELF" >/dev/null 2>"$T_OUT/keep.err"
+BTFPIPE_BIN="$T_BIN" "$T_TOP/pipeline.sh" -j2 -q --features default --keep "$MNT/keep" -o "$out" "$ELF" >/dev/null 2>"$T_OUT/keep.err"
 rc=$?
 left=$(ls -A "$MNT/keep")
 if [ "$rc" = 3 ] && grep -q "^btfpipe: .*$MNT/keep/.*No space left on device" "$T_OUT/keep.err" &&
@@ -133,7 +133,7 @@ tmpfs 300
 bad=""
 for i in 1 2; do
 	out="$T_OUT/cache$i.btf"
-	BTFPIPE_BIN="$T_BIN" "$T_TOP/pipeline.sh" -j2 -q --cache "$MNT/cache" -o "$out" "$ELF" >/dev/null 2>"$T_OUT/cache$i.err"
+	BTFPIPE_BIN="$T_BIN" "$T_TOP/pipeline.sh" -j2 -q --features default --cache "$MNT/cache" -o "$out" "$ELF" >/dev/null 2>"$T_OUT/cache$i.err"
 	rc=$?
 	[ "$rc" = 0 ] || bad+="run $i: exit $rc: $(head -c 300 "$T_OUT/cache$i.err")"$'\n'
 	cmp -s "$out" "$REF/emit" || bad+="run $i: not the reference BTF"$'\n'

@@ -53,8 +53,8 @@ merge-cache	many.graph	$REF/old.graph	$REF/many.graph	$MERGE -j2 -q --cache $C/m
 emit	many.btf	$REF/old.btf	$REF/many.btf	$EMIT -j2 -q --elf $ELF -o @D@/many.btf $REF/many.graph
 emit-elf	many.elf	$REF/old.elf	$REF/many.elf	$EMIT -j2 -q --elf $ELF --elf-out @D@/many.elf $REF/many.graph
 emit-inplace	vmlinux	$ELF	$REF/many.elf	$EMIT -j2 -q --elf @D@/vmlinux --elf-out @D@/vmlinux $REF/many.graph
-pipeline	many.btf	$REF/old.btf	$REF/many.btf	$T_TOP/pipeline.sh -j2 -q -o @D@/many.btf $ELF
-pipeline-cache	many.btf	$REF/old.btf	$REF/many.btf	$T_TOP/pipeline.sh -j2 -q --cache $C/p -o @D@/many.btf $ELF
+pipeline	many.btf	$REF/old.btf	$REF/many.btf	$T_TOP/pipeline.sh -j2 -q --features default -o @D@/many.btf $ELF
+pipeline-cache	many.btf	$REF/old.btf	$REF/many.btf	$T_TOP/pipeline.sh -j2 -q --features default --cache $C/p -o @D@/many.btf $ELF
 pahole-J	vmlinux	$ELF	$REF/pahole.elf	$T_TOP/pipeline.sh -J -j2 @D@/vmlinux"
 
 # ms_of CMD...: an uninterrupted run's wall time in ms (at least 5).
@@ -166,7 +166,7 @@ for x in x p; do
 	"$EXTRACT" -j2 -q --cache "$C/$x" --cache-verify -o "$T_OUT/verify.cus" "$ELF" 2>"$T_OUT/verify.err" ||
 		bad+="dwarf-extract --cache-verify over $C/$x: $(head -c 300 "$T_OUT/verify.err")"$'\n'
 done
-BTFPIPE_CACHE_VERIFY=1 "$T_TOP/pipeline.sh" -j2 -q --cache "$C/p" -o "$T_OUT/verify.btf" "$ELF" 2>"$T_OUT/verify.err" ||
+BTFPIPE_CACHE_VERIFY=1 "$T_TOP/pipeline.sh" -j2 -q --features default --cache "$C/p" -o "$T_OUT/verify.btf" "$ELF" 2>"$T_OUT/verify.err" ||
 	bad+="pipeline.sh with BTFPIPE_CACHE_VERIFY=1 over $C/p: $(head -c 300 "$T_OUT/verify.err")"$'\n'
 cmp -s "$T_OUT/verify.btf" "$REF/many.btf" || bad+="the verified pipeline run: not the reference BTF"$'\n'
 stale=$(find "$C" -name '*.tmp*' -o -name '.*tmp*' | head -5)
