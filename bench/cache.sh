@@ -79,7 +79,7 @@ modset() {
 	echo "modset $n modules, $(du -ch $(cat "$W/mods") | tail -1 | cut -f1) of .ko" >>"$W/facts"
 	# The "new base": the same vmlinux encoded by btfpipe instead of pahole
 	# (other bytes, the same kernel), as after an incremental vmlinux build.
-	"$top/pipeline.sh" -q -o "$base2" "$vmlinux" || { fail "modset: new base"; return; }
+	"$top/pipeline.sh" --features default -q -o "$base2" "$vmlinux" || { fail "modset: new base"; return; }
 	mkdir -p "$W/o"
 	cat >"$W/loop.sh" <<'EOF'
 # loop.sh MODE BIN TOP BASE CACHE OUTDIR PAHOLE < mods
@@ -88,8 +88,8 @@ while read -r m; do
 	n=${m##*/}
 	case $mode in
 	pahole) "$pahole" -J --btf_gen_floats --btf_base "$base" --btf_encode_detached="$out/$n.btf" "$m" ;;
-	pipe) "$top/pipeline.sh" -j1 -q --btf-base "$base" -o "$out/$n.btf" "$m" ;;
-	pipe-cache) "$top/pipeline.sh" -j1 -q --cache "$cache" --btf-base "$base" -o "$out/$n.btf" "$m" ;;
+	pipe) "$top/pipeline.sh" --features default -j1 -q --btf-base "$base" -o "$out/$n.btf" "$m" ;;
+	pipe-cache) "$top/pipeline.sh" --features default -j1 -q --cache "$cache" --btf-base "$base" -o "$out/$n.btf" "$m" ;;
 	stages-cache)
 		"$bin/dwarf-extract" -j1 -q --cache "$cache" -o "$out/$n.cus" "$m" &&
 		"$bin/dedup-merge" -j1 -q --cache "$cache" -o "$out/$n.graph" "$out/$n.cus" &&

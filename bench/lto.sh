@@ -74,7 +74,7 @@ for e in "${inputs[@]}"; do
 	echo "bench-lto: $label" >&2
 	k="$W/keep"
 	rm -rf "$k" && mkdir -p "$k"
-	if ! "$top/pipeline.sh" --keep "$k" -o "$W/ours.btf" "$e" 2>"$W/first.err"; then
+	if ! "$top/pipeline.sh" --features default --keep "$k" -o "$W/ours.btf" "$e" 2>"$W/first.err"; then
 		echo "bench-lto: FAIL: pipeline.sh on $e: $(tail -2 "$W/first.err")" >&2
 		failed=1
 		continue
@@ -91,7 +91,7 @@ for e in "${inputs[@]}"; do
 	for j in $jobs; do
 		: >"$W/s.btfpipe"; : >"$W/s.pahole"; : >"$W/s.master"
 		for ((r = 0; r < runs; r++)); do
-			run "b$j$r" "$top/pipeline.sh" -j "$j" -o "$W/b.btf" "$e" >>"$W/s.btfpipe" ||
+			run "b$j$r" "$top/pipeline.sh" --features default -j "$j" -o "$W/b.btf" "$e" >>"$W/s.btfpipe" ||
 				{ echo "bench-lto: FAIL: pipeline.sh -j$j on $e" >&2; failed=1; }
 			cmp -s "$W/b.btf" "$W/ours.btf" ||
 				{ echo "bench-lto: FAIL: pipeline.sh -j$j on $e wrote other bytes" >&2; failed=1; }

@@ -162,7 +162,7 @@ bench_input() {
 		for j in $jobs; do
 			warm "$elf" ${base:+"$base"}
 			if [ -n "$base" ]; then
-				measure "$in.pipe" "$top/pipeline.sh" -j"$j" -q --btf-base "$base" -o "$W/$in.p.btf" "$elf" ||
+				measure "$in.pipe" "$top/pipeline.sh" --features default -j"$j" -q --btf-base "$base" -o "$W/$in.p.btf" "$elf" ||
 					{ fail "$in -j$j: pipeline.sh exited $?: $(tail -3 "$W/$in.pipe.err")"; continue; }
 				echo "$in $j $r btfpipe $M_WALL $M_CPU $M_RSS" >>"$W/samples"
 				same_btf "$in" "$W/$in.p.btf" "pipeline.sh -j$j run $r"

@@ -48,8 +48,8 @@ measure "dwarf-extract -j1" "$T_BIN/dwarf-extract" -j1 -o "$O/v1.cus" "$V" || no
 measure "dwarf-extract -j2" "$T_BIN/dwarf-extract" -j2 -o "$O/v2.cus" "$V" || not_ok "extract -j2" "$(cat "$O/err.dwarf-extract -j2")"
 measure "dedup-merge -j2" "$T_BIN/dedup-merge" -j2 -o "$O/v.graph" "$O/v2.cus" || not_ok "merge" "$(cat "$O/err.dedup-merge -j2")"
 measure "btf-emit" "$T_BIN/btf-emit" --elf "$V" -o "$O/v.btf" "$O/v.graph" || not_ok "emit" "$(cat "$O/err.btf-emit")"
-measure "pipeline.sh -j2 (all)" "$T_TOP/pipeline.sh" -j2 --keep "$O/keep" -o "$O/p.btf" "$V" || not_ok "pipeline" "$(cat "$O/err.pipeline.sh -j2 (all)")"
-measure "pipeline.sh -j1 (all)" "$T_TOP/pipeline.sh" -j1 -o "$O/p1.btf" "$V" || not_ok "pipeline -j1"
+measure "pipeline.sh -j2 (all)" "$T_TOP/pipeline.sh" --features default -j2 --keep "$O/keep" -o "$O/p.btf" "$V" || not_ok "pipeline" "$(cat "$O/err.pipeline.sh -j2 (all)")"
+measure "pipeline.sh -j1 (all)" "$T_TOP/pipeline.sh" --features default -j1 -o "$O/p1.btf" "$V" || not_ok "pipeline -j1"
 
 echo "== checks"
 check_same "extract: -j1 and -j2 give the same .cus" "$O/v1.cus" "$O/v2.cus"
@@ -62,7 +62,7 @@ check_same "pipeline: -j1 and -j2 give the same BTF" "$O/p.btf" "$O/p1.btf"
 	not_ok "extract --libdw-only" "$(cat "$O/err.libdw")"
 check_same "extract: the DIE reader gives the .cus libdw alone gives" "$O/v2.cus" "$O/v-libdw.cus"
 # More threads than CPUs: the order of work changes most, the bytes must not.
-"$T_TOP/pipeline.sh" -j8 -q --keep "$O/keep8" -o "$O/p8.btf" "$V" 2>"$O/err.p8" || not_ok "pipeline -j8" "$(cat "$O/err.p8")"
+"$T_TOP/pipeline.sh" --features default -j8 -q --keep "$O/keep8" -o "$O/p8.btf" "$V" 2>"$O/err.p8" || not_ok "pipeline -j8" "$(cat "$O/err.p8")"
 check_same "extract: -j8 gives the same .cus as -j2" "$O/keep8/$(basename "$V").cus" "$O/keep/$(basename "$V").cus"
 check_same "merge: -j8 gives the same .graph as -j2" "$O/keep8/$(basename "$V").graph" "$O/keep/$(basename "$V").graph"
 check_same "pipeline: -j8 gives the same BTF as -j1" "$O/p8.btf" "$O/p1.btf"
@@ -152,7 +152,7 @@ else
 		m=$(basename "$ko" .ko)
 		ntried=$((ntried + 1))
 		s0=$(date +%s%N)
-		if ! "$T_TOP/pipeline.sh" -j2 --btf-base "$O/v.btf" -o "$O/mod/$m.btf" "$ko" 2>"$O/mod/$m.err"; then
+		if ! "$T_TOP/pipeline.sh" --features default -j2 --btf-base "$O/v.btf" -o "$O/mod/$m.btf" "$ko" 2>"$O/mod/$m.err"; then
 			not_ok "module $m: pipeline" "$(cat "$O/mod/$m.err")"
 			continue
 		fi
@@ -229,9 +229,9 @@ check_same "cache: -j8 from the cache, same bytes" "$O/v2.cus" "$O/vc8.cus"
 cm=0 cbad=0
 for m in $(echo "$mods" | awk 'NR % 50 == 0'); do
 	n=$(basename "$m")
-	"$T_TOP/pipeline.sh" -j1 -q --btf-base "$O/v.btf" -o "$O/mc.$n.plain.btf" "$m" &&
-	"$T_TOP/pipeline.sh" -j1 -q --cache "$C" --btf-base "$O/v.btf" -o "$O/mc.$n.cold.btf" "$m" &&
-	BTFPIPE_CACHE_VERIFY=1 "$T_TOP/pipeline.sh" -j1 -q --cache "$C" --btf-base "$O/v.btf" -o "$O/mc.$n.warm.btf" "$m" || cbad=$((cbad + 1))
+	"$T_TOP/pipeline.sh" --features default -j1 -q --btf-base "$O/v.btf" -o "$O/mc.$n.plain.btf" "$m" &&
+	"$T_TOP/pipeline.sh" --features default -j1 -q --cache "$C" --btf-base "$O/v.btf" -o "$O/mc.$n.cold.btf" "$m" &&
+	BTFPIPE_CACHE_VERIFY=1 "$T_TOP/pipeline.sh" --features default -j1 -q --cache "$C" --btf-base "$O/v.btf" -o "$O/mc.$n.warm.btf" "$m" || cbad=$((cbad + 1))
 	cmp -s "$O/mc.$n.plain.btf" "$O/mc.$n.cold.btf" && cmp -s "$O/mc.$n.plain.btf" "$O/mc.$n.warm.btf" || cbad=$((cbad + 1))
 	cm=$((cm + 1))
 done
