@@ -9,13 +9,12 @@
 # parallel (GNU parallel runs btfpipe-archive's job list in t1500) and gdb
 # (t1340 prints the backtrace of a stage's core, should one crash).
 # Bench: gnuplot-nox (bench/scale.sh's plot).
-# Run: bash-builtins (pipeline.sh's mktemp and rm without a fork each),
-# xxhash (xxhsum: btfpipe-archive's input and output hashes).
+# Run: xxhash (xxhsum: btfpipe-archive's input and output hashes).
 # Without root it prints the exact apt-get line and fails.
 set -eu
 pkgs="libdw-dev libelf-dev libbpf-dev libxxhash-dev libbz2-dev libzstd-dev zlib1g-dev pkg-config gcc make
       clang-19 libclang-rt-19-dev lld-19 llvm-19 dwarves bpftool python3 dwz binutils man-db strace time
-      parallel bash-builtins xxhash gnuplot-nox gdb"
+      parallel xxhash gnuplot-nox gdb"
 missing=""
 for p in $pkgs; do
 	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
