@@ -3,13 +3,14 @@
  *   btf-emit [--elf ELF] [--btf-base BASE] [--skip-report FILE] -o OUT.btf IN.graph
  *
  * main() is the stage: options, parsed and checked in one place; the
- * answer from the cache when it has one; else emit__run(), whose passes
- * run.h lists with what each guarantees. Messages and exit codes are made
- * here only.
+ * --elf file checked against the graph (elf_match.c); the answer from the
+ * cache when it has one; else emit__run(), whose passes run.h lists with
+ * what each guarantees. Messages and exit codes are made here only.
  */
 #include "emit.h"
 #include "base_index.h"
 #include "btf_raw.h"
+#include "elf_match.h"
 #include "output.h"
 #include "run.h"
 #include "../../common/btf_file.h"
@@ -46,7 +47,11 @@ static void usage(FILE *o)
 		"                         one per 4 MB. The output does not depend on it\n"
 		"  -o, --output FILE      raw BTF to write (atomically)\n"
 		"      --elf ELF          the binary the graph came from: its symbol table\n"
-		"                         decides which functions and variables exist\n"
+		"                         decides which functions and variables exist. A graph\n"
+		"                         of one input must have been made from ELF, else it\n"
+		"                         is refused (exit 1): by GNU build id, or where either\n"
+		"                         lacks one, by machine and .debug_info unit offsets\n"
+		"                         (not checked when ELF's DWARF is absent or compressed)\n"
 		"      --elf-out FILE     write a copy of --elf with the BTF as its .BTF section\n"
 		"                         (FILE may be the --elf file itself: replaced atomically)\n"
 		"      --btf-base BASE    split BTF over BASE (raw BTF, or an ELF with .BTF):\n"
@@ -187,6 +192,10 @@ int main(int argc, char **argv)
 	struct emit_base_cache bc = { 0 };
 	int err = 0, hit = 0;
 	fatal__init(&where, &d);
+	/* Before the cache: a refused pair is refused whatever it holds. */
+	diag_phase(&d, "check");
+	if (o.elf && (err = elf_match__check(o.input, o.elf, &d)))
+		return diag_report(&d, o.elf, err);
 	diag_phase(&d, "cache");
 	/* A base that cannot be read has no key: then neither cache is used,
 	 * and emit says why. */

@@ -1,0 +1,370 @@
+/* elf_match.c: refuse an --elf file that is not the one the graph was made
+ * from (elf_match.h).
+ *
+ * btf-emit picks the functions and variables it encodes by the --elf
+ * file's symbol table, and nothing else ties that file to the graph: given
+ * another program, it wrote BTF whose FUNCs and VARs the wrong symbols had
+ * chosen, without a word. The graph records each input's build id,
+ * machine, class and byte order (section `inputs`), and each CU's offset
+ * in its input's .debug_info (section `cus`; format/TYPE-GRAPH.md). So:
+ *
+ *  - Only a graph of one input is checked. Merged from several .cus (the
+ *    objects of one program, LTO-style), the ELF is rightly another file
+ *    than each of them.
+ *  - Two GNU build ids decide alone: equal, the ELF is the graph's input;
+ *    different, it is another program or the same one rebuilt.
+ *  - Else (a .o or .ko, a program linked with --build-id=none, one whose
+ *    note was removed) the ELF must be for the input's e_machine, class and
+ *    byte order, and its .debug_info units must start where the graph's CUs
+ *    did, as many of them. Only the unit headers' lengths are walked, never
+ *    a DIE. A relocatable file's unit lengths are never relocated, so its
+ *    offsets are the ones dwarf-extract saw after relocating. The units of
+ *    a dwz alternate file (CUS_ALT_BIT) are not in the ELF's own
+ *    .debug_info and are passed over.
+ *  - What cannot be compared is accepted: an ELF without .debug_info (a
+ *    stripped file given on purpose: t0730 gives one that lacks the symbol
+ *    it tests), a compressed one (its unit headers would cost inflating
+ *    the section), headers that do not walk to the section's end. So is a
+ *    file that cannot be read here at all: the read that follows says what
+ *    is wrong with it, as it did before this check. Nothing read here can
+ *    make a refusal out of a failure (out of memory in libelf, a short
+ *    file): a refusal needs two values read and found different.
+ *
+ * The same program without its build id (objcopy --remove-section) has the
+ * same units: accepted. Two objects of one CU each start it at offset 0:
+ * without build ids they cannot be told apart, and are accepted.
+ *
+ * Cost, for main.c to run it before the cache: the graph's header, its
+ * inputs section (checked against its checksum) and one name; the ELF's
+ * headers and notes. Only without a build id pair also the CUs section
+ * (checksummed: a few bytes per CU) and one unit header per CU. No section
+ * is hashed whole, and nothing is allocated here but by libelf.
+ *
+ * The graph's head is read here, not through format/graph_read.c, whose
+ * graph__read_flags() decodes and checks the whole file (most of a cached
+ * run's time on a vmlinux). It is read as that reader reads it, and what
+ * that reader would refuse is left to it.
+ */
+#include "elf_match.h"
+#include "../../common/buf.h"
+#include "../../common/diag.h"
+#include "../../common/hash.h"
+#include "../../common/mapfile.h"
+#include "../../format/cus.h"
+#include "../../format/graph.h"
+#include "../../format/graph_sections.h"
+
+#include <elfutils/libdwelf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define HINT "--elf must be the file the graph was extracted from"
+
+/* What the graph records of its one input. */
+struct graph_input0 {
+	const uint8_t *map;		/* the .graph, mapped: size bytes */
+	size_t size;
+	const char *name;		/* the input's name, in the strings section */
+	uint16_t e_machine;
+	uint8_t ei_class, ei_data;
+	const uint8_t *build_id;	/* build_id_len bytes, in the inputs section */
+	size_t build_id_len;
+	const uint8_t *cus;		/* the CUs section: cus_len bytes, checksum cus_check */
+	size_t cus_len;
+	uint64_t cus_check;
+};
+
+/* The graph's header and inputs section, checked as graph_read.c checks
+ * them (magic, version, size, the header's and the section's checksums).
+ * Returns 1 with *in filled and the file mapped when the graph has exactly
+ * one input; 0 when it has several, or cannot be read here. */
+static int graph_input0(const char *path, struct graph_input0 *in)
+{
+	const size_t head = GRAPH_HEADER_SIZE + GRAPH_NSECTIONS * 32;
+	const void *map;
+	size_t size;
+	memset(in, 0, sizeof(*in));
+	if (mapfile_open(path, head, ".graph header", &map, &size, NULL))
+		return 0;
+	const uint8_t *m = map;
+	XXH3_state_t hs;
+	XXH3_64bits_reset(&hs);
+	XXH3_64bits_update(&hs, m, 32);
+	XXH3_64bits_update(&hs, m + GRAPH_HEADER_SIZE, GRAPH_NSECTIONS * 32);
+	if (memcmp(m, GRAPH_MAGIC, 8) || le32_get(m + 8) != GRAPH_FORMAT_VERSION || le64_get(m + 24) != size ||
+	    XXH3_64bits_digest(&hs) != le64_get(m + 32))
+		goto cannot;
+	const uint8_t *sec[S_CUS + 1];
+	uint64_t len[S_CUS + 1], check[S_CUS + 1], expect = head;
+	for (int id = S_STRINGS; id <= S_CUS; id++) {
+		const uint8_t *e = m + GRAPH_HEADER_SIZE + (id - 1) * 32;
+		uint64_t off = le64_get(e + 8), n = le64_get(e + 16);
+		if (le32_get(e) != (uint32_t)id || off != expect || n > size - off)
+			goto cannot;
+		sec[id] = m + off;
+		len[id] = n;
+		check[id] = le64_get(e + 24);
+		expect = off + n;
+	}
+	if (XXH3_64bits(sec[S_INPUTS], len[S_INPUTS]) != check[S_INPUTS])
+		goto cannot;
+	struct cursor c;
+	cursor_init(&c, sec[S_INPUTS], len[S_INPUTS]);
+	if (cur_uleb(&c) != 1)
+		goto cannot;
+	uint64_t name = cur_uleb(&c);
+	cur_bytes(&c, 16); /* the DWARF hash */
+	in->e_machine = (uint16_t)cur_uleb(&c);
+	in->ei_class = cur_u8(&c);
+	in->ei_data = cur_u8(&c);
+	cur_uleb(&c); /* the .cus header flags */
+	in->build_id_len = cur_uleb(&c);
+	in->build_id = in->build_id_len <= 64 ? cur_bytes(&c, in->build_id_len) : NULL;
+	/* A name is a file's basename (CU-RECORDS.md: 255 bytes at most). */
+	size_t name_max = name < len[S_STRINGS] ? len[S_STRINGS] - name : 0;
+	if (c.err || !in->build_id || !name_max || !memchr(sec[S_STRINGS] + name, 0, name_max < 256 ? name_max : 256))
+		goto cannot;
+	in->name = (const char *)sec[S_STRINGS] + name;
+	in->cus = sec[S_CUS];
+	in->cus_len = len[S_CUS];
+	in->cus_check = check[S_CUS];
+	in->map = m;
+	in->size = size;
+	return 1;
+cannot:
+	munmap((void *)m, size);
+	memset(in, 0, sizeof(*in));
+	return 0;
+}
+
+/* The --elf file, open: its header and its build id (when it has one). */
+struct elf_side {
+	int fd;
+	Elf *elf;
+	GElf_Ehdr eh;
+	const uint8_t *build_id;
+	size_t build_id_len;	/* 0: none */
+};
+
+/* Returns 1 with *e filled (elf_side_close() it), or 0: no ELF file that
+ * libelf reads (left to elf_info__read() to say why). The build id is
+ * found as dwarf-extract found the graph's, by dwelf_elf_gnu_build_id(). */
+static int elf_side_open(const char *path, struct elf_side *e)
+{
+	struct stat st;
+	memset(e, 0, sizeof(*e));
+	e->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (e->fd < 0)
+		return 0;
+	elf_version(EV_CURRENT);
+	if (fstat(e->fd, &st) || !S_ISREG(st.st_mode) || !(e->elf = elf_begin(e->fd, ELF_C_READ_MMAP, NULL)) ||
+	    elf_kind(e->elf) != ELF_K_ELF || !gelf_getehdr(e->elf, &e->eh)) {
+		elf_end(e->elf);
+		close(e->fd);
+		return 0;
+	}
+	const void *id;
+	ssize_t n = dwelf_elf_gnu_build_id(e->elf, &id);
+	if (n > 0) {
+		e->build_id = id;
+		e->build_id_len = (size_t)n;
+	}
+	return 1;
+}
+
+static void elf_side_close(struct elf_side *e)
+{
+	elf_end(e->elf);
+	close(e->fd);
+}
+
+/* The ELF's .debug_info as the file holds it (the first section of that
+ * name, the one libdw reads), in *n bytes; NULL when there is none, or it
+ * holds no bytes in the file (SHT_NOBITS, past its end) or compressed ones. */
+static const uint8_t *debug_info(Elf *elf, uint64_t *n)
+{
+	size_t shstrndx, fsize;
+	const char *raw = elf_rawfile(elf, &fsize);
+	if (!raw || elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		const char *name;
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    strcmp(name, ".debug_info"))
+			continue;
+		if (sh.sh_type == SHT_NOBITS || (sh.sh_flags & SHF_COMPRESSED) || sh.sh_offset > fsize ||
+		    sh.sh_size > fsize - sh.sh_offset)
+			return NULL;
+		*n = sh.sh_size;
+		return (const uint8_t *)raw + sh.sh_offset;
+	}
+	return NULL;
+}
+
+static uint64_t get_n(const uint8_t *p, int bytes, int big)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < bytes; i++)
+		v |= (uint64_t)p[big ? bytes - 1 - i : i] << (8 * i);
+	return v;
+}
+
+/* Where the unit after the one at `at` starts, in .debug_info p (n bytes,
+ * at < n, in the file's byte order: big-endian when big); 0 when no unit
+ * header lies at `at` (its length is reserved or runs past the section,
+ * its version is not 2 to 5). Only the initial length (4 bytes, or
+ * 0xffffffff and 8 for 64-bit DWARF) and the version are read: they open
+ * the header in every version; DWARF 5's unit type comes after them. */
+static uint64_t next_unit(const uint8_t *p, uint64_t n, uint64_t at, int big)
+{
+	if (n - at < 6)
+		return 0;
+	uint64_t len = get_n(p + at, 4, big), lsize = 4;
+	if (len == 0xffffffff) {
+		if (n - at < 14)
+			return 0;
+		len = get_n(p + at + 4, 8, big);
+		lsize = 12;
+	} else if (len >= 0xfffffff0) {
+		return 0;
+	}
+	if (len < 2 || len > n - at - lsize)
+		return 0;
+	uint64_t version = get_n(p + at + lsize, 2, big);
+	return version >= 2 && version <= 5 ? at + lsize + len : 0;
+}
+
+/* Units from `at` to the end of .debug_info; UINT64_MAX when the headers
+ * do not walk there. */
+static uint64_t units_from(const uint8_t *p, uint64_t n, uint64_t at, int big)
+{
+	uint64_t k = 0;
+	while (at < n && (at = next_unit(p, n, at, big)))
+		k++;
+	return at == n ? k : UINT64_MAX;
+}
+
+/* The next CU of the graph's own .debug_info (a dwz alternate file's are
+ * passed over): its offset into *off; 0 at the end or on a malformed entry
+ * (c->err set). */
+static int next_cu(struct cursor *c, uint64_t *left, uint64_t *off)
+{
+	while (*left && !c->err) {
+		(*left)--;
+		cur_uleb(c); /* the input: 0, the only one */
+		*off = cur_uleb(c);
+		cur_uleb(c); /* name, producer, language */
+		cur_uleb(c);
+		cur_uleb(c);
+		if (!c->err && !(*off & CUS_ALT_BIT))
+			return 1;
+	}
+	return 0;
+}
+
+static void hex(char *out, const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", p[i]);
+	out[2 * n] = 0;
+}
+
+/* The graph's CUs against the ELF's units, in order. Returns 0 when they
+ * agree or cannot be compared, -EINVAL with the difference in d. no_id
+ * says which file lacks a build id, for the message. */
+static int compare_units(const struct graph_input0 *g, const struct elf_side *e, const char *graph_path,
+			 const char *elf_path, const char *no_id, struct diag *d)
+{
+	uint64_t n = 0;
+	const uint8_t *info = debug_info(e->elf, &n);
+	if (!info || XXH3_64bits(g->cus, g->cus_len) != g->cus_check)
+		return 0;
+	int big = e->eh.e_ident[EI_DATA] == ELFDATA2MSB;
+	struct cursor c;
+	cursor_init(&c, g->cus, g->cus_len);
+	uint64_t left = cur_uleb(&c), at = 0, k = 0, off;
+	for (; next_cu(&c, &left, &off); k++) {
+		if (at == n) { /* the ELF has fewer units */
+			uint64_t more = 1;
+			while (next_cu(&c, &left, &off))
+				more++;
+			if (c.err)
+				return 0;
+			return diag_fail(d, EINVAL, "%s: %llu units in .debug_info, but the graph %s was made from "
+					 "%.*s%s, which had %llu (%s): " HINT, elf_path, (unsigned long long)k,
+					 graph_path, DIAG_CLIP(g->name), (unsigned long long)(k + more), no_id);
+		}
+		if (at != off)
+			return diag_fail(d, EINVAL, "%s: .debug_info unit %llu starts at offset 0x%llx, but the graph %s "
+					 "was made from %.*s%s, whose unit %llu started at 0x%llx (%s): " HINT, elf_path,
+					 (unsigned long long)k, (unsigned long long)at, graph_path, DIAG_CLIP(g->name),
+					 (unsigned long long)k, (unsigned long long)off, no_id);
+		if (!(at = next_unit(info, n, at, big)))
+			return 0;
+	}
+	if (c.err || at == n)
+		return 0;
+	uint64_t more = units_from(info, n, at, big);
+	if (more == UINT64_MAX)
+		return 0;
+	return diag_fail(d, EINVAL, "%s: %llu units in .debug_info, but the graph %s was made from %.*s%s, "
+			 "which had %llu (%s): " HINT, elf_path, (unsigned long long)(k + more), graph_path,
+			 DIAG_CLIP(g->name), (unsigned long long)k, no_id);
+}
+
+static const char *class_name(unsigned c)
+{
+	return c == ELFCLASS32 ? "32-bit" : c == ELFCLASS64 ? "64-bit" : "unknown class";
+}
+
+static const char *data_name(unsigned c)
+{
+	return c == ELFDATA2LSB ? "little-endian" : c == ELFDATA2MSB ? "big-endian" : "unknown byte order";
+}
+
+int elf_match__check(const char *graph_path, const char *elf_path, struct diag *d)
+{
+	struct graph_input0 g;
+	struct elf_side e;
+	int err = 0;
+	if (!graph_input0(graph_path, &g))
+		return 0;
+	if (!elf_side_open(elf_path, &e)) {
+		munmap((void *)g.map, g.size);
+		return 0;
+	}
+	char ours[2 * 64 + 1], theirs[2 * 64 + 1];
+	const uint8_t *ident = e.eh.e_ident;
+	if (g.build_id_len && e.build_id_len) {
+		if (g.build_id_len != e.build_id_len || memcmp(g.build_id, e.build_id, g.build_id_len)) {
+			hex(ours, e.build_id, e.build_id_len < 64 ? e.build_id_len : 64);
+			hex(theirs, g.build_id, g.build_id_len);
+			err = diag_fail(d, EINVAL, "%s: build id %s, but the graph %s was made from %.*s%s, build id %s: " HINT,
+					elf_path, ours, graph_path, DIAG_CLIP(g.name), theirs);
+		}
+	} else if (e.eh.e_machine != g.e_machine || ident[EI_CLASS] != g.ei_class || ident[EI_DATA] != g.ei_data) {
+		err = diag_fail(d, EINVAL, "%s: an ELF for e_machine %u (%s, %s), but the graph %s was made from %.*s%s, "
+				"one for e_machine %u (%s, %s): " HINT, elf_path, e.eh.e_machine,
+				class_name(ident[EI_CLASS]), data_name(ident[EI_DATA]), graph_path, DIAG_CLIP(g.name),
+				g.e_machine, class_name(g.ei_class), data_name(g.ei_data));
+	} else {
+		char no_id[320];
+		if (e.build_id_len)
+			snprintf(no_id, sizeof(no_id), "%.*s%s had no build id to compare", DIAG_CLIP(g.name));
+		else if (g.build_id_len)
+			snprintf(no_id, sizeof(no_id), "%s has no build id to compare", elf_path);
+		else
+			snprintf(no_id, sizeof(no_id), "neither has a build id to compare");
+		err = compare_units(&g, &e, graph_path, elf_path, no_id, d);
+	}
+	elf_side_close(&e);
+	munmap((void *)g.map, g.size);
+	return err;
+}
