@@ -20,7 +20,8 @@
 #include <stddef.h>
 #include <string.h>
 
-/* Exit codes, shared by every stage and pipeline.sh (documented in README). */
+/* Exit codes, shared by every stage and the btfpipe driver (documented in
+ * docs/debugging.md, "Messages and exit codes", and each man page). */
 enum {
 	EXIT_OK = 0,
 	EXIT_BAD_INPUT = 1,	/* input is malformed, unsupported or refused */

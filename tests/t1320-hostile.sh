@@ -9,7 +9,7 @@
 #     /usr/bin/time, no stage may peak above 2 GiB of RSS in either variant;
 #   - never crash: exit >= 128, 124 (timeout) or a sanitizer report fails;
 # and then, row by row, either
-#   - refuse: exit 1 (README "Exit codes": bad input), exactly one line on
+#   - refuse: exit 1 (bad input: docs/debugging.md), exactly one line on
 #     stderr `btfpipe: FILE: error: WHAT` naming the file (every file of a
 #     case carries the case name) and saying what is wrong, and no output
 #     file nor temp file in that stage's output directory; or
@@ -426,7 +426,7 @@ CSRC
 	else
 		not_ok "huge-count: count 2^32-1 is encoded as it is" "$(grep -A1 b2_t "$txt")"
 	fi
-	# What pahole writes for the same object, for the record (README, "BTF mapping").
+	# What pahole writes for the same object, for the record (docs/design.md, "BTF mapping").
 	if have pahole && cp "$d/huge-count.o" "$d/pahole.o" && pahole -J "$d/pahole.o" >/dev/null 2>&1; then
 		echo "info: huge-count: pahole $(pahole --version) writes $(bpftool btf dump file "$d/pahole.o" 2>/dev/null |
 			awk '/^\[[0-9]+\] ARRAY / { id = substr($1, 2, length($1) - 2); sub(/.*nr_elems=/, ""); ne[id] = $0 }

@@ -3,12 +3,13 @@
 # little to start a program at all.
 #
 # A build host's `ulimit -v` (RLIMIT_AS) caps a process's address space; a
-# stage that hits it must say so and leave what it found: exit 4 (README
-# "Exit codes") with one line `btfpipe: FILE: error: out of memory in phase
-# P`, naming the pass that needed more, the previous output byte for byte,
-# and nothing else in the output directory, nor in TMPDIR (pipeline.sh's
-# directory of checkpoints). Or it succeeds, with the same bytes as an
-# unlimited run. Never a crash, a hang or another exit code.
+# stage that hits it must say so and leave what it found: exit 4
+# (docs/performance.md, "Limits and failures") with one line
+# `btfpipe: FILE: error: out of memory in phase P`, naming the pass that
+# needed more, the previous output byte for byte, and nothing else in the
+# output directory, nor in TMPDIR (pipeline.sh's directory of
+# checkpoints). Or it succeeds, with the same bytes as an unlimited run.
+# Never a crash, a hang or another exit code.
 #
 # Cases (each over an output that already exists, at -j1 and at -j8, where
 # most of a thread's 8 MiB stack must fit under the limit too):

@@ -4,10 +4,11 @@
 # Each output goes to a small tmpfs mounted for the case, sized so that the
 # previous output fits and the new one fills the disk partway through (at a
 # quarter, half and three quarters of the new file's size beyond the old),
-# then large enough for both. A full disk must give exit 3 (README "Exit
-# codes"), a message naming the file and "No space left on device", the
-# previous output byte for byte and nothing else in the directory (no temp
-# file); a disk with room must give the unlimited run's bytes.
+# then large enough for both. A full disk must give exit 3
+# (docs/performance.md, "Limits and failures"), a message naming the file
+# and "No space left on device", the previous output byte for byte and
+# nothing else in the directory (no temp file); a disk with room must give
+# the unlimited run's bytes.
 #
 # Cases:
 #   extract, merge, emit, emit-elf   each stage's -o (or --elf-out) on the tmpfs

@@ -6,7 +6,7 @@
  * or none (_Atomic and DW_TAG_unspecified_type). add_node() then adds each
  * node's types in node order, so BTF ids follow the graph's order.
  *
- * Mappings for what BTF cannot say, each documented in README "BTF mapping":
+ * Mappings for what BTF cannot say, each documented in docs/design.md, "BTF mapping":
  *  - _Atomic T is written as T: same size and layout; BTF has no atomic kind
  *    (pahole aborts the whole encode on it).
  *  - DW_TAG_unspecified_type (C's nullptr_t, asm's void) is void.
@@ -415,7 +415,7 @@ static int add_base(struct bw *btf, const struct graph *g, const struct graph_no
 {
 	const char *name = graph_str(g, n->name);
 	/* One a kept type needs: pahole's placeholder, a 4-byte INT of that
-	 * name (README, "BTF mapping"), so its users can still be written. */
+	 * name (docs/design.md, "BTF mapping"), so its users can still be written. */
 	if (!base_fits_btf(n, o))
 		return bw__add_int(btf, "__SANITIZED_FAKE_INT__", 4,
 			      n->encoding == DW_ATE_signed || n->encoding == DW_ATE_signed_char ? BTF_INT_SIGNED : 0);

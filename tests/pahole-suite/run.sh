@@ -13,8 +13,9 @@
 #
 # Each test's exit is its verdict (0 pass, 2 skip, else fail), counted as
 # ours. A test that cannot apply to btfpipe is listed in EXCUSED with the
-# reason (README, "pahole's regression suite"): it still runs, and is a skip
-# while it fails, and a failure once it passes (the row has gone stale).
+# reason (docs/testing.md, "pahole's regression suite"): it still runs, and
+# is a skip while it fails, and a failure once it passes (the row has gone
+# stale).
 set -u
 T_RESULTS=$(mktemp)
 export T_RESULTS
