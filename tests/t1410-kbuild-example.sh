@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # t1410-kbuild-example: the two ways a kernel build uses btfpipe with the
-# extracted-CU cache (README "In a kernel build"), on a fake vmlinux (the
+# extracted-CU cache (docs/kernel-builds.md), on a fake vmlinux (the
 # sample fixture plus one file the test changes) and two fake modules
 # (relocatable objects, one sharing types.h with the vmlinux).
 #
@@ -139,10 +139,12 @@ all_runs() { "$T_BIN/dwarf-extract" --cache "$1" --cache-stats 2>&1 |
 out_hits() { sed -n 's/^hits //p' "$1/out-v1/stats" 2>/dev/null || echo 0; }
 ncus() { "$T_BIN/dwarf-extract" --dump "$1" | sed -n '1s/.* cus=\([0-9]*\).*/\1/p'; }
 # ref DIR: pipeline.sh per input, without a cache: what the Makefile must match.
+# --features default: the Makefile's btf-emit runs with its own default, pahole's
+# "default" set, where the driver's default is what pahole -J encodes bare.
 ref() {
-	"$P" -j1 --keep "$1" -o "$1/vmlinux.btf" "$K/vmlinux" &&
-	"$P" -j1 --keep "$1" --btf-base "$1/vmlinux.btf" -o "$1/m1.o.btf" "$K/m1.o" &&
-	"$P" -j1 --keep "$1" --btf-base "$1/vmlinux.btf" -o "$1/m2.o.btf" "$K/m2.o"
+	"$P" -j1 --features default --keep "$1" -o "$1/vmlinux.btf" "$K/vmlinux" &&
+	"$P" -j1 --features default --keep "$1" --btf-base "$1/vmlinux.btf" -o "$1/m1.o.btf" "$K/m1.o" &&
+	"$P" -j1 --features default --keep "$1" --btf-base "$1/vmlinux.btf" -o "$1/m2.o.btf" "$K/m2.o"
 }
 # same_as_ref WHEN DIR: the Makefile's three BTF files are pipeline.sh's.
 same_as_ref() {
