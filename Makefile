@@ -51,6 +51,14 @@ CFLAGS += -DHASH_FORCE_COLLIDE
 BUILD := build-collide
 BIN := bin-collide
 endif
+# STATIC=0: the stages and the driver linked against the shared libraries
+# (see STAGE_LINK below), in build/dyn/ and build/dyn/bin/, never mixed with
+# the static programs of bin/.
+STATIC ?= 1
+ifeq ($(SANITIZE)$(COLLIDE)$(STATIC),0)
+BUILD := build/dyn
+BIN := build/dyn/bin
+endif
 
 COMMON := $(wildcard common/*.c)
 FORMAT := $(wildcard format/*.c)
@@ -74,7 +82,14 @@ $(BUILD)/%.o: %.c
 # sanitizer builds) only our own calls would, and there are none. Also
 # libdw's abbreviation table init, whose failure libdw ignores (fatal.c).
 WRAPS := -Wl,--wrap=error -Wl,--wrap=__assert_fail -Wl,--wrap=Dwarf_Abbrev_Hash_init
-ifeq ($(SANITIZE),)
+# STATIC=0 links them against the shared libraries, as the Debian package
+# does (debian/rules): a security fix to libdw, libelf, libbpf, zlib, ...
+# then reaches them without a rebuild, and lintian rejects static programs
+# (statically-linked-binary, embedded-library: errors). The cost is the
+# sanitizer builds': the wraps reach only our own calls, so under a memory
+# limit libdw's dead ends end in libdw's words (or a fault), not exit 4;
+# and each start pays the dynamic loader. (Built in build/dyn/, above.)
+ifeq ($(SANITIZE)$(STATIC),1)
 STAGE_LINK := -static $(WRAPS)
 STAGE_LIBS := $(shell pkg-config --static --libs $(PKGS) 2>/dev/null)
 else
@@ -172,16 +187,41 @@ test: all
 	@$(MAKE) --no-print-directory SANITIZE=thread all
 	@./tests/run.sh
 
-# make install PREFIX=DIR: the three stages, btfpipe-pahole and pipeline.sh in DIR/bin, the
-# man pages in DIR/share/man/man1 (DESTDIR is honoured for packaging).
+# What make install installs, built without the test helpers of all: the
+# stages, the driver and its btfpipe-pahole link (debian/rules builds this).
+programs: $(addprefix $(BIN)/,$(STAGES)) $(BIN)/btfpipe $(BIN)/btfpipe-pahole
+
+# make install PREFIX=DIR (DESTDIR is honoured for packaging; the Debian
+# package is make install PREFIX=/usr DESTDIR=debian/btfpipe STATIC=0):
+#   bin/               the stages, btfpipe, btfpipe-pahole -> btfpipe,
+#                      btfpipe-diff, btfpipe-archive
+#   lib/btfpipe/       pipeline.sh and btfpipe -> ../../bin/btfpipe, the
+#                      driver pipeline.sh execs (it looks beside itself)
+#   share/btfpipe/     btfcmp.py, which btfpipe-diff imports from there
+#   share/man/man1/    man/*.1 (a symlink stays one)
+#   share/doc/btfpipe/ docs/*.md and format/*.md, as docs/ and format/:
+#                      the paths the man pages cite
+# The driver finds the stages beside itself (its own /proc/self/exe),
+# btfpipe-diff in PREFIX/bin. tests/t1210 checks this layout.
 PREFIX ?= /usr/local
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 755 $(addprefix $(BIN)/,$(STAGES)) $(BIN)/btfpipe-pahole pipeline.sh $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
-	install -d $(DESTDIR)$(PREFIX)/share/btfpipe
-	install -m 755 tools/btfpipe-diff tools/btfpipe-archive $(DESTDIR)$(PREFIX)/bin/
+install: programs
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/btfpipe $(DESTDIR)$(PREFIX)/share/btfpipe \
+		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/doc/btfpipe/docs \
+		$(DESTDIR)$(PREFIX)/share/doc/btfpipe/format
+	install -m 755 $(addprefix $(BIN)/,$(STAGES) btfpipe) tools/btfpipe-diff tools/btfpipe-archive \
+		$(DESTDIR)$(PREFIX)/bin/
+	ln -sfn btfpipe $(DESTDIR)$(PREFIX)/bin/btfpipe-pahole
+	install -m 755 pipeline.sh $(DESTDIR)$(PREFIX)/lib/btfpipe/
+	ln -sfn ../../bin/btfpipe $(DESTDIR)$(PREFIX)/lib/btfpipe/btfpipe
 	install -m 644 tools/btfcmp.py $(DESTDIR)$(PREFIX)/share/btfpipe/
+	@for m in man/*.1; do \
+		if [ -L "$$m" ]; then echo "ln -sfn $$(readlink "$$m") $(DESTDIR)$(PREFIX)/share/man/man1/$${m#man/}"; \
+			ln -sfn "$$(readlink "$$m")" "$(DESTDIR)$(PREFIX)/share/man/man1/$${m#man/}" || exit 1; \
+		else echo "install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man1/"; \
+			install -m 644 "$$m" "$(DESTDIR)$(PREFIX)/share/man/man1/" || exit 1; fi; \
+	done
+	install -m 644 $(wildcard docs/*.md) $(DESTDIR)$(PREFIX)/share/doc/btfpipe/docs/
+	install -m 644 $(wildcard format/*.md) $(DESTDIR)$(PREFIX)/share/doc/btfpipe/format/
 
 check-kernel: deps all
 	@./tests/kernel/run.sh
@@ -272,4 +312,4 @@ bench-archive: all
 clean:
 	rm -rf build build-asan build-collide build-tsan bin bin-asan bin-collide bin-tsan tests/out
 
-.PHONY: check-robust all deps run test install check-kernel check-kfuncs check-132 bench-7x check-kbuild check-pahole-suite check-lto bench bench-modules bench-scale bench-cache bench-archive bench-lto fuzz clean
+.PHONY: check-robust all deps run test programs install check-kernel check-kfuncs check-132 bench-7x check-kbuild check-pahole-suite check-lto bench bench-modules bench-scale bench-cache bench-archive bench-lto fuzz clean
