@@ -11,6 +11,7 @@
 #   make check-132        btfpipe vs pahole 1.32 (sid), 1.24, master on 7.x/6.12/6.1 (downloads; tests/kernel/vs132.sh)
 #   make check-lto        t1105 at kernel size: a 400-file program, 2,000+ CUs under thin LTO
 #   make check-kbuild     real kernels built with PAHOLE=pipeline.sh, booted (tests/kbuild/run.sh; an hour)
+#   make check-deb        the Debian package from HEAD: lintian, installed, run, a kernel built with it, removed (tests/deb/run.sh)
 #   make check-pahole-suite  pahole's own tests with btfpipe as the encoder (tests/pahole-suite/run.sh)
 #   make bench-lto        btfpipe vs pahole -J on LTO inputs (bench/lto.sh)
 #   make bench            btfpipe vs pahole -J: wall, CPU, RSS medians (bench/README.md)
@@ -223,6 +224,13 @@ install: programs
 	install -m 644 $(wildcard docs/*.md) $(DESTDIR)$(PREFIX)/share/doc/btfpipe/docs/
 	install -m 644 $(wildcard format/*.md) $(DESTDIR)$(PREFIX)/share/doc/btfpipe/format/
 
+# The Debian package, built from a clean clone of HEAD in tests/out/deb/,
+# checked with lintian, installed, run (a kernel built with its
+# btfpipe-pahole; CHECK_DEB_KERNEL=0 leaves that out) and removed again.
+# Installs dpkg-dev, debhelper, lintian and the build's dependencies.
+check-deb:
+	@./tests/deb/run.sh
+
 check-kernel: deps all
 	@./tests/kernel/run.sh
 
@@ -312,4 +320,4 @@ bench-archive: all
 clean:
 	rm -rf build build-asan build-collide build-tsan bin bin-asan bin-collide bin-tsan tests/out
 
-.PHONY: check-robust all deps run test programs install check-kernel check-kfuncs check-132 bench-7x check-kbuild check-pahole-suite check-lto bench bench-modules bench-scale bench-cache bench-archive bench-lto fuzz clean
+.PHONY: check-robust all deps run test programs install check-deb check-kernel check-kfuncs check-132 bench-7x check-kbuild check-pahole-suite check-lto bench bench-modules bench-scale bench-cache bench-archive bench-lto fuzz clean
