@@ -37,7 +37,8 @@
  * Cost, for main.c to run it before the cache: the graph's header, its
  * inputs section (checked against its checksum) and one name; the ELF's
  * headers and notes. Only without a build id pair also the CUs section
- * (checksummed: a few bytes per CU) and one unit header per CU. No section
+ * (checksummed: a few bytes per CU) and one unit header per CU, each with
+ * one pread() (a vmlinux without build id: 2,400 units, 2 ms). No section
  * is hashed whole, and nothing is allocated here but by libelf.
  *
  * The graph's head is read here, not through format/graph_read.c, whose
@@ -185,27 +186,29 @@ static void elf_side_close(struct elf_side *e)
 }
 
 /* The ELF's .debug_info as the file holds it (the first section of that
- * name, the one libdw reads), in *n bytes; NULL when there is none, or it
- * holds no bytes in the file (SHT_NOBITS, past its end) or compressed ones. */
-static const uint8_t *debug_info(Elf *elf, uint64_t *n)
+ * name, the one libdw reads): 1 with its file offset and size in *off and
+ * *n; 0 when there is none, or it holds no bytes in the file (SHT_NOBITS,
+ * past its end) or compressed ones. */
+static int debug_info(const struct elf_side *e, uint64_t *off, uint64_t *n)
 {
-	size_t shstrndx, fsize;
-	const char *raw = elf_rawfile(elf, &fsize);
-	if (!raw || elf_getshdrstrndx(elf, &shstrndx))
-		return NULL;
-	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+	size_t shstrndx;
+	struct stat st;
+	if (elf_getshdrstrndx(e->elf, &shstrndx) || fstat(e->fd, &st))
+		return 0;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e->elf, scn));) {
 		GElf_Shdr sh;
 		const char *name;
-		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(e->elf, shstrndx, sh.sh_name)) ||
 		    strcmp(name, ".debug_info"))
 			continue;
-		if (sh.sh_type == SHT_NOBITS || (sh.sh_flags & SHF_COMPRESSED) || sh.sh_offset > fsize ||
-		    sh.sh_size > fsize - sh.sh_offset)
-			return NULL;
+		if (sh.sh_type == SHT_NOBITS || (sh.sh_flags & SHF_COMPRESSED) || sh.sh_offset > (uint64_t)st.st_size ||
+		    sh.sh_size > (uint64_t)st.st_size - sh.sh_offset)
+			return 0;
+		*off = sh.sh_offset;
 		*n = sh.sh_size;
-		return (const uint8_t *)raw + sh.sh_offset;
+		return 1;
 	}
-	return NULL;
+	return 0;
 }
 
 static uint64_t get_n(const uint8_t *p, int bytes, int big)
@@ -216,39 +219,51 @@ static uint64_t get_n(const uint8_t *p, int bytes, int big)
 	return v;
 }
 
-/* Where the unit after the one at `at` starts, in .debug_info p (n bytes,
- * at < n, in the file's byte order: big-endian when big); 0 when no unit
- * header lies at `at` (its length is reserved or runs past the section,
- * its version is not 2 to 5). Only the initial length (4 bytes, or
- * 0xffffffff and 8 for 64-bit DWARF) and the version are read: they open
- * the header in every version; DWARF 5's unit type comes after them. */
-static uint64_t next_unit(const uint8_t *p, uint64_t n, uint64_t at, int big)
+/* The ELF's .debug_info: n bytes at file offset off, in the file's byte
+ * order (big-endian when big). Its unit headers are read with pread(): a
+ * vmlinux's 2,400 units are as many pages of its mapping, a fault each
+ * (dwarf-extract's list_units_pread() says the same). */
+struct info {
+	int fd;
+	uint64_t off, n;
+	int big;
+};
+
+/* Where the unit after the one at `at` (< n) starts; 0 when no unit header
+ * lies at `at` (its length is reserved or runs past the section, its
+ * version is not 2 to 5, the file cannot be read there). Only the initial
+ * length (4 bytes, or 0xffffffff and 8 for 64-bit DWARF) and the version
+ * are read: they open the header in every version; DWARF 5's unit type,
+ * and in all versions the abbreviation offset and address size, follow. */
+static uint64_t next_unit(const struct info *in, uint64_t at)
 {
-	if (n - at < 6)
+	uint8_t h[14];
+	uint64_t left = in->n - at;
+	if (left < 6 || inputfile_pread(in->fd, h, left < sizeof(h) ? (size_t)left : sizeof(h), in->off + at))
 		return 0;
-	uint64_t len = get_n(p + at, 4, big), lsize = 4;
+	uint64_t len = get_n(h, 4, in->big), lsize = 4;
 	if (len == 0xffffffff) {
-		if (n - at < 14)
+		if (left < 14)
 			return 0;
-		len = get_n(p + at + 4, 8, big);
+		len = get_n(h + 4, 8, in->big);
 		lsize = 12;
 	} else if (len >= 0xfffffff0) {
 		return 0;
 	}
-	if (len < 2 || len > n - at - lsize)
+	if (len < 2 || len > left - lsize)
 		return 0;
-	uint64_t version = get_n(p + at + lsize, 2, big);
+	uint64_t version = get_n(h + lsize, 2, in->big);
 	return version >= 2 && version <= 5 ? at + lsize + len : 0;
 }
 
 /* Units from `at` to the end of .debug_info; UINT64_MAX when the headers
  * do not walk there. */
-static uint64_t units_from(const uint8_t *p, uint64_t n, uint64_t at, int big)
+static uint64_t units_from(const struct info *in, uint64_t at)
 {
 	uint64_t k = 0;
-	while (at < n && (at = next_unit(p, n, at, big)))
+	while (at < in->n && (at = next_unit(in, at)))
 		k++;
-	return at == n ? k : UINT64_MAX;
+	return at == in->n ? k : UINT64_MAX;
 }
 
 /* The next CU of the graph's own .debug_info (a dwz alternate file's are
@@ -282,11 +297,10 @@ static void hex(char *out, const uint8_t *p, size_t n)
 static int compare_units(const struct graph_input0 *g, const struct elf_side *e, const char *graph_path,
 			 const char *elf_path, const char *no_id, struct diag *d)
 {
-	uint64_t n = 0;
-	const uint8_t *info = debug_info(e->elf, &n);
-	if (!info || XXH3_64bits(g->cus, g->cus_len) != g->cus_check)
+	struct info info = { .fd = e->fd, .big = e->eh.e_ident[EI_DATA] == ELFDATA2MSB };
+	if (!debug_info(e, &info.off, &info.n) || XXH3_64bits(g->cus, g->cus_len) != g->cus_check)
 		return 0;
-	int big = e->eh.e_ident[EI_DATA] == ELFDATA2MSB;
+	const uint64_t n = info.n;
 	struct cursor c;
 	cursor_init(&c, g->cus, g->cus_len);
 	uint64_t left = cur_uleb(&c), at = 0, k = 0, off;
@@ -306,12 +320,12 @@ static int compare_units(const struct graph_input0 *g, const struct elf_side *e,
 					 "was made from %.*s%s, whose unit %llu started at 0x%llx (%s): " HINT, elf_path,
 					 (unsigned long long)k, (unsigned long long)at, graph_path, DIAG_CLIP(g->name),
 					 (unsigned long long)k, (unsigned long long)off, no_id);
-		if (!(at = next_unit(info, n, at, big)))
+		if (!(at = next_unit(&info, at)))
 			return 0;
 	}
 	if (c.err || at == n)
 		return 0;
-	uint64_t more = units_from(info, n, at, big);
+	uint64_t more = units_from(&info, at);
 	if (more == UINT64_MAX)
 		return 0;
 	return diag_fail(d, EINVAL, "%s: %llu units in .debug_info, but the graph %s was made from %.*s%s, "
