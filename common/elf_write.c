@@ -181,7 +181,17 @@ static int copy_sections(struct ew *w)
 			int err = in_shdr(w, i, &sh);
 			if (err)
 				return err;
+			/* A section with bytes whose data cannot be had (libelf out
+			 * of memory) is an error: left without data, libelf writes
+			 * it as zeros at its offset (ELF_F_LAYOUT), and the copy
+			 * would lose the input's bytes with exit 0. */
+			(void)elf_errno();
 			Elf_Data *din = elf_rawdata(elf_getscn(w->in, i), NULL);
+			if (!din && sh.sh_type != SHT_NOBITS && sh.sh_size) {
+				int e = elf_errno();
+				const char *msg = e ? elf_errmsg(e) : "its data cannot be read";
+				return diag_fail(w->d, diag_lib_errno(msg, EIO), "%s: section %zu: %s", w->in_path, i, msg);
+			}
 			if (din) {
 				dout->d_buf = din->d_buf;
 				dout->d_size = din->d_size;
