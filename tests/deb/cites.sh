@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tests/deb/cites.sh: sourced after tests/lib.sh by tests/deb/run.sh (the
 # installed package) and tests/t1210-install.sh (make install DESTDIR=...):
 # an installed btfpipe names only files that were installed with it.

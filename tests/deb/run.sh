@@ -65,8 +65,9 @@ apt_install() {
 	echo "check-deb: installing:$missing"
 	# shellcheck disable=SC2086 # a list of names
 	apt-get install -y -qq --no-install-recommends $missing >/dev/null 2>&1 && return 0
-	apt-get update -qq &&
-		apt-get install -y -qq --no-install-recommends $missing >/dev/null
+	apt-get update -qq || return 1
+	# shellcheck disable=SC2086 # a list of names
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
 }
 
 [ "$(id -u)" -eq 0 ] || stop "check-deb runs as root" "it installs packages (apt-get) and the package it builds"
@@ -268,6 +269,19 @@ kernel_build() {
 	v=$(bpftool -B "$out/vmlinux" btf dump file "$ko" 2>&1)
 	if grep -q "^\[[0-9]*\] FUNC 'crc_ccitt'" <<<"$v"; then ok "bpftool reads the module's split BTF over the vmlinux's ($(grep -c '^\[' <<<"$v") types)"; else
 		not_ok "bpftool reads the module's split BTF over the vmlinux's" "$(head -5 <<<"$v")"; fi
+	# The BTF is btfpipe's: the clone's static btfpipe-pahole, on the input
+	# of 6.1's BTF step (.tmp_vmlinux.btf) with its flags, gives the same.
+	v=$(PAHOLE="$B/btfpipe-pahole" bash "$src/scripts/pahole-flags.sh")
+	local flags
+	read -r -a flags <<<"$v"
+	cp "$out/.tmp_vmlinux.btf" "$D/tmp_vmlinux" &&
+		objcopy --remove-section=.BTF "$D/tmp_vmlinux" &&
+		"$B/btfpipe-pahole" -J "${flags[@]}" "$D/tmp_vmlinux" &&
+		objcopy --dump-section .BTF="$D/want-vmlinux.btf" "$D/tmp_vmlinux" "$D/tmp.o" &&
+		objcopy --dump-section .BTF="$D/got-vmlinux.btf" "$out/vmlinux" "$D/tmp.o"
+	check_same "the vmlinux's .BTF is the clone's btfpipe-pahole's on the BTF step's input (flags: $v)" \
+		"$D/want-vmlinux.btf" "$D/got-vmlinux.btf"
+	rm -f "$D/tmp_vmlinux" "$D/tmp.o"
 }
 case $kernel in
 0) skip "a kernel built with the installed btfpipe-pahole" "CHECK_DEB_KERNEL=0" ;;
