@@ -220,15 +220,17 @@ check_same "(g) --makefile: the batch's tree" "$D/mk.tree" "$D/ref.tree"
 # (h)
 kills=0
 for ms in 50 150 300 500 800 1200; do
+	# The whole batch, as a job engine or the OOM killer of its cgroup
+	# ends it: the script, its job's subshell, tar, the stages under it,
+	# all in the process group set -m gives it.
+	set -m
 	# shellcheck disable=SC2086
 	"$A" --modules --cache "$D/kcache" --distro local --release lab -o "$D/killed" $B >/dev/null 2>&1 &
 	pid=$!
+	set +m
 	sleep "$(awk -v m=$ms 'BEGIN { print m / 1000 }')"
-	# The whole job: the script, tar, the stages under it.
-	pkill -KILL -P "$pid" 2>/dev/null
-	kill -KILL "$pid" 2>/dev/null && kills=$((kills + 1))
+	kill -KILL -- -"$pid" 2>/dev/null && kills=$((kills + 1))
 	wait "$pid" 2>/dev/null
-	pkill -KILL -f "$D/killed" 2>/dev/null
 done
 # shellcheck disable=SC2086
 "$A" --modules --cache "$D/kcache" --distro local --release lab -o "$D/killed" $B >/dev/null 2>&1
