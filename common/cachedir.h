@@ -51,7 +51,7 @@ enum { CACHEDIR_OPT_DIR = 0x1000, CACHEDIR_OPT_NONE, CACHEDIR_OPT_SIZE, CACHEDIR
 	{ "cache-stats", no_argument, NULL, CACHEDIR_OPT_STATS }
 #define CACHEDIR_HELP \
 	"      --cache DIR     the cache directory (default: $BTFPIPE_CACHE_DIR;\n" \
-	"                      format/CU-CACHE.md)\n" \
+	"                      what it keeps: man btfpipe)\n" \
 	"      --no-cache      ignore $BTFPIPE_CACHE_DIR\n" \
 	"      --cache-max-size SIZE  evict the least recently used entries past SIZE\n" \
 	"                      (500M, 2G; 0 no limit; default $BTFPIPE_CACHE_MAX_SIZE or 2G)\n" \

@@ -36,7 +36,7 @@ static void usage(FILE *o)
 		"usage: " TOOL " [options] -o OUT.btf IN.graph\n"
 		"       " TOOL " [options] --elf ELF --elf-out OUT.elf IN.graph\n"
 		"\n"
-		"Encodes a type graph (format/TYPE-GRAPH.md) as BTF.\n"
+		"Encodes a type graph (a .graph, from dedup-merge) as BTF.\n"
 		"\n"
 		"  -j, --jobs N           threads (default: the number of CPUs); from 2 on, the\n"
 		"                         --elf file is read while the graph is, functions are\n"

@@ -44,7 +44,7 @@ static void usage(FILE *o)
 		"       " TOOL " --cache DIR --cache-stats\n"
 		"\n"
 		"Reads the DWARF of ELF (an executable, a .o or .ko, a vmlinux) and writes\n"
-		"its per-CU type records to OUT.cus (format/CU-RECORDS.md). The output is\n"
+		"its per-CU type records to OUT.cus (its format: man dwarf-extract). The output is\n"
 		"the same bytes for every N.\n"
 		"\n"
 		"  -j, --jobs N   worker threads, at most (default: the number of CPUs); a\n"

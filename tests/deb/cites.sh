@@ -15,7 +15,8 @@
 #    is installed, and it cites no file by its path in the source tree
 #    (format/X.md, docs/X.md, README, tests/..., tools/btfcmp.py, a bare
 #    X.md), which an installed system does not have: such a citation
-#    names /usr/share/doc/btfpipe/... instead.
+#    names /usr/share/doc/btfpipe/... instead. (Not debian/: a BTF
+#    archive's OUTDIR/debian/12/... is a path btfpipe-archive writes.)
 
 # Our programs, by name.
 CITES_PROGS='btfpipe|btfpipe-pahole|btfpipe-diff|btfpipe-archive|pipeline\.sh|dwarf-extract|dedup-merge|btf-emit'
@@ -25,7 +26,7 @@ CITES_PROGS='btfpipe|btfpipe-pahole|btfpipe-diff|btfpipe-archive|pipeline\.sh|dw
 cites_bad() {
 	local text=$1 prefix=$2 list=$3 c p found
 	# Source-tree paths: not preceded by a path character, a slash or $.
-	grep -o -E '(^|[^/A-Za-z0-9_.$-])((docs|format|tests|bench|stages|common|debian)/[A-Za-z0-9_./-]*[A-Za-z0-9_]|tools/(btfcmp\.py|btfpipe-diff|btfpipe-archive)|README(\.md)?|[A-Za-z0-9_-]+\.md)' "$text" |
+	grep -o -E '(^|[^/A-Za-z0-9_.$-])((docs|format|tests|bench|stages|common)/[A-Za-z0-9_./-]*[A-Za-z0-9_]|tools/(btfcmp\.py|btfpipe-diff|btfpipe-archive)|README(\.md)?|[A-Za-z0-9_-]+\.md)' "$text" |
 		sed -E 's/^[^A-Za-z0-9_]//' | sort -u | sed 's/^/cites a source-tree path, not installed: /'
 	# Absolute paths of ours: installed, as a file, a glob or a directory/.
 	grep -o -E "$prefix/[A-Za-z0-9_./*+-]*" "$text" | sed -E 's/[.,:;]+$//' | sort -u |
