@@ -20,14 +20,7 @@ check "make install DESTDIR=... PREFIX=/usr" make -s -C "$T_TOP" $san install DE
 
 # Exactly the layout: nothing missing, nothing more (no test helper).
 (cd "$D" && find . ! -type d | sed 's/^\.//' | LC_ALL=C sort) >"$T_OUT/files"
-{
-	for f in btfpipe btfpipe-pahole dwarf-extract dedup-merge btf-emit btfpipe-diff btfpipe-archive; do echo "/usr/bin/$f"; done
-	echo /usr/lib/btfpipe/pipeline.sh
-	echo /usr/lib/btfpipe/btfpipe
-	echo /usr/share/btfpipe/btfcmp.py
-	for f in "$T_TOP"/man/*.1; do echo "/usr/share/man/man1/${f##*/}"; done
-	for f in "$T_TOP"/docs/*.md "$T_TOP"/format/*.md; do echo "/usr/share/doc/btfpipe/${f#"$T_TOP"/}"; done
-} | LC_ALL=C sort >"$T_OUT/files.want"
+install_layout "$T_TOP" "" | LC_ALL=C sort >"$T_OUT/files.want"
 if cmp -s "$T_OUT/files" "$T_OUT/files.want"; then ok "exactly the install layout ($(wc -l <"$T_OUT/files") files)"; else
 	not_ok "exactly the install layout" "$(diff "$T_OUT/files.want" "$T_OUT/files" | grep '^[<>]' | sed 's/^</missing:/; s/^>/extra:/')"; fi
 for l in "bin/btfpipe-pahole btfpipe" "lib/btfpipe/btfpipe ../../bin/btfpipe"; do

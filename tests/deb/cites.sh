@@ -18,6 +18,20 @@
 #    names /usr/share/doc/btfpipe/... instead. (Not debian/: a BTF
 #    archive's OUTDIR/debian/12/... is a path btfpipe-archive writes.)
 
+# install_layout SRC MANEXT: the files an install of the source tree SRC
+# holds, as the system sees them, one a line, unsorted; MANEXT is what the
+# man pages' names end in (.gz in the package). The one list both the
+# package's check and make install's (t1210) hold the install to.
+install_layout() {
+	local src=$1 manext=$2 f
+	for f in btfpipe btfpipe-pahole dwarf-extract dedup-merge btf-emit btfpipe-diff btfpipe-archive; do echo "/usr/bin/$f"; done
+	echo /usr/lib/btfpipe/pipeline.sh
+	echo /usr/lib/btfpipe/btfpipe
+	echo /usr/share/btfpipe/btfcmp.py
+	for f in "$src"/man/*.1; do echo "/usr/share/man/man1/${f##*/}$manext"; done
+	for f in "$src"/docs/*.md "$src"/format/*.md; do echo "/usr/share/doc/btfpipe/${f#"$src"/}"; done
+}
+
 # Our programs, by name.
 CITES_PROGS='btfpipe|btfpipe-pahole|btfpipe-diff|btfpipe-archive|pipeline\.sh|dwarf-extract|dedup-merge|btf-emit'
 

@@ -108,12 +108,7 @@ if grep -q '^E:' "$D/lintian.out"; then not_ok "lintian: no error" "$(grep '^E:'
 	ok "lintian: no error ($(grep -c '^W:' "$D/lintian.out") warnings, $(grep -c '^[IP]:' "$D/lintian.out") notes)"; fi
 dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { p = $6; sub(/^\./, "", p); print p }' | sort >"$D/files"
 {
-	for f in btfpipe btfpipe-pahole dwarf-extract dedup-merge btf-emit btfpipe-diff btfpipe-archive; do echo "/usr/bin/$f"; done
-	echo /usr/lib/btfpipe/pipeline.sh
-	echo /usr/lib/btfpipe/btfpipe
-	echo /usr/share/btfpipe/btfcmp.py
-	for f in "$SRC"/man/*.1; do echo "/usr/share/man/man1/${f##*/}.gz"; done
-	for f in "$SRC"/docs/*.md "$SRC"/format/*.md; do echo "/usr/share/doc/btfpipe/${f#"$SRC"/}"; done
+	install_layout "$SRC" .gz
 	echo /usr/share/doc/btfpipe/copyright
 	echo /usr/share/doc/btfpipe/changelog.Debian.gz
 	echo /usr/share/lintian/overrides/btfpipe
