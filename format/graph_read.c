@@ -1,9 +1,10 @@
 /* graph_read.c: a `.graph` file read into a graph (spec:
- * format/TYPE-GRAPH.md). The reader validates the header and section table,
- * then every checksum, then decodes with a bounds-checked cursor, the last
- * four sections block by block on the pool, and checks every string ref and
- * node id. */
+ * format/TYPE-GRAPH.md). The reader validates the header and section table
+ * (graph_head.c's checks), then every checksum, then decodes with a
+ * bounds-checked cursor, the last four sections block by block on the
+ * pool, and checks every string ref and node id. */
 #include "graph.h"
+#include "graph_head.h"
 #include "graph_sections.h"
 #include "../common/buf.h"
 #include "../common/diag.h"
@@ -410,10 +411,7 @@ struct gread {
 	struct graph *g;
 	const char *path;
 	unsigned flags;
-	const uint8_t *sec[GRAPH_NSECTIONS + 1];	/* by section id */
-	size_t len[GRAPH_NSECTIONS + 1];
-	uint64_t off[GRAPH_NSECTIONS + 1];		/* in the file */
-	uint64_t check[GRAPH_NSECTIONS + 1];
+	struct graph_section sec[GRAPH_NSECTIONS + 1];	/* by section id */
 	struct diag d[GRAPH_NSECTIONS + 1];		/* a section's checksum or decoding */
 	int err[GRAPH_NSECTIONS + 1];
 	/* The blocked sections, from hop_section(): */
@@ -433,11 +431,7 @@ struct gread {
  * then nothing left over. */
 static int read_checksum(struct gread *r, int id)
 {
-	if (XXH3_64bits(r->sec[id], r->len[id]) != r->check[id])
-		return diag_fail(&r->d[id], EBADMSG, "%s: section %s (offset %llu, %llu bytes): checksum mismatch: "
-				 "the file is corrupted", r->path, graph_section_names[id],
-				 (unsigned long long)r->off[id], (unsigned long long)r->len[id]);
-	return 0;
+	return graph_check_section(&r->sec[id], id, r->path, &r->d[id]);
 }
 
 static int read_head_section(struct gread *r, int id)
@@ -446,14 +440,14 @@ static int read_head_section(struct gread *r, int id)
 	if (err)
 		return err;
 	if (id == S_STRINGS) {
-		if (!r->len[id] || r->sec[id][0] || r->sec[id][r->len[id] - 1])
+		if (!r->sec[id].len || r->sec[id].p[0] || r->sec[id].p[r->sec[id].len - 1])
 			return diag_fail(&r->d[id], EBADMSG, "%s: string section malformed at offset %llu", r->path,
-					 (unsigned long long)r->off[id]);
+					 (unsigned long long)r->sec[id].off);
 		return 0; /* copied by read_work() */
 	}
 	struct gdec x = { .g = r->g, .path = r->path, .sec = id, .d = &r->d[id], .flags = r->flags,
-			  .str = (const char *)r->sec[S_STRINGS], .str_size = r->len[S_STRINGS] };
-	cursor_init(&x.c, r->sec[id], r->len[id]);
+			  .str = (const char *)r->sec[S_STRINGS].p, .str_size = r->sec[S_STRINGS].len };
+	cursor_init(&x.c, r->sec[id].p, r->sec[id].len);
 	err = dec_head_section(&x);
 	if (!err && (x.c.err || cursor_left(&x.c)))
 		err = gfail(&x, x.c.err == -ERANGE ? "string reference out of range"
@@ -470,7 +464,7 @@ static int read_head_section(struct gread *r, int id)
 static int hop_section(struct gread *r, int id)
 {
 	struct gdec x = { .path = r->path, .sec = id, .d = &r->hop_d[id] };
-	cursor_init(&x.c, r->sec[id], r->len[id]);
+	cursor_init(&x.c, r->sec[id].p, r->sec[id].len);
 	r->blk_first[id] = r->nblk;
 	size_t count, base = id == S_NODES || id == S_PROV ? 1 : 0;
 	if (id == S_PROV)
@@ -557,7 +551,7 @@ static int decode_block(struct gread *r, struct gblock *b)
 {
 	size_t ab = r->annot_base[b->sec];
 	struct gdec x = { .g = r->g, .path = r->path, .sec = b->sec, .d = &b->d, .flags = r->flags,
-			  .str = (const char *)r->sec[S_STRINGS], .str_size = r->len[S_STRINGS],
+			  .str = (const char *)r->sec[S_STRINGS].p, .str_size = r->sec[S_STRINGS].len,
 			  .annots = r->g->annots, .a_at = b->a_first, .a_end = b->a_first + b->a_n };
 	if (b->sec == S_PROV) {
 		x.b_at = b->b_first;
@@ -566,7 +560,7 @@ static int decode_block(struct gread *r, struct gblock *b)
 		x.b_at = ab + b->b_first;
 		x.b_end = ab + b->b_first + b->b_n;
 	}
-	x.c = (struct cursor){ .start = r->sec[b->sec], .p = b->p, .end = b->p + b->n };
+	x.c = (struct cursor){ .start = r->sec[b->sec].p, .p = b->p, .end = b->p + b->n };
 	int err;
 	struct graph *g = r->g;
 	switch (b->sec) {
@@ -653,64 +647,11 @@ static int check_work(void *ctx, unsigned worker, size_t item)
 	}
 }
 
-/* The header of the mapped file m (size bytes): magic, version, size and
- * the checksum over it and the section table. */
-static int check_header(const uint8_t *m, size_t size, const char *path, struct diag *d)
-{
-	if (memcmp(m, GRAPH_MAGIC, 8))
-		return diag_fail(d, EBADMSG, "%s: not a .graph file (bad magic at offset 0)", path);
-	uint32_t version = le32_get(m + 8);
-	if (version != GRAPH_FORMAT_VERSION)
-		return diag_fail(d, EPROTO, "%s: .graph format version %u, this btfpipe reads version %u: "
-				 "merge again with this btfpipe", path, version, GRAPH_FORMAT_VERSION);
-	if (le64_get(m + 24) != size)
-		return diag_fail(d, EBADMSG, "%s: file is %zu bytes but its header says %llu (truncated or appended to)",
-				 path, size, (unsigned long long)le64_get(m + 24));
-	XXH3_state_t hs;
-	XXH3_64bits_reset(&hs);
-	XXH3_64bits_update(&hs, m, 32);
-	XXH3_64bits_update(&hs, m + GRAPH_HEADER_SIZE, GRAPH_NSECTIONS * 32);
-	int reserved_zero = 1;
-	for (int i = 40; i < GRAPH_HEADER_SIZE; i++)
-		reserved_zero &= m[i] == 0;
-	if (le32_get(m + 20) != GRAPH_NSECTIONS || le32_get(m + 16) != 0 || !reserved_zero ||
-	    XXH3_64bits_digest(&hs) != le64_get(m + 32))
-		return diag_fail(d, EBADMSG, "%s: header or section table corrupted (checksum mismatch at offset 32)",
-				 path);
-	return 0;
-}
-
-/* Where each section is, from the section table into r: sections 1 ..
- * (the result) lie where the table says, each after the one before; the
- * first one that does not is described in *place_d. *expect: where the
- * last placed one ends. */
-static int place_sections(struct gread *r, const uint8_t *m, size_t size, uint64_t *expect,
-			  struct diag *place_d)
-{
-	int placed = 0;
-	for (int id = 1; id <= GRAPH_NSECTIONS; id++) {
-		const uint8_t *e = m + GRAPH_HEADER_SIZE + (id - 1) * 32;
-		uint64_t off = le64_get(e + 8), len = le64_get(e + 16);
-		if (le32_get(e) != (uint32_t)id || off != *expect || len > size - off) {
-			diag_fail(place_d, EBADMSG, "%s: section %s out of place (offset %llu)", r->path,
-				  graph_section_names[id], (unsigned long long)off);
-			break;
-		}
-		r->sec[id] = m + off;
-		r->off[id] = off;
-		r->len[id] = (size_t)len;
-		r->check[id] = le64_get(e + 24);
-		*expect = off + len;
-		placed = id;
-	}
-	return placed;
-}
-
 int graph__read_flags(struct graph *g, const char *path, unsigned flags, unsigned threads, struct diag *d)
 {
 	memset(g, 0, sizeof(*g));
 	g->prov_cut = (flags & GRAPH_READ_FIRST_PROV) != 0;
-	size_t size, head_size = GRAPH_HEADER_SIZE + GRAPH_NSECTIONS * 32;
+	size_t size, head_size = GRAPH_HEAD_SIZE;
 	const void *map;
 	int err = mapfile_open(path, head_size, ".graph header", &map, &size, d);
 	if (err)
@@ -722,13 +663,13 @@ int graph__read_flags(struct graph *g, const char *path, unsigned flags, unsigne
 		goto out;
 	}
 	*r = (struct gread){ .g = g, .path = path, .flags = flags };
-	if ((err = check_header(m, size, path, d)))
+	if ((err = graph_check_header(m, size, path, d)))
 		goto out;
 	/* A section out of place is reported after the errors of the sections
 	 * before it, as a reader going through the file in order would. */
 	uint64_t expect = head_size;
 	struct diag place_d = { 0 };
-	int placed = place_sections(r, m, size, &expect, &place_d);
+	int placed = graph_place_sections(m, size, path, r->sec, &expect, &place_d);
 	/* The strings, inputs and CUs, in order, on this thread. */
 	for (int id = S_STRINGS; id <= S_CUS && id <= placed; id++)
 		if ((err = read_head_section(r, id))) {
@@ -782,8 +723,8 @@ int graph__read_flags(struct graph *g, const char *path, unsigned flags, unsigne
 		err = perr;
 	if (!err) {
 		/* The strings stay where they are; the graph owns the mapping. */
-		g->str = (char *)r->sec[S_STRINGS];
-		g->str_size = r->len[S_STRINGS];
+		g->str = (char *)r->sec[S_STRINGS].p;
+		g->str_size = r->sec[S_STRINGS].len;
 		g->map = (void *)m;
 		g->map_size = size;
 	}
