@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../common/buf.h"
 #include "../common/hash.h"
 
 struct diag;
@@ -152,6 +153,80 @@ enum { GRAPH_READ_FIRST_PROV = 1 };
  * a bad file, are the same for any count. */
 int graph__read_flags(struct graph *g, const char *path, unsigned flags, unsigned threads,
 		      struct diag *d);
+
+/* A peek at a graph: what it records of its inputs, without reading the
+ * rest (graph_head.c). graph__read_flags() decodes and checks the whole
+ * file, most of a cached btf-emit run's time on a vmlinux, where btf-emit's
+ * --elf check needs only the identity of the file the graph was made from
+ * and, when no pair of build ids decides, where its CUs started.
+ *
+ * graph__peek() checks the header and the section table with the checks
+ * graph__read_flags() makes (graph_head.h), wants the strings, inputs and
+ * CUs sections where the table puts them and the inputs section to match
+ * its checksum, and decodes the inputs' count and input 0's record. The
+ * strings section is not hashed (on a vmlinux it is megabytes): input 0's
+ * name is only held to be a string of at most 255 bytes inside it. The CUs
+ * section is checked and walked only on request: graph__peek_cus(),
+ * graph__peek_cu(). Nothing is allocated. What a peek refuses, the reader
+ * refuses too (but for a name longer than the format's 255 bytes, which
+ * the reader takes); what it takes, the reader may still refuse for what
+ * lies past the head. */
+
+/* An input's identity, as dwarf-extract recorded it (TYPE-GRAPH.md,
+ * section `inputs`). The pointers point into the peek's mapping. */
+struct graph_input_id {
+	const char *name;		/* the input's file name, NUL-terminated */
+	uint16_t e_machine;
+	uint8_t ei_class, ei_data;	/* ELFCLASS*, ELFDATA2* */
+	const uint8_t *build_id;	/* its GNU build id: build_id_len bytes */
+	size_t build_id_len;		/* 0: the input had none; at most 64 */
+};
+
+/* The peek owns the file's read-only mapping, and every pointer it hands
+ * out (input0's, an iterator's) points into it, until graph__peek_end(). */
+struct graph_peek {
+	size_t ninputs;			/* the inputs section's count */
+	struct graph_input_id input0;	/* when ninputs >= 1; zeroed else */
+	/* Private to graph_head.c: */
+	const char *path;		/* the caller's string, for messages */
+	const uint8_t *map;
+	size_t map_size;
+	const uint8_t *cus;		/* the CUs section, not yet checked */
+	size_t cus_len;
+	uint64_t cus_off, cus_check;
+};
+
+/* Peek at the graph at path (which must outlive *p, for messages).
+ * Returns: 0 with *p filled: graph__peek_end() it; or a negative errno
+ * with the detail, naming path, in d (which may be NULL): mapfile_open()'s
+ * for a file that cannot be opened or is shorter than a header, -EPROTO
+ * for another format version, -EBADMSG for a head graph__read_flags()
+ * refuses or input 0's record malformed. On an error *p holds nothing
+ * (zeroed: graph__peek_end() on it does nothing). */
+int graph__peek(struct graph_peek *p, const char *path, struct diag *d);
+/* Unmap the file: every pointer from p is invalid after. A no-op on a
+ * zeroed p. */
+void graph__peek_end(struct graph_peek *p);
+
+/* A walk over the CUs section's records, in file order. Its cursor points
+ * into the peek's mapping: valid until graph__peek_end(). */
+struct graph_peek_cus {
+	struct cursor c;
+	uint64_t left;			/* records not yet read */
+};
+
+/* Start a walk of p's CUs section, checked against its checksum (a few
+ * bytes per CU; the vmlinux: 2,400 CUs).
+ * Returns: 0 with *it at the first record; -EBADMSG for a section that
+ * fails its checksum or whose count is malformed, the detail in d (which
+ * may be NULL). */
+int graph__peek_cus(const struct graph_peek *p, struct graph_peek_cus *it, struct diag *d);
+/* The next CU record: its input's index into *input, its cu_offset as
+ * recorded (CUS_ALT_BIT included: a dwz alternate file's unit) into
+ * *cu_offset. Its name, producer and language are passed over, unchecked.
+ * Returns: 1 with both set; 0 after the last record; -EBADMSG for a
+ * record cut short or with a value past 64 bits, and from then on. */
+int graph__peek_cu(struct graph_peek_cus *it, uint64_t *input, uint64_t *cu_offset);
 
 /* Canonical text dump; `full_provenance` lists every CU of every node. */
 int graph__dump(const struct graph *g, FILE *out, int full_provenance, struct diag *d);

@@ -1,14 +1,18 @@
 /* graph_head.c: a `.graph` file's head (spec: format/TYPE-GRAPH.md): the
  * checks of its header and section table that every reader makes
- * (graph_head.h). */
+ * (graph_head.h: graph_read.c makes them too), and graph__peek(), which
+ * reads what the graph records of its inputs and CUs without decoding the
+ * rest (graph.h). */
 #include "graph.h"
 #include "graph_head.h"
 #include "graph_sections.h"
 #include "../common/buf.h"
 #include "../common/diag.h"
+#include "../common/mapfile.h"
 
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 
 int graph_check_header(const uint8_t *m, size_t size, const char *path, struct diag *d)
 {
@@ -62,4 +66,114 @@ int graph_check_section(const struct graph_section *s, int id, const char *path,
 				 "the file is corrupted", path, graph_section_names[id],
 				 (unsigned long long)s->off, (unsigned long long)s->len);
 	return 0;
+}
+
+/* A record of section id that does not decode: in graph_read.c's words. */
+static int peek_fail(const char *path, int id, const struct cursor *c, const char *why, struct diag *d)
+{
+	return diag_fail(d, EBADMSG, "%s: section %s at offset %zu: %s", path, graph_section_names[id],
+			 cursor_off(c), why);
+}
+
+/* Input 0's record (TYPE-GRAPH.md, section `inputs`), after the count. */
+static int peek_input0(struct graph_peek *p, struct cursor *c, const struct graph_section *strings,
+		       struct diag *d)
+{
+	struct graph_input_id *in = &p->input0;
+	uint64_t name = cur_uleb(c);
+	cur_bytes(c, 16); /* the DWARF hash */
+	in->e_machine = (uint16_t)cur_uleb(c);
+	in->ei_class = cur_u8(c);
+	in->ei_data = cur_u8(c);
+	cur_uleb(c); /* the .cus header flags */
+	in->build_id_len = cur_uleb(c);
+	in->build_id = in->build_id_len <= 64 ? cur_bytes(c, in->build_id_len) : NULL;
+	if (c->err || !in->build_id)
+		return peek_fail(p->path, S_INPUTS, c, c->err ? "truncated" : "build id malformed", d);
+	/* A name is a file's basename (CU-RECORDS.md: 255 bytes at most): held
+	 * to that, the strings section need not be hashed for it. */
+	size_t name_max = name < strings->len ? strings->len - name : 0;
+	if (!name_max || !memchr(strings->p + name, 0, name_max < 256 ? name_max : 256))
+		return peek_fail(p->path, S_INPUTS, c, "input 0's name out of range", d);
+	in->name = (const char *)strings->p + name;
+	return 0;
+}
+
+int graph__peek(struct graph_peek *p, const char *path, struct diag *d)
+{
+	const void *map;
+	size_t size;
+	memset(p, 0, sizeof(*p));
+	int err = mapfile_open(path, GRAPH_HEAD_SIZE, ".graph header", &map, &size, d);
+	if (err)
+		return err;
+	const uint8_t *m = map;
+	struct graph_section sec[GRAPH_NSECTIONS + 1];
+	uint64_t expect = GRAPH_HEAD_SIZE;
+	if ((err = graph_check_header(m, size, path, d)))
+		goto fail;
+	/* Only the sections up to the CUs need to be in place: graph_read.c
+	 * reads those before it looks at where the others are. */
+	struct diag place_d = { 0 };
+	if (graph_place_sections(m, size, path, sec, &expect, &place_d) < S_CUS) {
+		err = diag_fail(d, EBADMSG, "%s", place_d.msg);
+		goto fail;
+	}
+	if ((err = graph_check_section(&sec[S_INPUTS], S_INPUTS, path, d)))
+		goto fail;
+	p->path = path;
+	struct cursor c;
+	cursor_init(&c, sec[S_INPUTS].p, sec[S_INPUTS].len);
+	p->ninputs = cur_uleb(&c);
+	if (c.err) {
+		err = peek_fail(path, S_INPUTS, &c, "truncated", d);
+		goto fail;
+	}
+	if (p->ninputs && (err = peek_input0(p, &c, &sec[S_STRINGS], d)))
+		goto fail;
+	p->map = m;
+	p->map_size = size;
+	p->cus = sec[S_CUS].p;
+	p->cus_len = sec[S_CUS].len;
+	p->cus_off = sec[S_CUS].off;
+	p->cus_check = sec[S_CUS].check;
+	return 0;
+fail:
+	munmap((void *)m, size);
+	memset(p, 0, sizeof(*p));
+	return err;
+}
+
+void graph__peek_end(struct graph_peek *p)
+{
+	if (p->map)
+		munmap((void *)p->map, p->map_size);
+	memset(p, 0, sizeof(*p));
+}
+
+int graph__peek_cus(const struct graph_peek *p, struct graph_peek_cus *it, struct diag *d)
+{
+	const struct graph_section cus = { .p = p->cus, .off = p->cus_off, .len = p->cus_len,
+					   .check = p->cus_check };
+	int err = graph_check_section(&cus, S_CUS, p->path, d);
+	if (err)
+		return err;
+	cursor_init(&it->c, p->cus, p->cus_len);
+	it->left = cur_uleb(&it->c);
+	return it->c.err ? peek_fail(p->path, S_CUS, &it->c, "truncated", d) : 0;
+}
+
+int graph__peek_cu(struct graph_peek_cus *it, uint64_t *input, uint64_t *cu_offset)
+{
+	if (it->c.err)
+		return it->c.err;
+	if (!it->left)
+		return 0;
+	it->left--;
+	*input = cur_uleb(&it->c);
+	*cu_offset = cur_uleb(&it->c);
+	cur_uleb(&it->c); /* name, producer, language */
+	cur_uleb(&it->c);
+	cur_uleb(&it->c);
+	return it->c.err ? it->c.err : 1;
 }

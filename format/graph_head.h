@@ -1,8 +1,7 @@
 /* graph_head.h: the `.graph` file's header and section table, checked as
  * every reader of the format checks them (graph_head.c; spec:
- * format/TYPE-GRAPH.md). Made by the whole-file reader (graph_read.c), and
- * in a file of their own for a reader of the head only; not for the
- * stages. */
+ * format/TYPE-GRAPH.md). Shared by the whole-file reader (graph_read.c)
+ * and the head-only one (graph__peek(), graph.h); not for the stages. */
 #ifndef BTFPIPE_GRAPH_HEAD_H
 #define BTFPIPE_GRAPH_HEAD_H
 

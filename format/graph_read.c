@@ -1,8 +1,9 @@
 /* graph_read.c: a `.graph` file read into a graph (spec:
  * format/TYPE-GRAPH.md). The reader validates the header and section table
- * (graph_head.c's checks), then every checksum, then decodes with a
- * bounds-checked cursor, the last four sections block by block on the
- * pool, and checks every string ref and node id. */
+ * (graph_head.c's checks, which graph__peek() makes too), then every
+ * checksum, then decodes with a bounds-checked cursor, the last four
+ * sections block by block on the pool, and checks every string ref and
+ * node id. */
 #include "graph.h"
 #include "graph_head.h"
 #include "graph_sections.h"
