@@ -38,22 +38,20 @@
  * inputs section (checked against its checksum) and one name; the ELF's
  * headers and notes. Only without a build id pair also the CUs section
  * (checksummed: a few bytes per CU) and one unit header per CU, each with
- * one pread() (a vmlinux without build id: 2,400 units, 2 ms). No section
- * is hashed whole, and nothing is allocated here but by libelf.
+ * one pread() (a vmlinux without build id: 2,400 units, 2 ms). Neither the
+ * strings nor the sections after the CUs are hashed or read, and nothing
+ * is allocated here but by libelf.
  *
- * The graph's head is read here, not through format/graph_read.c, whose
- * graph__read_flags() decodes and checks the whole file (most of a cached
- * run's time on a vmlinux). It is read as that reader reads it, and what
- * that reader would refuse is left to it.
+ * The graph is read with graph__peek() (format/graph.h), not with
+ * graph__read_flags(), which decodes and checks the whole file (most of a
+ * cached run's time on a vmlinux). A graph the peek cannot read is left to
+ * that reader to refuse.
  */
 #include "elf_match.h"
-#include "../../common/buf.h"
 #include "../../common/diag.h"
-#include "../../common/hash.h"
 #include "../../common/mapfile.h"
 #include "../../format/cus.h"
 #include "../../format/graph.h"
-#include "../../format/graph_sections.h"
 
 #include <elfutils/libdwelf.h>
 #include <errno.h>
@@ -61,88 +59,10 @@
 #include <gelf.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #define HINT "--elf must be the file the graph was extracted from"
-
-/* What the graph records of its one input. */
-struct graph_input0 {
-	const uint8_t *map;		/* the .graph, mapped: size bytes */
-	size_t size;
-	const char *name;		/* the input's name, in the strings section */
-	uint16_t e_machine;
-	uint8_t ei_class, ei_data;
-	const uint8_t *build_id;	/* build_id_len bytes, in the inputs section */
-	size_t build_id_len;
-	const uint8_t *cus;		/* the CUs section: cus_len bytes, checksum cus_check */
-	size_t cus_len;
-	uint64_t cus_check;
-};
-
-/* The graph's header and inputs section, checked as graph_read.c checks
- * them (magic, version, size, the header's and the section's checksums).
- * Returns 1 with *in filled and the file mapped when the graph has exactly
- * one input; 0 when it has several, or cannot be read here. */
-static int graph_input0(const char *path, struct graph_input0 *in)
-{
-	const size_t head = GRAPH_HEADER_SIZE + GRAPH_NSECTIONS * 32;
-	const void *map;
-	size_t size;
-	memset(in, 0, sizeof(*in));
-	if (mapfile_open(path, head, ".graph header", &map, &size, NULL))
-		return 0;
-	const uint8_t *m = map;
-	XXH3_state_t hs;
-	XXH3_64bits_reset(&hs);
-	XXH3_64bits_update(&hs, m, 32);
-	XXH3_64bits_update(&hs, m + GRAPH_HEADER_SIZE, GRAPH_NSECTIONS * 32);
-	if (memcmp(m, GRAPH_MAGIC, 8) || le32_get(m + 8) != GRAPH_FORMAT_VERSION || le64_get(m + 24) != size ||
-	    XXH3_64bits_digest(&hs) != le64_get(m + 32))
-		goto cannot;
-	const uint8_t *sec[S_CUS + 1];
-	uint64_t len[S_CUS + 1], check[S_CUS + 1], expect = head;
-	for (int id = S_STRINGS; id <= S_CUS; id++) {
-		const uint8_t *e = m + GRAPH_HEADER_SIZE + (id - 1) * 32;
-		uint64_t off = le64_get(e + 8), n = le64_get(e + 16);
-		if (le32_get(e) != (uint32_t)id || off != expect || n > size - off)
-			goto cannot;
-		sec[id] = m + off;
-		len[id] = n;
-		check[id] = le64_get(e + 24);
-		expect = off + n;
-	}
-	if (XXH3_64bits(sec[S_INPUTS], len[S_INPUTS]) != check[S_INPUTS])
-		goto cannot;
-	struct cursor c;
-	cursor_init(&c, sec[S_INPUTS], len[S_INPUTS]);
-	if (cur_uleb(&c) != 1)
-		goto cannot;
-	uint64_t name = cur_uleb(&c);
-	cur_bytes(&c, 16); /* the DWARF hash */
-	in->e_machine = (uint16_t)cur_uleb(&c);
-	in->ei_class = cur_u8(&c);
-	in->ei_data = cur_u8(&c);
-	cur_uleb(&c); /* the .cus header flags */
-	in->build_id_len = cur_uleb(&c);
-	in->build_id = in->build_id_len <= 64 ? cur_bytes(&c, in->build_id_len) : NULL;
-	/* A name is a file's basename (CU-RECORDS.md: 255 bytes at most). */
-	size_t name_max = name < len[S_STRINGS] ? len[S_STRINGS] - name : 0;
-	if (c.err || !in->build_id || !name_max || !memchr(sec[S_STRINGS] + name, 0, name_max < 256 ? name_max : 256))
-		goto cannot;
-	in->name = (const char *)sec[S_STRINGS] + name;
-	in->cus = sec[S_CUS];
-	in->cus_len = len[S_CUS];
-	in->cus_check = check[S_CUS];
-	in->map = m;
-	in->size = size;
-	return 1;
-cannot:
-	munmap((void *)m, size);
-	memset(in, 0, sizeof(*in));
-	return 0;
-}
 
 /* The --elf file, open: its header and its build id (when it has one). */
 struct elf_side {
@@ -268,19 +188,15 @@ static uint64_t units_from(const struct info *in, uint64_t at)
 
 /* The next CU of the graph's own .debug_info (a dwz alternate file's are
  * passed over): its offset into *off; 0 at the end or on a malformed entry
- * (c->err set). */
-static int next_cu(struct cursor *c, uint64_t *left, uint64_t *off)
+ * (*bad set). */
+static int next_cu(struct graph_peek_cus *it, int *bad, uint64_t *off)
 {
-	while (*left && !c->err) {
-		(*left)--;
-		cur_uleb(c); /* the input: 0, the only one */
-		*off = cur_uleb(c);
-		cur_uleb(c); /* name, producer, language */
-		cur_uleb(c);
-		cur_uleb(c);
-		if (!c->err && !(*off & CUS_ALT_BIT))
+	uint64_t input; /* 0, the only one */
+	int r;
+	while ((r = graph__peek_cu(it, &input, off)) > 0)
+		if (!(*off & CUS_ALT_BIT))
 			return 1;
-	}
+	*bad = r < 0;
 	return 0;
 }
 
@@ -294,43 +210,44 @@ static void hex(char *out, const uint8_t *p, size_t n)
 /* The graph's CUs against the ELF's units, in order. Returns 0 when they
  * agree or cannot be compared, -EINVAL with the difference in d. no_id
  * says which file lacks a build id, for the message. */
-static int compare_units(const struct graph_input0 *g, const struct elf_side *e, const char *graph_path,
+static int compare_units(const struct graph_peek *p, const struct elf_side *e, const char *graph_path,
 			 const char *elf_path, const char *no_id, struct diag *d)
 {
+	const char *name = p->input0.name;
 	struct info info = { .fd = e->fd, .big = e->eh.e_ident[EI_DATA] == ELFDATA2MSB };
-	if (!debug_info(e, &info.off, &info.n) || XXH3_64bits(g->cus, g->cus_len) != g->cus_check)
+	struct graph_peek_cus it;
+	if (!debug_info(e, &info.off, &info.n) || graph__peek_cus(p, &it, NULL))
 		return 0;
 	const uint64_t n = info.n;
-	struct cursor c;
-	cursor_init(&c, g->cus, g->cus_len);
-	uint64_t left = cur_uleb(&c), at = 0, k = 0, off;
-	for (; next_cu(&c, &left, &off); k++) {
+	uint64_t at = 0, k = 0, off;
+	int bad = 0;
+	for (; next_cu(&it, &bad, &off); k++) {
 		if (at == n) { /* the ELF has fewer units */
 			uint64_t more = 1;
-			while (next_cu(&c, &left, &off))
+			while (next_cu(&it, &bad, &off))
 				more++;
-			if (c.err)
+			if (bad)
 				return 0;
 			return diag_fail(d, EINVAL, "%s: %llu units in .debug_info, but the graph %s was made from "
 					 "%.*s%s, which had %llu (%s): " HINT, elf_path, (unsigned long long)k,
-					 graph_path, DIAG_CLIP(g->name), (unsigned long long)(k + more), no_id);
+					 graph_path, DIAG_CLIP(name), (unsigned long long)(k + more), no_id);
 		}
 		if (at != off)
 			return diag_fail(d, EINVAL, "%s: .debug_info unit %llu starts at offset 0x%llx, but the graph %s "
 					 "was made from %.*s%s, whose unit %llu started at 0x%llx (%s): " HINT, elf_path,
-					 (unsigned long long)k, (unsigned long long)at, graph_path, DIAG_CLIP(g->name),
+					 (unsigned long long)k, (unsigned long long)at, graph_path, DIAG_CLIP(name),
 					 (unsigned long long)k, (unsigned long long)off, no_id);
 		if (!(at = next_unit(&info, at)))
 			return 0;
 	}
-	if (c.err || at == n)
+	if (bad || at == n)
 		return 0;
 	uint64_t more = units_from(&info, at);
 	if (more == UINT64_MAX)
 		return 0;
 	return diag_fail(d, EINVAL, "%s: %llu units in .debug_info, but the graph %s was made from %.*s%s, "
 			 "which had %llu (%s): " HINT, elf_path, (unsigned long long)(k + more), graph_path,
-			 DIAG_CLIP(g->name), (unsigned long long)k, no_id);
+			 DIAG_CLIP(name), (unsigned long long)k, no_id);
 }
 
 static const char *class_name(unsigned c)
@@ -345,40 +262,41 @@ static const char *data_name(unsigned c)
 
 int elf_match__check(const char *graph_path, const char *elf_path, struct diag *d)
 {
-	struct graph_input0 g;
+	struct graph_peek p;
 	struct elf_side e;
 	int err = 0;
-	if (!graph_input0(graph_path, &g))
-		return 0;
-	if (!elf_side_open(elf_path, &e)) {
-		munmap((void *)g.map, g.size);
+	/* No detail into d: what the peek cannot read, graph__read_flags()
+	 * reports, and d keeps only the first message. */
+	if (graph__peek(&p, graph_path, NULL) || p.ninputs != 1 || !elf_side_open(elf_path, &e)) {
+		graph__peek_end(&p);
 		return 0;
 	}
+	const struct graph_input_id *g = &p.input0;
 	char ours[2 * 64 + 1], theirs[2 * 64 + 1];
 	const uint8_t *ident = e.eh.e_ident;
-	if (g.build_id_len && e.build_id_len) {
-		if (g.build_id_len != e.build_id_len || memcmp(g.build_id, e.build_id, g.build_id_len)) {
+	if (g->build_id_len && e.build_id_len) {
+		if (g->build_id_len != e.build_id_len || memcmp(g->build_id, e.build_id, g->build_id_len)) {
 			hex(ours, e.build_id, e.build_id_len < 64 ? e.build_id_len : 64);
-			hex(theirs, g.build_id, g.build_id_len);
+			hex(theirs, g->build_id, g->build_id_len);
 			err = diag_fail(d, EINVAL, "%s: build id %s, but the graph %s was made from %.*s%s, build id %s: " HINT,
-					elf_path, ours, graph_path, DIAG_CLIP(g.name), theirs);
+					elf_path, ours, graph_path, DIAG_CLIP(g->name), theirs);
 		}
-	} else if (e.eh.e_machine != g.e_machine || ident[EI_CLASS] != g.ei_class || ident[EI_DATA] != g.ei_data) {
+	} else if (e.eh.e_machine != g->e_machine || ident[EI_CLASS] != g->ei_class || ident[EI_DATA] != g->ei_data) {
 		err = diag_fail(d, EINVAL, "%s: an ELF for e_machine %u (%s, %s), but the graph %s was made from %.*s%s, "
 				"one for e_machine %u (%s, %s): " HINT, elf_path, e.eh.e_machine,
-				class_name(ident[EI_CLASS]), data_name(ident[EI_DATA]), graph_path, DIAG_CLIP(g.name),
-				g.e_machine, class_name(g.ei_class), data_name(g.ei_data));
+				class_name(ident[EI_CLASS]), data_name(ident[EI_DATA]), graph_path, DIAG_CLIP(g->name),
+				g->e_machine, class_name(g->ei_class), data_name(g->ei_data));
 	} else {
 		char no_id[320];
 		if (e.build_id_len)
-			snprintf(no_id, sizeof(no_id), "%.*s%s had no build id to compare", DIAG_CLIP(g.name));
-		else if (g.build_id_len)
+			snprintf(no_id, sizeof(no_id), "%.*s%s had no build id to compare", DIAG_CLIP(g->name));
+		else if (g->build_id_len)
 			snprintf(no_id, sizeof(no_id), "%s has no build id to compare", elf_path);
 		else
 			snprintf(no_id, sizeof(no_id), "neither has a build id to compare");
-		err = compare_units(&g, &e, graph_path, elf_path, no_id, d);
+		err = compare_units(&p, &e, graph_path, elf_path, no_id, d);
 	}
 	elf_side_close(&e);
-	munmap((void *)g.map, g.size);
+	graph__peek_end(&p);
 	return err;
 }
