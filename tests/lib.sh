@@ -31,6 +31,26 @@ export BTFPIPE_JOBS_EXACT=1
 : "${CLANG:=clang-19}"
 : "${GCC:=gcc}"
 
+# apt_need WHO PKG...: install those of the packages not installed, with
+# apt-get (updating its lists once when they cannot be had), saying so as
+# WHO. Returns non-zero when they could not be installed; not root, after
+# printing the apt-get line to run.
+apt_need() {
+	local who=$1 missing="" p
+	shift
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=" $p"
+	done
+	[ -z "$missing" ] && return 0
+	echo "$who: installing:$missing"
+	[ "$(id -u)" -eq 0 ] || { echo "$who: not root; run: apt-get install$missing" >&2; return 1; }
+	# shellcheck disable=SC2086 # a list of names
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null 2>&1 && return 0
+	apt-get update -qq || return 1
+	# shellcheck disable=SC2086 # a list of names
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+}
+
 ok()     { echo "ok: $1"; echo pass >>"$T_RESULTS"; }
 not_ok() { echo "FAIL: $1"; [ $# -gt 1 ] && printf '%s\n' "$2" | sed -n '1,40p' | sed 's/^/    /'; echo fail >>"$T_RESULTS"; }
 skip()   { echo "skip: $1 ($2)"; echo skip >>"$T_RESULTS"; }

@@ -54,22 +54,6 @@ stop() { not_ok "$@"; tally; exit 1; }
 # secs SINCE: the seconds since SINCE ($SECONDS then).
 secs() { echo $((SECONDS - $1)); }
 
-# apt_install PKG...: the ones not installed, with apt-get (update once
-# when they cannot be had).
-apt_install() {
-	local missing="" p
-	for p in "$@"; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=" $p"
-	done
-	[ -z "$missing" ] && return 0
-	echo "check-deb: installing:$missing"
-	# shellcheck disable=SC2086 # a list of names
-	apt-get install -y -qq --no-install-recommends $missing >/dev/null 2>&1 && return 0
-	apt-get update -qq || return 1
-	# shellcheck disable=SC2086 # a list of names
-	apt-get install -y -qq --no-install-recommends $missing >/dev/null
-}
-
 [ "$(id -u)" -eq 0 ] || stop "check-deb runs as root" "it installs packages (apt-get) and the package it builds"
 
 # 1-2. The clone and the build.
@@ -78,7 +62,7 @@ git clone -q --no-hardlinks "$T_TOP" "$SRC" || stop "git clone of HEAD"
 head=$(git -C "$SRC" rev-parse --short=12 HEAD)
 echo "check-deb: HEAD $head, cloned in $SRC"
 [ -f "$SRC/debian/control" ] || stop "debian/control is committed" "none in HEAD's clone"
-apt_install dpkg-dev debhelper lintian fakeroot gcc make man-db bpftool binutils ||
+apt_need check-deb dpkg-dev debhelper lintian fakeroot gcc make man-db bpftool binutils ||
 	stop "install the package build's tools"
 if ! (cd "$SRC" && dpkg-checkbuilddeps) >/dev/null 2>&1; then
 	echo "check-deb: installing debian/control's Build-Depends"
@@ -220,7 +204,7 @@ fi
 # 5. A kernel.
 kernel_build() {
 	local src out t0 v ko cfg
-	apt_install flex bison bc linux-source-6.1 || { not_ok "install the kernel build's tools"; return; }
+	apt_need check-deb flex bison bc linux-source-6.1 || { not_ok "install the kernel build's tools"; return; }
 	src=$T_TOP/tests/out/kbuild/src/linux-source-6.1
 	if [ ! -f "$src/Makefile" ]; then
 		src=$KB/src/linux-source-6.1

@@ -96,16 +96,8 @@ EXPECTED="\
 7.*:vmlinux*${TAB}^count CONST A=([0-9]+) B=[0-9]+\$${TAB}a CONST that only the prototypes of functions whose selection differs refer to (FUNC and FUNC_PROTO counts are not compared; funcs.diff lists the functions, e.g. ZSTD_DCtx_refDDict(..., const ZSTD_DDict *), which pahole 1.24 and master leave out)"
 
 need_pkgs() {
-	local missing="" p
-	for p in "$@"; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=" $p"
-	done
-	[ -z "$missing" ] && return 0
-	echo "check-kbuild: installing:$missing"
-	[ "$(id -u)" -eq 0 ] || { echo "check-kbuild: not root; run: apt-get install$missing" >&2; return 1; }
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null && return 0
-	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null && return 0
+	apt_need check-kbuild "$@" && return 0
+	[ "$(id -u)" -eq 0 ] || return 1
 	# linux-source-6.12 is in bookworm-security today, and in bookworm-backports.
 	if ! grep -rqs bookworm-backports /etc/apt/sources.list /etc/apt/sources.list.d/; then
 		echo "check-kbuild: adding bookworm-backports to apt's sources (/etc/apt/sources.list.d/bookworm-backports.sources)"
@@ -114,7 +106,7 @@ need_pkgs() {
 			>/etc/apt/sources.list.d/bookworm-backports.sources
 		apt-get update -qq
 	fi
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+	apt_need check-kbuild "$@"
 }
 
 # source_tree VERSION: the unpacked linux-source-VERSION tree (unpacked once);
