@@ -117,6 +117,37 @@ void front_feature_string(const struct front_opts *o, char *buf, size_t n)
 	}
 }
 
+/* pahole's flags from before --btf_features, each one feature on or off.
+ * Returns 1 when a is one of them (applied), else 0. */
+static int legacy_flag(struct front_opts *o, const char *a)
+{
+	static const struct {
+		const char *flag, *feature;
+		int on;
+	} flags[] = {
+		{ "--btf_gen_floats", "float", 1 },
+		{ "--btf_gen_all", "float", 1 },
+		{ "--btf_gen_optimized", "optimized_func", 1 },
+		{ "--reproducible_build", "reproducible_build", 1 },
+		{ "--skip_encoding_btf_inconsistent_proto", "consistent_func", 1 },
+		{ "--btf_encode_force", "encode_force", 1 },
+		{ "--skip_encoding_btf_vars", "var", 0 },
+		{ "--skip_encoding_btf_decl_tag", "decl_tag", 0 },
+		{ "--skip_encoding_btf_type_tag", "type_tag", 0 },
+		{ "--skip_encoding_btf_enum64", "enum64", 0 },
+	};
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		if (strcmp(a, flags[i].flag))
+			continue;
+		if (flags[i].on)
+			feat_on(o, flags[i].feature);
+		else
+			feat_off(o, flags[i].feature);
+		return 1;
+	}
+	return 0;
+}
+
 /* The CPUs, for a bare -j (asked only then: it reads /sys). */
 static unsigned nproc(void)
 {
@@ -322,24 +353,8 @@ int front_parse(int argc, char **argv, int as_pahole, struct front_opts *o, cons
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			o->help = 1;
 			return 0;
-		} else if (!strcmp(a, "--btf_gen_floats") || !strcmp(a, "--btf_gen_all")) {
-			feat_on(o, "float");
-		} else if (!strcmp(a, "--btf_gen_optimized")) {
-			feat_on(o, "optimized_func");
-		} else if (!strcmp(a, "--reproducible_build")) {
-			feat_on(o, "reproducible_build");
-		} else if (!strcmp(a, "--skip_encoding_btf_inconsistent_proto")) {
-			feat_on(o, "consistent_func");
-		} else if (!strcmp(a, "--skip_encoding_btf_vars")) {
-			feat_off(o, "var");
-		} else if (!strcmp(a, "--skip_encoding_btf_decl_tag")) {
-			feat_off(o, "decl_tag");
-		} else if (!strcmp(a, "--skip_encoding_btf_type_tag")) {
-			feat_off(o, "type_tag");
-		} else if (!strcmp(a, "--skip_encoding_btf_enum64")) {
-			feat_off(o, "enum64");
-		} else if (!strcmp(a, "--btf_encode_force")) {
-			feat_on(o, "encode_force");
+		} else if (legacy_flag(o, a)) {
+			/* applied */
 		} else if (!strcmp(a, "--verbose") || !strcmp(a, "-V")) {
 			o->verbose = 1;
 		} else if (!strcmp(a, "-v")) {
