@@ -152,7 +152,9 @@ vmwarm() {
 			--btf_encode_detached="$o/cold.btf" "$vmlinux"
 		timed "vm.warm.$r" vmlinux "btfpipe, warm cache" env BTFPIPE_CACHE_DIR="$c" "$top/pipeline.sh" -j2 \
 			--btf_gen_floats --btf_encode_detached="$o/warm.btf" "$vmlinux"
-		timed "vm.stw.$r" vmlinux "btfpipe, warm cache, stages" "$top/pipeline.sh" -j2 -q --cache "$c" \
+		# (-v: the driver answers no run from its memo, so this row stays
+		# the stages' own caches; the commands it prints go to the .err)
+		timed "vm.stw.$r" vmlinux "btfpipe, warm cache, stages" "$top/pipeline.sh" -j2 -q -v --cache "$c" \
 			--features "$feats" -o "$o/stw.btf" "$vmlinux"
 		for f in cold warm stw; do
 			cmp -s "$o/ref.btf" "$o/$f.btf" || fail "vmlinux run $r: $f's BTF differs from the uncached one"
