@@ -18,7 +18,8 @@
  *                the same defaults in both; --help, --version and
  *                --supported_btf_features are answered here. A command
  *                line that cannot run is refused before anything is made.
- *   setup        the stages' directory ($BTFPIPE_BIN, else this program's);
+ *   setup        the stages' directory ($BTFPIPE_BIN, else this program's;
+ *                --supported_btf_features is btf-emit's answer from there);
  *                glibc's malloc tunables in their environment
  *                (common/memtune.h); the signals caught, so that from here
  *                every way out goes through cleanup; --keep's directory.
@@ -165,11 +166,21 @@ static int work_dir(struct run *r, const char **dir)
 	return r->o.keep || r->w.path[0] ? 0 : workdir_make(&r->w, &r->d);
 }
 
+/* --supported_btf_features: btf-emit's list, from btf-emit itself. Returns
+ * only when it could not be started (-errno, r->d). */
+static int supported_features(struct run *r)
+{
+	char path[PATH_MAX];
+	int err = path_join(path, sizeof(path), r->c.bindir, "btf-emit", "");
+	if (err)
+		return diag_fail(&r->d, -err, "%s/btf-emit: path too long", r->c.bindir);
+	execl(path, path, "--supported-features", (char *)NULL);
+	return diag_fail(&r->d, errno, "%s: cannot start: %s", path, strerror(errno));
+}
+
 static int setup(struct run *r)
 {
-	int err = find_stages(r);
-	if (err)
-		return err;
+	int err;
 	front_feature_string(&r->o, r->c.feats, sizeof(r->c.feats));
 	memtune_env();
 	spawn_catch_signals();
@@ -307,14 +318,11 @@ int main(int argc, char **argv)
 		version_print(stdout, r.o.as_pahole);
 		return EXIT_OK;
 	}
-	int err = setup(&r);
-	if (!err && r.o.supported) {
-		char path[PATH_MAX];
-		if (!(err = path_join(path, sizeof(path), r.c.bindir, "btf-emit", ""))) {
-			execl(path, path, "--supported-features", (char *)NULL);
-			err = diag_fail(&r.d, errno, "%s: cannot start: %s", path, strerror(errno));
-		}
-	}
+	int err = find_stages(&r);
+	if (!err && r.o.supported)
+		err = supported_features(&r);
+	if (!err)
+		err = setup(&r);
 	if (!err && (rc = check_inputs(&r.o)))
 		err = rc;
 	for (int i = 0; !err && i < r.o.ninputs && !spawn_pending_signal(); i++)
