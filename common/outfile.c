@@ -98,6 +98,27 @@ static char *temp_name(const char *path)
 	return res;
 }
 
+/* Whether process pid is gone: no such process, or a zombie (killed, not
+ * yet reaped: its parent killed with it, it waits for an init that may
+ * never reap it, as on this project's VMs, and kill(pid, 0) still finds
+ * it). A zombie writes nothing more. */
+static int writer_gone(long pid)
+{
+	if (kill((pid_t)pid, 0) < 0)
+		return errno == ESRCH;
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	/* "PID (COMM) STATE ...": COMM may hold ") ", the last one ends it. */
+	const char *close = strrchr(buf, ')');
+	return close && close[1] == ' ' && (close[2] == 'Z' || close[2] == 'X');
+}
+
 /* A SIGKILL between naming the finished file and renaming it over the
  * target (commit) leaves its temp name behind: nothing runs after SIGKILL.
  * The next write of the same target removes such leftovers, those whose
@@ -116,7 +137,7 @@ static void sweep_stale(const char *path)
 			long pid = strtol(e->d_name + plen, &end, 10);
 			if (pid <= 0 || end == e->d_name + plen || *end != '.' || strlen(end + 1) != 6)
 				continue;
-			if (pid != getpid() && kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+			if (pid != getpid() && writer_gone(pid))
 				unlinkat(dirfd(dh), e->d_name, 0);
 		}
 	}

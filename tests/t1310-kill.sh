@@ -323,6 +323,35 @@ for sig in TERM INT HUP; do
 	done
 done
 
+# A writer killed in the linkat-rename window whose parent died with it is
+# a zombie until something reaps it, and on a VM whose init does not, it
+# stays one: kill(pid, 0) still finds it. Its temp file must go all the
+# same. (The zombie: a sleep 0.3 that ends after its parent bash became
+# sleep 5, which never reaps it; ended before the exec, bash would reap it.)
+dir="$T_OUT/exact/zombie"
+rm -rf "$dir" && mkdir -p "$dir"
+bash -c 'sleep 0.3 & echo $! >"$1/zpid"; exec sleep 5' _ "$dir" &
+holder=$!
+for _ in $(seq 30); do
+	zpid=$(cat "$dir/zpid" 2>/dev/null)
+	[ -n "$zpid" ] && grep -q '^[0-9]* ([^)]*) Z' "/proc/$zpid/stat" 2>/dev/null && break
+	sleep 0.1
+done
+if [ -n "$zpid" ] && grep -q '^[0-9]* ([^)]*) Z' "/proc/$zpid/stat" 2>/dev/null; then
+	rm -f "$dir/zpid"
+	cp "$REF/many.btf" "$dir/.many.btf.tmp.$zpid.abcdef"
+	"$EMIT" --elf "$ELF" -o "$dir/many.btf" "$REF/many.graph" 2>"$dir.err"
+	if cmp -s "$dir/many.btf" "$REF/many.btf" && [ "$(ls -A "$dir")" = many.btf ]; then
+		ok "a dead writer's temp file is removed though the writer is a zombie (pid $zpid)"
+	else
+		not_ok "a dead writer's temp file is removed though the writer is a zombie (pid $zpid)" "$(ls -A "$dir"; head -c 300 "$dir.err")"
+	fi
+else
+	skip "a dead writer's temp file is removed though the writer is a zombie" "no zombie could be made: $(cut -c1-40 "/proc/$zpid/stat" 2>&1)"
+fi
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+
 # SIGPIPE: -o - into a pipe whose reader has gone. The driver writes the BTF
 # itself (the stages write files), so the signal is its own: it ends with
 # 141 and leaves nothing, like the others.
