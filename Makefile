@@ -15,6 +15,7 @@
 #   make check-pahole-suite  pahole's own tests with btfpipe as the encoder (tests/pahole-suite/run.sh)
 #   make bench-lto        btfpipe vs pahole -J on LTO inputs (bench/lto.sh)
 #   make bench            btfpipe vs pahole -J: wall, CPU, RSS medians (bench/README.md)
+#   make bench-loop       the edit-compile loop: a kept kbuild tree (LOOP_BUILD) made again after three edits, BTF steps vs pahole 1.32 (bench/loop.sh)
 #   make bench-7x         btfpipe vs pahole 1.32 on Debian unstable's 7.x vmlinux and modules (downloads)
 #   make bench-modules    per module, as kbuild runs pahole: medians over 120 modules (bench/modules.sh)
 #   make bench-cache      the cache: warm vs cold vs pahole on modules, the vmlinux, relink (bench/cache.sh)
@@ -301,6 +302,12 @@ bench-7x: deps all
 	BENCH_VMLINUX="$$(ls $$d/boot/vmlinux-*)" BENCH_MODDIR="$$(ls -d $$d/lib/modules/*/kernel)" \
 	BENCH_MODULES="net/sched/sch_fq.ko drivers/net/virtio_net.ko fs/xfs/xfs.ko arch/x86/kvm/kvm.ko" ./bench/run.sh
 
+# The edit-compile loop on a tree make check-kbuild built (LOOP_BUILD,
+# default 7.2-gcc): three edits, each tree made again with the cache; the
+# BTF steps kbuild ran against pahole 1.32 on the same files.
+bench-loop: deps all
+	@./bench/loop.sh
+
 bench-scale: deps all
 	@BENCH_BIN="$(CURDIR)/$(BIN)" ./bench/scale.sh
 
@@ -320,4 +327,4 @@ bench-archive: all
 clean:
 	rm -rf build build-asan build-collide build-tsan bin bin-asan bin-collide bin-tsan tests/out
 
-.PHONY: check-robust all deps run test programs install check-deb check-kernel check-kfuncs check-132 bench-7x check-kbuild check-pahole-suite check-lto bench bench-modules bench-scale bench-cache bench-archive bench-lto fuzz clean
+.PHONY: check-robust all deps run test programs install check-deb check-kernel check-kfuncs check-132 bench-7x bench-loop check-kbuild check-pahole-suite check-lto bench bench-modules bench-scale bench-cache bench-archive bench-lto fuzz clean
