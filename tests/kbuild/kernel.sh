@@ -6,7 +6,8 @@
 #   TOOLCHAIN  gcc          gcc, GNU binutils
 #              clang-thin   LLVM=-19 LLVM_IAS=1, CONFIG_LTO_CLANG_THIN
 #
-# The config: tinyconfig, then 64-bit, a serial console, an initramfs,
+# The config: tinyconfig (KERNEL_BASE_CONFIG: another make target to start
+# from, e.g. defconfig for a kernel of real size), then 64-bit, a serial console, an initramfs,
 # BPF_SYSCALL, DWARF 5 debug info with BTF for vmlinux and modules, modules,
 # and a set of modules with many types (loop, ext2, ext4, fuse, isofs; the
 # kfuncs are vmlinux's own and tests/kbuild/extmod's). Every option asked
@@ -78,7 +79,8 @@ k() { make -C "$src" O="$out" "${mk[@]}" PAHOLE="$wrap" "$@"; }
 # What makes the BTF: PAHOLE and, for pipeline.sh, the stages it runs.
 tool=$(cat "$(command -v "$pahole")" "${BTFPIPE_BIN:-$(dirname "$(command -v "$pahole")")/bin}"/{dwarf-extract,dedup-merge,btf-emit} \
 	2>/dev/null | sha256sum | cut -c1-16)
-stamp="$src $tc"
+base=${KERNEL_BASE_CONFIG:-tinyconfig}
+stamp="$src $tc${KERNEL_BASE_CONFIG:+ $base}"
 again=no
 if [ "$(cat "$out/.kernel-sh" 2>/dev/null)" = "$stamp" ] && [ -f "$out/.config" ]; then
 	again=yes
@@ -86,7 +88,7 @@ if [ "$(cat "$out/.kernel-sh" 2>/dev/null)" = "$stamp" ] && [ -f "$out/.config" 
 	[ "$(cat "$out/.kernel-sh-tool" 2>/dev/null)" = "$tool" ] || rm -f "$out/vmlinux" "$out/vmlinux.unstripped"
 else
 	rm -f "$out/.kernel-sh"
-	k -s tinyconfig >/dev/null
+	k -s "$base" >/dev/null
 fi
 yes=(64BIT PRINTK TTY SERIAL_8250 SERIAL_8250_CONSOLE BLK_DEV_INITRD BINFMT_ELF BINFMT_SCRIPT
 	DEVTMPFS DEVTMPFS_MOUNT PROC_FS SYSFS SHMEM TMPFS MULTIUSER FUTEX EPOLL SIGNALFD TIMERFD EVENTFD
