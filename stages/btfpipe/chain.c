@@ -147,7 +147,7 @@ int chain_run(const struct chain *c, const struct front_opts *o, struct chain_io
 	return run(o, io, &a, "btf-emit", d, json);
 }
 
-int chain_io_init(struct chain_io *io, const struct front_opts *o, const char *input)
+void chain_io_init(struct chain_io *io, const struct front_opts *o, const char *input)
 {
 	memset(io, 0, sizeof(*io));
 	io->input = input;
@@ -163,13 +163,11 @@ int chain_io_init(struct chain_io *io, const struct front_opts *o, const char *i
 		io->output = input;
 		io->elf = 1;
 	}
-	return 0;
 }
 
-int chain_io_paths(struct chain_io *io, const struct front_opts *o, const char *dir)
+int chain_io_paths(struct chain_io *io, const char *dir)
 {
 	const char *name = strrchr(io->input, '/') ? strrchr(io->input, '/') + 1 : io->input;
-	(void)o;
 	if (path_join(io->cus, sizeof(io->cus), dir, name, ".cus") ||
 	    path_join(io->graph, sizeof(io->graph), dir, name, ".graph") ||
 	    path_join(io->skips, sizeof(io->skips), dir, name, ".skips") ||

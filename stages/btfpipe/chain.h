@@ -25,11 +25,11 @@ struct chain_io {
 };
 
 /* io for input under options o, before its work directory is known:
- * enough for the memo. 0 or -ENAMETOOLONG. */
-int chain_io_init(struct chain_io *io, const struct front_opts *o, const char *input);
+ * enough for the memo. */
+void chain_io_init(struct chain_io *io, const struct front_opts *o, const char *input);
 /* The checkpoints and side files in dir (NAME.cus, NAME.graph, ...). 0 or
  * -ENAMETOOLONG. */
-int chain_io_paths(struct chain_io *io, const struct front_opts *o, const char *dir);
+int chain_io_paths(struct chain_io *io, const char *dir);
 
 /* dwarf-extract, dedup-merge and btf-emit over io (from --from's stage on).
  * json: --stats=json, each stage's object gathered there. Returns 0, the

@@ -214,11 +214,13 @@ static int check_inputs(const struct front_opts *o)
 	return 0;
 }
 
-/* 1 on a hit (the output written), 0 to run the stages, or -errno. */
-static int memo_lookup(struct run *r, struct chain_io *io, struct key128 *key)
+/* 1 on a hit (the output written), 0 to run the stages, or -errno. *keyed:
+ * whether *key was made, and so whether the run may be stored under it. */
+static int memo_lookup(struct run *r, struct chain_io *io, struct key128 *key, int *keyed)
 {
-	if (!r->cache || runmemo_key(&r->o, io->input, io->elf, r->c.bindir, r->c.feats, key))
-		return 0; /* an input it cannot read: the stage that reads it says why */
+	*keyed = r->cache && !runmemo_key(&r->o, io->input, io->elf, r->c.bindir, r->c.feats, key);
+	if (!*keyed)
+		return 0; /* no cache, or an input it cannot read: the stage that reads it says why */
 	uint8_t *raw;
 	size_t size;
 	if (!memo_fetch(r->cache, *key, &raw, &size))
@@ -272,22 +274,20 @@ static int one_input(struct run *r, const char *input)
 {
 	struct chain_io io;
 	const char *dir = NULL;
-	int err = chain_io_init(&io, &r->o, input);
-	if (err)
-		return diag_fail(&r->d, -err, "%s: path too long", input);
+	int err, keyed = 0, hit = 0;
+	chain_io_init(&io, &r->o, input);
 	struct key128 key;
-	int hit = 0;
-	if (!io.to_stdout && (hit = memo_lookup(r, &io, &key)) < 0)
+	if (!io.to_stdout && (hit = memo_lookup(r, &io, &key, &keyed)) < 0)
 		return hit;
 	if (hit)
 		return 0;
 	if ((err = work_dir(r, &dir)))
 		return err;
-	if ((err = chain_io_paths(&io, &r->o, dir)))
+	if ((err = chain_io_paths(&io, dir)))
 		return diag_fail(&r->d, -err, "%s: path too long", dir);
 	if ((err = chain_run(&r->c, &r->o, &io, &r->d, r->o.stats == 2 ? &r->json : NULL)))
 		return err;
-	if (r->cache && !io.to_stdout)
+	if (keyed)
 		memo_store(r, &io, key);
 	if (io.to_stdout && (err = copy_to_stdout(r, io.output)))
 		return err;
