@@ -22,9 +22,10 @@
 struct diag;
 
 #define CUS_MAGIC "BTFPCUS"	/* 8 bytes with its NUL */
-#define CUS_FORMAT_VERSION 2
+#define CUS_FORMAT_VERSION 3
 #define CUS_HEADER_SIZE 64
-#define CUS_INDEX_ENTRY_SIZE 40
+#define CUS_INDEX_ENTRY_SIZE 64
+#define CUS_ADDR_SIZE 16	/* an address table entry */
 #define CUS_BLOB_MAGIC "CU1"	/* 4 bytes with its NUL */
 
 enum cus_kind {
@@ -176,6 +177,10 @@ struct cus_cu {
 				 * decode then says what is wrong) */
 	uint32_t *rec_off;	/* cus_cu__decode(): each record's offset in the blob */
 	size_t cap_rec_off;
+	/* cus_cu__decode(): where each address pair is in the blob (a func's
+	 * pc, a var's addr), in blob order: cus_blob__content()'s addr_at. */
+	uint32_t *addr_at;
+	size_t naddr, cap_addr_at;
 	/* The bytes cus_file__decode*() read the blob into, owned here and
 	 * reused: str points into them until the next such decode or free. */
 	uint8_t *blob;
@@ -223,6 +228,21 @@ int cus_cu__decode_some(struct cus_cu *cu, const uint8_t *blob, size_t size, con
 int cus_cu__decode_head(struct cus_cu *cu, const uint8_t *blob, size_t size,
 			const char *what, struct diag *d);
 
+/* A func's pc or a var's addr, and the section holding it. */
+struct cus_addr {
+	uint64_t addr;
+	uint32_t shndx;
+};
+
+/* The blob's address-free identity (cus_normal.c; spec: "Content and
+ * addresses"): its normal form's xxh3-128 into *content, and, when addrs
+ * is not NULL, its n address pairs, at blob offsets addr_at[0..n) (each
+ * one's uleb addr then uleb shndx, ascending), into addrs[0..n); and the
+ * head's extern count into *nexterns when that is not NULL. Returns
+ * 0 or -EBADMSG when a position or value does not fit the blob. */
+int cus_blob__content(const uint8_t *blob, size_t size, const uint32_t *addr_at, size_t n,
+		      struct key128 *content, struct cus_addr *addrs, uint32_t *nexterns);
+
 /* A string ref as a C string ("" when 0). The ref was validated by decode. */
 static inline const char *cus_str(const struct cus_cu *cu, uint32_t ref)
 {
@@ -248,6 +268,10 @@ struct cus_index_entry {
 	uint8_t unit_type, dwarf_version;
 	uint64_t cu_offset;
 	struct key128 key;
+	struct key128 content;	/* the normal form's xxh3-128 (cus_blob__content) */
+	uint32_t addr_count;	/* its address pairs in the file's address table */
+	uint32_t nexterns;	/* the blob's extern table's length */
+	uint64_t addr_first;	/* reader: the first one's index there */
 };
 
 /* Writer: blobs are added in CU order; finish writes the index and header. */
@@ -258,6 +282,8 @@ struct cus_writer {
 	size_t count, cap;
 	uint64_t pos;
 	struct buf identbuf;
+	struct cus_addr *addrs;	/* the address table, in CU order */
+	size_t naddrs, cap_addrs;
 };
 
 int cus_writer__open(struct cus_writer *w, const char *path, const struct cus_ident *id,
@@ -269,11 +295,13 @@ int cus_writer__set_ident(struct cus_writer *w, const struct cus_ident *id, stru
 /* A CU's blob in two halves, so that the in-order part is small: place, in
  * CU order on one thread, gives it its index entry and *off, where it goes;
  * write_at writes it there, from any thread (each with its own d), in any
- * order. meta gives language, unit_type, dwarf_version, cu_offset and the
- * blob's key, key128_of(blob, size), hashed by the caller where it made the
- * blob. Every placed blob must be written before cus_writer__finish(). */
-int cus_writer__place(struct cus_writer *w, size_t size, const struct cus_index_entry *meta, uint64_t *off,
-		      struct diag *d);
+ * order. meta gives language, unit_type, dwarf_version, cu_offset, the
+ * blob's key, key128_of(blob, size), and its content, with its addr_count
+ * address pairs in addrs (cus_blob__content()), all made by the caller
+ * where it made the blob. Every placed blob must be written before
+ * cus_writer__finish(). */
+int cus_writer__place(struct cus_writer *w, size_t size, const struct cus_index_entry *meta,
+		      const struct cus_addr *addrs, uint64_t *off, struct diag *d);
 int cus_writer__write_at(struct cus_writer *w, const uint8_t *blob, size_t size, uint64_t off, struct diag *d);
 int cus_writer__finish(struct cus_writer *w, struct diag *d);
 void cus_writer__abort(struct cus_writer *w);
@@ -288,6 +316,8 @@ struct cus_file {
 	struct cus_ident ident;
 	struct cus_index_entry *index;
 	size_t count;
+	struct cus_addr *addrs;	/* the address table: CU i's are addrs[index[i].addr_first..] */
+	size_t naddrs;
 };
 
 /* Returns: 0; -EBADMSG/-EPROTO (bad or foreign file) or an I/O errno, detail in d.
@@ -301,7 +331,8 @@ void cus_file__close(struct cus_file *f);
 /* "PATH: CU i (0xOFFSET)": how every message about CU i names it. */
 #define CUS_WHAT_SIZE 600
 void cus_file__cu_what(const struct cus_file *f, size_t i, char what[CUS_WHAT_SIZE]);
-/* Decode CU i of an open file. */
+/* Decode CU i of an open file; its content and address pairs are checked
+ * against the index's and the address table's (-EBADMSG, detail in d). */
 int cus_file__decode(const struct cus_file *f, size_t i, struct cus_cu *cu, struct diag *d);
 /* cus_cu__decode_head() on CU i of an open file; with `check`, the blob's
  * checksum first (-EBADMSG on a mismatch, detail in d). */

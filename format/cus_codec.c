@@ -14,7 +14,7 @@
 
 void cus_cu__clear(struct cus_cu *cu)
 {
-	cu->nexterns = cu->nrecs = cu->nitems = cu->nannots = 0;
+	cu->nexterns = cu->nrecs = cu->nitems = cu->nannots = cu->naddr = 0;
 }
 
 void cus_cu__free(struct cus_cu *cu)
@@ -24,6 +24,7 @@ void cus_cu__free(struct cus_cu *cu)
 	free(cu->items);
 	free(cu->annots);
 	free(cu->rec_off);
+	free(cu->addr_at);
 	free(cu->blob);
 	memset(cu, 0, sizeof(*cu));
 }
@@ -313,6 +314,10 @@ static int dec_rec(struct dec *x, struct cus_rec *r, uint64_t prev_die)
 		err = dec_items(x, r);
 	if (!err && ((r->kind == CUS_FUNC && (r->flags & CUS_F_HAS_PC)) ||
 		     (r->kind == CUS_VAR && (r->flags & CUS_F_HAS_ADDR)))) {
+		struct cus_cu *cu = x->cu;
+		if (vec_grow(&cu->addr_at, &cu->cap_addr_at, cu->naddr + 1))
+			return -ENOMEM;
+		cu->addr_at[cu->naddr++] = (uint32_t)cursor_off(c);
 		r->addr = cur_uleb(c);
 		err = dec_u32(x, &r->shndx);
 	}

@@ -237,8 +237,9 @@ int cus_file__dump(const struct cus_file *f, FILE *o, struct diag *d)
 		dump_quoted(o, cus_str(&cu, cu.comp_dir));
 		fputs(" producer=", o);
 		dump_quoted(o, cus_str(&cu, cu.producer));
-		fprintf(o, " records=%zu externs=%zu key=%016llx%016llx\n", cu.nrecs, cu.nexterns,
-			(unsigned long long)e->key.hi, (unsigned long long)e->key.lo);
+		fprintf(o, " records=%zu externs=%zu key=%016llx%016llx content=%016llx%016llx addrs=%u\n",
+			cu.nrecs, cu.nexterns, (unsigned long long)e->key.hi, (unsigned long long)e->key.lo,
+			(unsigned long long)e->content.hi, (unsigned long long)e->content.lo, e->addr_count);
 		for (size_t k = 0; k < cu.nrecs; k++)
 			dump_rec(o, &cu, k);
 	}

@@ -77,16 +77,29 @@ static void index_encode(uint8_t *p, const struct cus_index_entry *e)
 	le64_put(p + 16, e->cu_offset);
 	le64_put(p + 24, e->key.lo);
 	le64_put(p + 32, e->key.hi);
+	le64_put(p + 40, e->content.lo);
+	le64_put(p + 48, e->content.hi);
+	le32_put(p + 56, e->addr_count);
+	le32_put(p + 60, e->nexterns);
 }
 
-/* The header check: xxh3-64 over header bytes 0..55, identity, index. */
+static void addr_encode(uint8_t *p, const struct cus_addr *a)
+{
+	le64_put(p, a->addr);
+	le32_put(p + 8, a->shndx);
+	le32_put(p + 12, 0);
+}
+
+/* The header check: xxh3-64 over header bytes 0..55, identity, address
+ * table, index. */
 static uint64_t header_check(const uint8_t *h, const uint8_t *ident, size_t ident_size,
-			     const uint8_t *index, size_t index_size)
+			     const uint8_t *addrs, size_t addrs_size, const uint8_t *index, size_t index_size)
 {
 	XXH3_state_t st;
 	XXH3_64bits_reset(&st);
 	XXH3_64bits_update(&st, h, 56);
 	XXH3_64bits_update(&st, ident, ident_size);
+	XXH3_64bits_update(&st, addrs, addrs_size);
 	XXH3_64bits_update(&st, index, index_size);
 	return XXH3_64bits_digest(&st);
 }
@@ -133,14 +146,18 @@ int cus_writer__set_ident(struct cus_writer *w, const struct cus_ident *id, stru
 	return 0;
 }
 
-int cus_writer__place(struct cus_writer *w, size_t size, const struct cus_index_entry *meta, uint64_t *off,
-		      struct diag *d)
+int cus_writer__place(struct cus_writer *w, size_t size, const struct cus_index_entry *meta,
+		      const struct cus_addr *addrs, uint64_t *off, struct diag *d)
 {
 	if (size > UINT32_MAX)
 		return diag_fail(d, E2BIG, "CU at 0x%llx: records take %zu bytes, over the format's 4 GiB per CU",
 				 (unsigned long long)meta->cu_offset, size);
-	if (w->count >= UINT32_MAX || vec_grow(&w->index, &w->cap, w->count + 1))
+	if (w->count >= UINT32_MAX || vec_grow(&w->index, &w->cap, w->count + 1) ||
+	    vec_grow(&w->addrs, &w->cap_addrs, w->naddrs + meta->addr_count))
 		return -ENOMEM;
+	if (meta->addr_count)
+		memcpy(w->addrs + w->naddrs, addrs, meta->addr_count * sizeof(*addrs));
+	w->naddrs += meta->addr_count;
 	struct cus_index_entry *e = &w->index[w->count++];
 	*e = *meta;
 	e->blob_off = w->pos;
@@ -157,18 +174,24 @@ int cus_writer__write_at(struct cus_writer *w, const uint8_t *blob, size_t size,
 
 int cus_writer__finish(struct cus_writer *w, struct diag *d)
 {
-	size_t isize = w->count * CUS_INDEX_ENTRY_SIZE;
-	uint8_t *index = malloc(isize ? isize : 1);
+	size_t isize = w->count * CUS_INDEX_ENTRY_SIZE, asize = w->naddrs * CUS_ADDR_SIZE;
+	uint8_t *index = malloc(isize + asize + 1);
 	if (!index)
 		return -ENOMEM;
+	/* The address table, then the index, one after the other. */
+	uint8_t *table = index + isize;
+	for (size_t i = 0; i < w->naddrs; i++)
+		addr_encode(table + i * CUS_ADDR_SIZE, &w->addrs[i]);
 	for (size_t i = 0; i < w->count; i++)
 		index_encode(index + i * CUS_INDEX_ENTRY_SIZE, &w->index[i]);
-	uint64_t index_off = w->pos;
+	uint64_t table_off = w->pos, index_off = w->pos + asize;
 	uint8_t h[CUS_HEADER_SIZE];
 	header_encode(h, &w->ident, (uint32_t)w->count, index_off + isize, CUS_HEADER_SIZE,
 		      (uint32_t)w->identbuf.len, index_off);
-	le64_put(h + 56, header_check(h, w->identbuf.data, w->identbuf.len, index, isize));
-	int err = outfile__pwrite(&w->out, index, isize, index_off, d);
+	le64_put(h + 56, header_check(h, w->identbuf.data, w->identbuf.len, table, asize, index, isize));
+	int err = outfile__pwrite(&w->out, table, asize, table_off, d);
+	if (!err)
+		err = outfile__pwrite(&w->out, index, isize, index_off, d);
 	if (!err)
 		err = outfile__pwrite(&w->out, h, sizeof(h), 0, d);
 	free(index);
@@ -183,6 +206,8 @@ void cus_writer__abort(struct cus_writer *w)
 	outfile__abort(&w->out);
 	free(w->index);
 	w->index = NULL;
+	free(w->addrs);
+	w->addrs = NULL;
 	buf_free(&w->identbuf);
 }
 
@@ -225,6 +250,7 @@ static int read_blob(const struct cus_file *f, size_t i, struct cus_cu *cu, int 
 struct cus_layout {
 	uint32_t count, ident_size;
 	uint64_t ident_off, index_off;
+	uint64_t table_off, naddrs;	/* the address table, before the index */
 };
 
 /* The header into h and *l: magic, version, flags, and sizes and offsets
@@ -265,14 +291,26 @@ static int read_header(struct cus_file *f, uint8_t h[CUS_HEADER_SIZE], struct cu
 }
 
 /* The index entries into f->index: each blob right after the one before
- * it, the last one ending where the index starts. */
-static int decode_index(struct cus_file *f, const uint8_t *index, const struct cus_layout *l, struct diag *d)
+ * it, the last one ending where the address table starts; and the address
+ * table into f->addrs. */
+static int decode_index(struct cus_file *f, const uint8_t *index, const uint8_t *table,
+			const struct cus_layout *l, struct diag *d)
 {
 	f->index = calloc(l->count ? l->count : 1, sizeof(*f->index));
-	if (!f->index)
+	f->addrs = calloc(l->naddrs ? l->naddrs : 1, sizeof(*f->addrs));
+	if (!f->index || !f->addrs)
 		return -ENOMEM;
 	f->count = l->count;
-	uint64_t expect = l->ident_off + l->ident_size;
+	f->naddrs = l->naddrs;
+	for (uint64_t i = 0; i < l->naddrs; i++) {
+		const uint8_t *p = table + i * CUS_ADDR_SIZE;
+		f->addrs[i] = (struct cus_addr){ .addr = le64_get(p), .shndx = le32_get(p + 8) };
+		if (le32_get(p + 12))
+			return diag_fail(d, EBADMSG, "%s: address table entry %llu (offset %llu): reserved bytes not 0",
+					 f->path, (unsigned long long)i,
+					 (unsigned long long)(l->table_off + i * CUS_ADDR_SIZE));
+	}
+	uint64_t expect = l->ident_off + l->ident_size, first = 0;
 	for (uint32_t i = 0; i < l->count; i++) {
 		const uint8_t *p = index + (size_t)i * CUS_INDEX_ENTRY_SIZE;
 		struct cus_index_entry *e = &f->index[i];
@@ -284,15 +322,21 @@ static int decode_index(struct cus_file *f, const uint8_t *index, const struct c
 		e->cu_offset = le64_get(p + 16);
 		e->key.lo = le64_get(p + 24);
 		e->key.hi = le64_get(p + 32);
-		if (e->blob_off != expect || e->blob_size > l->index_off - e->blob_off)
+		e->content.lo = le64_get(p + 40);
+		e->content.hi = le64_get(p + 48);
+		e->addr_count = le32_get(p + 56);
+		e->addr_first = first;
+		first += e->addr_count;
+		e->nexterns = le32_get(p + 60);
+		if (e->blob_off != expect || e->blob_size > l->table_off - e->blob_off)
 			return diag_fail(d, EBADMSG, "%s: CU %u: blob at offset %llu size %u is out of place",
 					 f->path, i, (unsigned long long)e->blob_off, e->blob_size);
 		expect += e->blob_size;
 	}
-	if (expect != l->index_off)
-		return diag_fail(d, EBADMSG, "%s: %llu stray bytes between the last blob and the index at offset %llu",
-				 f->path, (unsigned long long)(l->index_off - expect),
-				 (unsigned long long)l->index_off);
+	if (expect != l->table_off)
+		return diag_fail(d, EBADMSG, "%s: %llu stray bytes between the last blob and the address table "
+				 "at offset %llu", f->path, (unsigned long long)(l->table_off - expect),
+				 (unsigned long long)l->table_off);
 	return 0;
 }
 
@@ -303,24 +347,46 @@ static int read_meta(struct cus_file *f, const uint8_t h[CUS_HEADER_SIZE], const
 {
 	const char *path = f->path;
 	size_t isize = (size_t)l->count * CUS_INDEX_ENTRY_SIZE;
-	uint8_t *meta = malloc(l->ident_size + isize + 1);
+	uint8_t *meta = malloc(l->ident_size + isize + 1), *table = NULL;
 	if (!meta)
 		return -ENOMEM;
-	const uint8_t *ident = meta, *index = meta + l->ident_size;
+	uint8_t *ident = meta, *index = meta + l->ident_size;
 	int err;
 	if ((err = inputfile_pread(f->fd, meta, l->ident_size, l->ident_off)) ||
-	    (err = inputfile_pread(f->fd, meta + l->ident_size, isize, l->index_off)))
-		err = diag_fail(d, -err, "%s: cannot read the identity and index: %s", path,
-				inputfile_pread_failure(err));
-	else if (header_check(h, ident, l->ident_size, index, isize) != le64_get(h + 56))
+	    (err = inputfile_pread(f->fd, index, isize, l->index_off))) {
+		free(meta);
+		return diag_fail(d, -err, "%s: cannot read the identity and index: %s", path,
+				 inputfile_pread_failure(err));
+	}
+	/* The address table's size is the sum of the index's counts: taken
+	 * from the bytes before the checksum is checked, and only bounded
+	 * here (by where the identity ends); the checksum then covers it. */
+	struct cus_layout lt = *l;
+	for (uint32_t i = 0; i < l->count; i++)
+		lt.naddrs += le32_get(index + (size_t)i * CUS_INDEX_ENTRY_SIZE + 56);
+	uint64_t asize = lt.naddrs * CUS_ADDR_SIZE;
+	if (asize > l->index_off - (l->ident_off + l->ident_size)) {
+		free(meta);
+		return diag_fail(d, EBADMSG, "%s: header checksum mismatch or index corrupted: its address "
+				 "counts (%llu) do not fit before the index at offset %llu", path,
+				 (unsigned long long)lt.naddrs, (unsigned long long)l->index_off);
+	}
+	lt.table_off = l->index_off - asize;
+	if (!(table = malloc(asize + 1)))
+		err = -ENOMEM;
+	else if ((err = inputfile_pread(f->fd, table, asize, lt.table_off)))
+		err = diag_fail(d, -err, "%s: cannot read the address table: %s", path, inputfile_pread_failure(err));
+	else if (header_check(h, ident, l->ident_size, table, asize, index, isize) != le64_get(h + 56))
 		err = diag_fail(d, EBADMSG, "%s: header checksum mismatch: the header (offset 0), identity "
-				"(offset %llu) or index (offset %llu) is corrupted", path,
-				(unsigned long long)l->ident_off, (unsigned long long)l->index_off);
+				"(offset %llu), address table (offset %llu) or index (offset %llu) is corrupted",
+				path, (unsigned long long)l->ident_off, (unsigned long long)lt.table_off,
+				(unsigned long long)l->index_off);
 	else if (ident_decode(&f->ident, ident, l->ident_size))
 		err = diag_fail(d, EBADMSG, "%s: identity block malformed at offset %llu", path,
 				(unsigned long long)l->ident_off);
 	else
-		err = decode_index(f, index, l, d);
+		err = decode_index(f, index, table, &lt, d);
+	free(table);
 	free(meta);
 	return err;
 }
@@ -362,10 +428,42 @@ void cus_file__close(struct cus_file *f)
 	if (f->path && f->fd >= 0)
 		close(f->fd);
 	free(f->index);
+	free(f->addrs);
 	f->path = NULL;
 	f->fd = -1;
 	f->index = NULL;
-	f->count = 0;
+	f->addrs = NULL;
+	f->count = f->naddrs = 0;
+}
+
+/* A decoded blob's content and address pairs are the index's and the
+ * address table's: what a reader that trusts those without decoding (the
+ * merge's memo) takes them for. */
+static int check_content(const struct cus_file *f, size_t i, const struct cus_cu *cu, const char *what,
+			 struct diag *d)
+{
+	const struct cus_index_entry *e = &f->index[i];
+	if (cu->naddr != e->addr_count)
+		return diag_fail(d, EBADMSG, "%s: the blob has %zu address pairs, its index entry says %u", what,
+				 cu->naddr, e->addr_count);
+	struct key128 content;
+	if (cus_blob__content(cu->blob, e->blob_size, cu->addr_at, cu->naddr, &content, NULL, NULL) ||
+	    !key128_eq(content, e->content) || cu->nexterns != e->nexterns)
+		return diag_fail(d, EBADMSG, "%s: the blob's content key or extern count is not its index entry's", what);
+	/* The records with an address, in record order, are the blob's pairs. */
+	const struct cus_addr *a = f->addrs + e->addr_first;
+	size_t k = 0;
+	for (size_t r = 0; r < cu->nrecs; r++) {
+		const struct cus_rec *rec = &cu->recs[r];
+		if (!((rec->kind == CUS_FUNC && (rec->flags & CUS_F_HAS_PC)) ||
+		      (rec->kind == CUS_VAR && (rec->flags & CUS_F_HAS_ADDR))))
+			continue;
+		if (k >= e->addr_count || a[k].addr != rec->addr || a[k].shndx != rec->shndx)
+			return diag_fail(d, EBADMSG, "%s: record %zu's address is not the address table's "
+					 "entry %llu", what, r, (unsigned long long)(e->addr_first + k));
+		k++;
+	}
+	return 0;
 }
 
 int cus_file__decode(const struct cus_file *f, size_t i, struct cus_cu *cu, struct diag *d)
@@ -380,7 +478,7 @@ int cus_file__decode(const struct cus_file *f, size_t i, struct cus_cu *cu, stru
 	if (!err && (cu->cu_offset != e->cu_offset || cu->dwarf_version != e->dwarf_version ||
 		     cu->unit_type != e->unit_type || cu->language != e->language))
 		err = diag_fail(d, EBADMSG, "%s: the blob's unit fields disagree with its index entry", what);
-	return err;
+	return err ? err : check_content(f, i, cu, what, d);
 }
 
 int cus_file__decode_head(const struct cus_file *f, size_t i, int check, struct cus_cu *cu, struct diag *d)

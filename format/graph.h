@@ -140,6 +140,9 @@ void graph__free(struct graph *g);
  * encoded on `threads` threads (1: the calling one only); the bytes are the
  * same for any count. */
 int graph__write(const struct graph *g, const char *path, unsigned threads, struct diag *d);
+/* The same bytes into an open file the caller owns (a memfd), at offset 0,
+ * not atomically: `what` names it in messages. */
+int graph__write_fd(const struct graph *g, int fd, const char *what, unsigned threads, struct diag *d);
 int graph__read(struct graph *g, const char *path, struct diag *d);
 /* GRAPH_READ_FIRST_PROV: of each node's provenance keep only its first CU
  * (prov_off[] then counts at most one entry for it, none when it has none),

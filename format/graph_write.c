@@ -330,10 +330,12 @@ static int plan_pieces(struct wrun *r, size_t *cap, int sec, size_t lo, size_t h
 	return 0;
 }
 
-int graph__write(const struct graph *g, const char *path, unsigned threads, struct diag *d)
+/* The file's bytes into o: opened here from path and committed when fd
+ * is -1, else o is fd itself (owned by the caller, never committed). */
+static int write_graph(const struct graph *g, const char *path, int fd, unsigned threads, struct diag *d)
 {
 	uint8_t head[GRAPH_HEADER_SIZE + GRAPH_NSECTIONS * 32];
-	struct outfile o;
+	struct outfile o = { .path = (char *)path, .fd = fd };
 	struct wrun r = { .g = g, .o = &o, .at = sizeof(head) };
 	size_t cap = 0;
 	int err = 0;
@@ -350,7 +352,7 @@ int graph__write(const struct graph *g, const char *path, unsigned threads, stru
 	    (err = plan_pieces(&r, &cap, S_FUNCS, 0, g->nfuncs)) ||
 	    (err = plan_pieces(&r, &cap, S_VARS, 0, g->nvars)))
 		goto out_plan;
-	if ((err = outfile__open(&o, path, d)))
+	if (fd < 0 && (err = outfile__open(&o, path, d)))
 		goto out_plan;
 	err = pool_ordered(threads, r.np, r.np, encode_work, encode_emit, &r);
 	if (!err)
@@ -385,14 +387,25 @@ int graph__write(const struct graph *g, const char *path, unsigned threads, stru
 	XXH3_64bits_update(&st, head, 32);
 	XXH3_64bits_update(&st, head + GRAPH_HEADER_SIZE, GRAPH_NSECTIONS * 32);
 	le64_put(head + 32, XXH3_64bits_digest(&st));
-	if (!(err = outfile__pwrite(&o, head, sizeof(head), 0, d)))
+	if (!(err = outfile__pwrite(&o, head, sizeof(head), 0, d)) && fd < 0)
 		err = outfile__commit(&o, d);
 out:
-	outfile__abort(&o);
+	if (fd < 0)
+		outfile__abort(&o);
 out_plan:
 	for (size_t i = 0; i < r.np; i++)
 		buf_free(&r.p[i].b);
 	free(r.p);
 	return err;
+}
+
+int graph__write(const struct graph *g, const char *path, unsigned threads, struct diag *d)
+{
+	return write_graph(g, path, -1, threads, d);
+}
+
+int graph__write_fd(const struct graph *g, int fd, const char *what, unsigned threads, struct diag *d)
+{
+	return write_graph(g, what, fd, threads, d);
 }
 

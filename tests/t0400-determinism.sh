@@ -102,7 +102,7 @@ for cc in $ccs; do
 	got=$(grep -c '^cu ' "$T_OUT/$label.dump")
 	if [ "$got" -eq "$want" ]; then ok "$label: dump lists $got cu lines, one per unit"; else
 		not_ok "$label: dump lists one cu line per unit" "$got cu lines, readelf counts $want units"; fi
-	check_grep "$label: header line says cus=$want" "^btfpipe-cus v2 .* cus=$want\$" "$T_OUT/$label.dump"
+	check_grep "$label: header line says cus=$want" "^btfpipe-cus v3 .* cus=$want\$" "$T_OUT/$label.dump"
 	# The units in .debug_info order: u000.c ... u119.c, then main.c.
 	names=$(sed -n 's/^cu [0-9]* .* name="\([^"]*\)".*/\1/p' "$T_OUT/$label.dump" | tr '\n' ' ')
 	expect=$(for ((k = 0; k < MANY_N; k++)); do printf 'u%03d.c ' "$k"; done; echo "main.c ")

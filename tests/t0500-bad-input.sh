@@ -187,7 +187,11 @@ ident_size, = struct.unpack_from("<I", b, 40)
 index_off, = struct.unpack_from("<Q", b, 48)
 blob0_off, blob0_size = struct.unpack_from("<QI", b, index_off)
 assert blob0_off == ident_off + ident_size, "first blob does not follow the identity block"
-assert count >= 2 and len(b) == index_off + 40 * count, "unexpected layout"
+assert count >= 2 and len(b) == index_off + 64 * count, "unexpected layout"
+# The address table lies just before the index: 16 bytes per pair.
+naddrs = sum(struct.unpack_from("<I", b, index_off + 64 * i + 56)[0] for i in range(count))
+table_off = index_off - 16 * naddrs
+assert naddrs >= 1, "the sample has no address pair"
 
 def flip(off, bit=0):
     x = bytearray(b)
@@ -201,7 +205,8 @@ for name, size, what in [
         ("trunc-header-63", 63, "one byte short of the header"),
         ("trunc-ident", ident_off + ident_size // 2, "inside the identity block"),
         ("trunc-blob", blob0_off + blob0_size // 2, "inside the first blob"),
-        ("trunc-index", index_off + 40 + 17, "inside the index"),
+        ("trunc-table", table_off + 7, "inside the address table"),
+        ("trunc-index", index_off + 64 + 17, "inside the index"),
         ("trunc-last-byte", len(b) - 1, "the last byte missing")]:
     w(name, b[:size], 1, "", "truncated: " + what)
 w("appended", b + b"\0", 1, "", "one byte appended")
@@ -217,7 +222,10 @@ w("flip-blob-magic", flip(blob0_off), 1, "", "bit flipped: first blob's magic")
 w("flip-blob", flip(blob0_off + blob0_size // 2, 3), 1, "", "bit flipped: middle of the first blob")
 w("flip-index-off", flip(index_off), 1, "", "bit flipped: index blob_off")
 w("flip-index-lang", flip(index_off + 12), 1, "", "bit flipped: index language")
-w("flip-index-key", flip(index_off + 40 + 30), 1, "", "bit flipped: index key of CU 1")
+w("flip-index-key", flip(index_off + 64 + 30), 1, "", "bit flipped: index key of CU 1")
+w("flip-index-content", flip(index_off + 64 + 44), 1, "", "bit flipped: index content of CU 1")
+w("flip-index-addrs", flip(index_off + 56, 1), 1, "", "bit flipped: index address count of CU 0")
+w("flip-table", flip(table_off + 2), 1, "", "bit flipped: the address table")
 
 w("bad-magic", b"BTFPCUX\0" + b[8:], 1, "", "magic changed")
 # The next version with the checksum left stale: the version check comes
@@ -255,6 +263,18 @@ if xx:
         sealed("sealed-blob-magic", lambda f: blob0(f, b"CU2\0" + b0[4:]), 1, "", "blob magic CU2")
         sealed("sealed-flags", lambda f: struct.pack_into("<I", f["head"], 16, 6), 1, "",
                "unknown header flags")
+        # The index's content, extern count and the address table must be
+        # the blob's (what the merge's memo reads without the blob).
+        def first_with_addrs(f):
+            return next(e for e in f["ents"] if e["naddr"])
+        def addr_plus1(f):
+            t = bytearray(f["addrs"]); t[0] ^= 1; f["addrs"] = bytes(t)
+        sealed("sealed-table-addr", addr_plus1, 1, "address table",
+               "an address pair that is not the blob's")
+        sealed("sealed-content", lambda f: first_with_addrs(f).update(content=(1, 2)), 1, "content key",
+               "a content key that is not the blob's")
+        sealed("sealed-nexterns", lambda f: f["ents"][0].update(nx=5), 1, "extern count",
+               "an extern count that is not the blob's")
         sealed("sealed-ident-name", lambda f: f.update(ident=b"\x7f" + f["ident"][1:]), 1, "",
                "identity name length past the block")
         sealed("sealed-ident-trailing", lambda f: f.update(ident=f["ident"] + b"\0"), 1, "",

@@ -488,6 +488,7 @@ static void write_cu(struct cands *c, size_t ci)
 			.inline_kind = f->inline_kind, .cc = f->cc, .pc = f->pc, .shndx = f->shndx,
 			.loc_first = (uint32_t)li, .loc_count = f->param_count,
 		};
+		c->m->func_ord[cc->func0 + i] = f->addr_ord;
 		for (uint32_t k = 0; k < f->param_count; k++) {
 			const struct fcand_param *p = &s->fparams[f->param_first + k];
 			g->locs[li++] = (struct graph_loc){ p->loc, p->loc_reg, (uint32_t)ai, p->annot_count };
@@ -511,6 +512,7 @@ static void write_cu(struct cands *c, size_t ci)
 			.cu = (uint32_t)ci, .flags = v->flags & ~(uint32_t)CUS_F_ANNOT, .addr = v->addr,
 			.shndx = v->shndx,
 		};
+		c->m->var_ord[cc->var0 + i] = v->addr_ord;
 		if (v->annot_count) {
 			gv->flags |= G_F_ANNOT;
 			gv->annot_first = (uint32_t)ai;
@@ -564,7 +566,9 @@ static int lay_out(struct cands *c)
 	g->funcs = malloc((nf + 1) * sizeof(*g->funcs));
 	g->locs = malloc((nl + 1) * sizeof(*g->locs));
 	g->vars = malloc((nv + 1) * sizeof(*g->vars));
-	if (!g->funcs || !g->locs || !g->vars)
+	c->m->func_ord = malloc((nf + 1) * sizeof(uint32_t));
+	c->m->var_ord = malloc((nv + 1) * sizeof(uint32_t));
+	if (!g->funcs || !g->locs || !g->vars || !c->m->func_ord || !c->m->var_ord)
 		return -ENOMEM;
 	g->nfuncs = nf;
 	g->nlocs = nl;

@@ -12,6 +12,7 @@
 #include "../../common/cli.h"
 #include "../../common/diag.h"
 #include "../../common/fatal.h"
+#include "../../common/mapfile.h"
 #include "../../common/memo.h"
 #include "../../common/memtune.h"
 #include "../../common/pool.h"
@@ -25,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 
 #define TOOL "dedup-merge"
 
@@ -44,9 +46,12 @@ static void usage(FILE *o)
 		"  -o, --output     the .graph file to write (atomically)\n"
 		"      --dump       print a .graph file as canonical text and exit\n"
 		"\n"
-		"With a cache, a .graph is reused when the inputs' bytes and the options\n"
-		"are those of a cached run (a module unchanged since the last build):\n"
+		"With a cache, a .graph is made again from the last one when every CU's\n"
+		"records and the options are a cached run's, whatever the addresses (a\n"
+		"relink after an edit that changed no type):\n"
 		CACHEDIR_HELP
+		"      --cache-verify  merge in full on a hit too, and fail if the bytes differ\n"
+		"                      (or $BTFPIPE_CACHE_VERIFY=1; for testing)\n"
 		"      --provenance with --dump: list every CU each node came from\n"
 		"      --stats[=json]  counts and phase times on stderr at the end\n"
 		"  -q, --quiet      no progress line (shown only on a terminal anyway)\n"
@@ -98,6 +103,7 @@ static int parse_opts(int argc, char **argv, struct merge_opts *o)
 		{ "dump", required_argument, NULL, 'D' },
 		{ "provenance", no_argument, NULL, 'P' },
 		{ "lang-exclude", required_argument, NULL, 'X' },
+		{ "cache-verify", no_argument, NULL, 'Y' },
 		CLI_LONG_OPTIONS,
 		CACHEDIR_LONG_OPTIONS,
 		{ 0 },
@@ -113,6 +119,7 @@ static int parse_opts(int argc, char **argv, struct merge_opts *o)
 		switch (c) {
 		case 'D': o->dump = optarg; break;
 		case 'P': o->provenance = 1; break;
+		case 'Y': o->cache_verify = 1; break;
 		case 'X':
 			if (parse_langs(optarg, o))
 				return EXIT_USAGE;
@@ -120,6 +127,8 @@ static int parse_opts(int argc, char **argv, struct merge_opts *o)
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
+	if (cli_env_flag("BTFPIPE_CACHE_VERIFY"))
+		o->cache_verify = 1;
 	if (cachedir_cli_finish(&o->cache, TOOL))
 		return EXIT_USAGE;
 	if (o->dump) {
@@ -445,22 +454,63 @@ static void merge_free(struct merge *m)
 	free(m->cu_index);
 	free(m->cu_base);
 	free(m->cu_nrecs);
+	free(m->func_ord);
+	free(m->var_ord);
 }
 
-/* The memo key of this run: every input's bytes and the options that change
- * the .graph (not -j: the bytes are the same for every N). */
-static int memo_key(const struct merge_opts *o, struct key128 *out)
+/* The memo's lookup (memo.c): the inputs' indexes opened, not their blobs,
+ * and the key made of them. Returns 1 on a hit (the output written), 0 on
+ * a miss with *keyed set when the key was made (an input that does not
+ * open has none: the merge then says what is wrong with it), or -errno
+ * when a hit's output cannot be written. */
+static int memo_lookup(const struct merge_opts *o, struct cachedir *cache, unsigned jobs, struct key128 *key,
+		       int *keyed, struct diag *d)
 {
-	struct memo_key k;
-	memo_key_begin(&k, "dedup-merge: a .graph");
-	k.jobs = o->cli.jobs;
-	memo_key_u64(&k, o->nexclude);
-	for (size_t i = 0; i < o->nexclude; i++)
-		memo_key_u64(&k, o->exclude_langs[i]);
-	memo_key_u64(&k, o->ninputs);
-	for (size_t i = 0; i < o->ninputs; i++)
-		memo_key_file(&k, o->inputs[i]);
-	return memo_key_end(&k, out);
+	struct cus_file *files = calloc(o->ninputs + 1, sizeof(*files));
+	if (!files)
+		return 0;
+	struct diag quiet = { 0 };
+	int err = 0, hit = 0;
+	size_t opened = 0;
+	while (opened < o->ninputs && !err)
+		if (!(err = cus_file__open_unchecked(&files[opened], o->inputs[opened], &quiet)))
+			opened++;
+	if (!err && !merge_memo__key(o, files, key)) {
+		*keyed = 1;
+		hit = merge_memo__fetch(cache, *key, files, o->ninputs, o->cli.output, jobs, d);
+	}
+	for (size_t i = 0; i < opened; i++)
+		cus_file__close(&files[i]);
+	free(files);
+	return hit;
+}
+
+/* --cache-verify: the hit's bytes, just written, must be a full merge's. */
+static int verify_hit(struct merge *m, const char *out)
+{
+	const void *p;
+	size_t size;
+	int err = mapfile_open(out, 1, "the memo's graph", &p, &size, m->d);
+	if (err)
+		return err;
+	uint8_t *hit = malloc(size + 1);
+	if (hit)
+		memcpy(hit, p, size);
+	munmap((void *)p, size);
+	if (!hit)
+		return -ENOMEM;
+	if (!(err = merge_run(m))) {
+		if ((err = mapfile_open(out, 1, "the merged graph", &p, &size, m->d)))
+			goto out;
+		int same = size == 0 || !memcmp(p, hit, size);
+		munmap((void *)p, size);
+		if (!same)
+			err = DIAG_BUG(m->d, "the merge memo's graph differs from a full merge's "
+					     "(its key misses an input)");
+	}
+out:
+	free(hit);
+	return err;
 }
 
 int main(int argc, char **argv)
@@ -482,23 +532,23 @@ int main(int argc, char **argv)
 	int err = 0, hit = 0;
 	fatal__init(&o.cli.output, &d);
 	diag_phase(&d, "cache");
+	int keyed = 0;
+	unsigned jobs = pool_threads_for(o.cli.jobs, 0, 0);
 	if ((cache = cachedir_cli_open(&o.cache, "out-v1", TOOL))) {
-		if (!memo_key(&o, &key)) {
-			hit = memo_fetch_to_file(cache, key, o.cli.output, &d);
-			err = hit < 0 ? hit : 0;
-		} else {
-			cachedir__close(cache); /* an input it cannot hash: the merge says why */
-			cache = NULL;
-		}
+		hit = memo_lookup(&o, cache, jobs, &key, &keyed, &d);
+		err = hit < 0 ? hit : 0;
 	}
+	if (!err && hit == 1 && o.cache_verify)
+		err = verify_hit(&m, o.cli.output);
 	if (!err && hit != 1) {
 		err = merge_run(&m);
-		if (!err && cache)
-			memo_store_file(cache, key, o.cli.output);
+		if (!err && cache && keyed && !o.cache.readonly)
+			merge_memo__store(cache, key, &m, m.jobs);
 	}
+	stats_count(&st, "memo_hit", hit == 1);
 	cli_warn_threads(o.cli.output, o.cli.jobs);
 	rc = err ? diag_report(&d, o.cli.output, err) : EXIT_OK;
-	if (!err && o.cli.stats && hit != 1)
+	if (!err && o.cli.stats)
 		stats_print(&st, stderr, o.cli.stats == 2);
 	if (cache && !err)
 		cachedir__finish(cache);

@@ -70,7 +70,8 @@ struct merge_opts {
 	int provenance;		/* --provenance: every CU in the dump */
 	uint32_t exclude_langs[8]; /* --lang-exclude: DW_LANG_* of CUs to leave out */
 	size_t nexclude;
-	struct cachedir_cli cache; /* --cache and friends: the whole .graph memoized */
+	struct cachedir_cli cache; /* --cache and friends: the .graph memoized (memo.c) */
+	int cache_verify;	/* --cache-verify: a hit is merged in full too, and compared */
 };
 
 /* In a cu_scan, references are first *lrefs*: 0 void, k + 1 for the CU's
@@ -103,6 +104,7 @@ struct fcand {
 	uint32_t ret;
 	uint32_t flags, inline_kind, cc, shndx;
 	uint64_t pc;
+	uint32_t addr_ord;	/* HAS_PC: which of the CU's address pairs pc is */
 	uint64_t origin_off;	/* pending cross-CU origin or specification, 0 none */
 	uint32_t param_first, param_count;
 	uint32_t annot_first, annot_count;
@@ -112,6 +114,7 @@ struct vcand {
 	const char *name;
 	uint32_t type, flags, shndx;
 	uint64_t addr;
+	uint32_t addr_ord;	/* which of the CU's address pairs addr is */
 	uint64_t spec_off;	/* pending cross-CU specification, 0 none */
 	uint32_t annot_first, annot_count;
 };
@@ -307,6 +310,9 @@ struct export_map;
  * ([0] and [nnodes + 1] unused). */
 struct merge {
 	const struct merge_opts *o;
+	/* Per graph func and var: its addr_ord (cands.c), for the memo's
+	 * template (memo.c); owned. */
+	uint32_t *func_ord, *var_ord;
 	unsigned jobs;			/* threads: o->jobs, fewer for a small input (open_inputs()) */
 	struct cus_file *files;		/* per input */
 	struct offset_set *wanted;	/* per input: offsets some CU refers to */
@@ -404,5 +410,18 @@ int build__lref_node(const struct merge *m, size_t ci, uint32_t lref_or_gid, uin
 /* cands.c: the candidates, their prototypes and the graph's string
  * section, after the nodes (m->strs no longer changes). */
 int cands__build(struct merge *m);
+
+/* memo.c: the merge's memo, keyed on the CUs' contents (not their
+ * addresses); its essay says what the key holds and why. */
+struct cachedir;
+/* The key, from the inputs' indexes alone (opened, blobs unread). */
+int merge_memo__key(const struct merge_opts *o, const struct cus_file *files, struct key128 *out);
+/* A hit: the graph written to out, 1; a miss (or a template that does
+ * not fit: counted corrupt), 0; -errno with d when out cannot be written. */
+int merge_memo__fetch(struct cachedir *c, struct key128 key, const struct cus_file *files, size_t nfiles,
+		      const char *out, unsigned jobs, struct diag *d);
+/* After m->g was written: m->g made the template (its pass-through
+ * fields cut out, in place) and stored under key. A failure only counts. */
+void merge_memo__store(struct cachedir *c, struct key128 key, struct merge *m, unsigned jobs);
 
 #endif

@@ -28,6 +28,7 @@ struct scanner {
 	uint8_t *state;
 	struct diag *d;
 	const char *what;
+	uint32_t naddr;	/* the CU's address pairs before the record being scanned */
 };
 
 void cu_scan__free(struct cu_scan *s)
@@ -523,6 +524,7 @@ static int collect_func(struct scanner *x, uint32_t k, size_t *cap_f, size_t *ca
 	f->cc = r->cc ? r->cc : named->cc;
 	f->pc = r->addr;
 	f->shndx = r->shndx;
+	f->addr_ord = x->naddr;
 	/* An instance that lists no parameters of its own has its origin's
 	 * (gcc -flto's abstract instances; for an origin in another CU,
 	 * inherit_params() after the scan). */
@@ -598,6 +600,7 @@ static int collect_var(struct scanner *x, uint32_t k, size_t *cap_v)
 	v->type = r->type ? ref_gid(x, r->type) : ref_gid(x, named->type);
 	v->addr = r->addr;
 	v->shndx = r->shndx;
+	v->addr_ord = x->naddr;
 	const struct cus_rec *ar = (r->flags & CUS_F_ANNOT) ? r : named;
 	if (ar->flags & CUS_F_ANNOT) {
 		v->flags |= CUS_F_ANNOT;
@@ -838,6 +841,9 @@ int scan__cu(const struct cus_file *f, size_t cu_index, uint32_t input, const st
 			err = collect_var(&x, k, &cap_v);
 		if (!err && wanted && wanted->map.count && offset_set__has(wanted, x.cu.cu_offset + r->die))
 			err = collect_export(&x, k, &cap_e);
+		if ((r->kind == CUS_FUNC && (r->flags & CUS_F_HAS_PC)) ||
+		    (r->kind == CUS_VAR && (r->flags & CUS_F_HAS_ADDR)))
+			x.naddr++;
 	}
 	if (!err && out->keys.err)
 		err = out->keys.err;

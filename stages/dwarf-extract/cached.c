@@ -171,6 +171,7 @@ static int splice_entry(struct cu_walk *w, const struct unit *u, const struct cu
 {
 	struct buf *b = &w->blob;
 	buf_reset(b);
+	w->naddr = 0;
 	buf_put(b, e->blob, 4);
 	buf_uleb(b, u->offset);
 	size_t at = 5;
@@ -192,6 +193,9 @@ static int splice_entry(struct cu_walk *w, const struct unit *u, const struct cu
 		if (!has)
 			continue;
 		buf_put(b, e->blob + at, p->pos - at);
+		if (vec_grow(&w->addr_at, &w->cap_addr_at, w->naddr + 1))
+			return -ENOMEM;
+		w->addr_at[w->naddr++] = (uint32_t)b->len;
 		buf_uleb(b, addr);
 		buf_uleb(b, shndx);
 		at = p->pos + 2;

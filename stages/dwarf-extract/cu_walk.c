@@ -52,6 +52,7 @@ void cu_walk__free(struct cu_walk *w)
 	free(w->pend_annots);
 	free(w->patch_recs);
 	free(w->addr_pos);
+	free(w->addr_at);
 	buf_free(&w->blob);
 	memset(w, 0, sizeof(*w));
 }
@@ -223,6 +224,23 @@ static int unit_header(struct cu_walk *w, const struct unit *u, Dwarf_Die *cudie
 	return err;
 }
 
+/* The blob's address pairs in blob order (w->addr_at): the records with
+ * one, in record order, where encode_at() put them. */
+static int note_addr_at(struct cu_walk *w)
+{
+	w->naddr = 0;
+	for (size_t i = 0; i < w->cu.nrecs; i++) {
+		const struct cus_rec *r = &w->cu.recs[i];
+		if (!((r->kind == CUS_FUNC && (r->flags & CUS_F_HAS_PC)) ||
+		      (r->kind == CUS_VAR && (r->flags & CUS_F_HAS_ADDR))))
+			continue;
+		if (vec_grow(&w->addr_at, &w->cap_addr_at, w->naddr + 1))
+			return -ENOMEM;
+		w->addr_at[w->naddr++] = w->addr_pos[i];
+	}
+	return 0;
+}
+
 int cu_walk__extract(struct cu_walk *w, const struct unit *u)
 {
 	Dwarf_Die cudie;
@@ -245,6 +263,8 @@ int cu_walk__extract(struct cu_walk *w, const struct unit *u)
 		err = vec_grow(&w->addr_pos, &w->cap_addr_pos, w->cu.nrecs + 1);
 		if (!err)
 			err = cus_cu__encode_at(&w->cu, &w->blob, w->addr_pos);
+		if (!err)
+			err = note_addr_at(w);
 	}
 	if (err)
 		diag_prefix(w->d, "CU at 0x%llx: ", (unsigned long long)u->offset);

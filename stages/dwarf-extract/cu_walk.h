@@ -51,6 +51,11 @@ struct cu_walk {
 	/* Per record, where its address field is in blob (cus_cu__encode_at). */
 	uint32_t *addr_pos;
 	size_t cap_addr_pos;
+	/* Where blob's address pairs are, in blob order, however blob was
+	 * made (extracted, or spliced from a cache entry): the .cus index's
+	 * content and address table are read from there (cus_blob__content). */
+	uint32_t *addr_at;
+	size_t naddr, cap_addr_at;
 };
 
 int cu_walk__init(struct cu_walk *w, const struct input *in, Dwarf *dw, struct diag *d);

@@ -135,6 +135,9 @@ struct slot {
 	uint8_t *blob;		/* owned until written */
 	size_t size;
 	struct key128 key;	/* key128_of(blob, size), hashed where it was made */
+	struct key128 content;	/* and its content and address pairs (cus_blob__content) */
+	struct cus_addr *addrs;	/* owned until placed */
+	uint32_t naddrs, nexterns;
 	uint64_t off;		/* its place in the output, from emit_unit() */
 	int werr;		/* its write failed: the error, the detail in d */
 	size_t nrecs;
@@ -221,6 +224,13 @@ static int work_unit(void *ctx, unsigned worker, size_t i)
 	 * next unit in a new one as big: write_placed() has just freed a
 	 * written slot's buffer of about that size, which malloc hands out
 	 * again. */
+	s->naddrs = (uint32_t)w->naddr;
+	if (!(s->addrs = malloc((w->naddr + 1) * sizeof(*s->addrs))))
+		return -ENOMEM;
+	if (cus_blob__content(w->blob.data, w->blob.len, w->addr_at, w->naddr, &s->content, s->addrs,
+			      &s->nexterns))
+		return DIAG_BUG(&s->d, "CU at 0x%llx: the blob just made has an address pair out of place",
+				(unsigned long long)r->in.units[i].offset);
 	size_t cap = w->blob.cap;
 	s->blob = w->blob.data;
 	s->size = w->blob.len;
@@ -238,9 +248,12 @@ static int emit_unit(void *ctx, size_t i)
 	const struct unit *u = &r->in.units[i];
 	struct cus_index_entry meta = {
 		.cu_offset = u->offset, .unit_type = u->unit_type, .dwarf_version = u->version,
-		.language = s->language, .key = s->key,
+		.language = s->language, .key = s->key, .content = s->content, .addr_count = s->naddrs,
+		.nexterns = s->nexterns,
 	};
-	int err = cus_writer__place(&r->writer, s->size, &meta, &s->off, &s->d);
+	int err = cus_writer__place(&r->writer, s->size, &meta, s->addrs, &s->off, &s->d);
+	free(s->addrs);
+	s->addrs = NULL;
 	if (err)
 		return err;
 	claim_publish(&r->cl, i + 1);
@@ -486,8 +499,10 @@ int main(int argc, char **argv)
 	cachedir__close(r.cache);
 	cachedir__close(r.whole);
 	if (r.slots)
-		for (size_t i = 0; i < r.in.nunits; i++)
+		for (size_t i = 0; i < r.in.nunits; i++) {
 			free(r.slots[i].blob);
+			free(r.slots[i].addrs);
+		}
 	if (r.hbufs)
 		for (unsigned i = 0; i < r.jobs; i++)
 			free(r.hbufs[i]);

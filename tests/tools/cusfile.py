@@ -5,7 +5,7 @@ passes the checksums, so that the decoders' own checks must refuse it.
 
     import cusfile
     xx = cusfile.xxhash()          # OSError when libxxhash.so.0 is missing
-    f = cusfile.parse(data)        # {"head", "ident", "ents": [{lang, ut, dv, co, blob}]}
+    f = cusfile.parse(data)        # {"head", "ident", "addrs", "ents": [{lang, ut, dv, co, blob, ...}]}
     data = cusfile.build(f, xx)    # parse() then build() gives the same bytes
 """
 import ctypes
@@ -38,34 +38,82 @@ def uleb(v):
         out.append(c | 0x80)
 
 
+ENTRY = 64  # an index entry (format version 3)
+ADDR = 16   # an address table entry
+
+
+def _uleb_at(b, p):
+    v = s = 0
+    while True:
+        c = b[p]
+        p += 1
+        v |= (c & 0x7f) << s
+        s += 7
+        if not c & 0x80:
+            return v, p
+
+
+def normal_form(blob):
+    """A blob without address pairs in normal form (cu_offset 0), and its
+    extern count: what content and nexterns are for such a blob."""
+    _, p = _uleb_at(blob, 4)
+    q = p
+    for _ in range(7):  # 4 unit fields, 3 string refs
+        _, q = _uleb_at(blob, q)
+    n, q = _uleb_at(blob, q)
+    nx, _ = _uleb_at(blob, q + n)
+    return bytes(blob[:4]) + b"\0" + bytes(blob[p:]), nx
+
+
 def parse(b):
-    """The header, identity block and each CU's index fields and blob."""
+    """The header, identity block, address table and each CU's index fields and blob."""
     count, = struct.unpack_from("<I", b, 20)
     ident_off, = struct.unpack_from("<Q", b, 32)
     ident_size, = struct.unpack_from("<I", b, 40)
     index_off, = struct.unpack_from("<Q", b, 48)
-    ents = []
+    ents, naddrs = [], 0
     for i in range(count):
-        bo, bs, lang, ut, dv, co = struct.unpack_from("<QIHBBQ", b, index_off + 40 * i)
-        ents.append(dict(lang=lang, ut=ut, dv=dv, co=co, blob=b[bo:bo + bs]))
-    return dict(head=bytearray(b[:64]), ident=b[ident_off:ident_off + ident_size], ents=ents)
+        bo, bs, lang, ut, dv, co, _klo, _khi, clo, chi, na, nx = struct.unpack_from(
+            "<QIHBBQQQQQII", b, index_off + ENTRY * i)
+        ents.append(dict(lang=lang, ut=ut, dv=dv, co=co, blob=b[bo:bo + bs], orig=b[bo:bo + bs],
+                         content=(clo, chi), naddr=na, nx=nx))
+        naddrs += na
+    table_off = index_off - ADDR * naddrs
+    return dict(head=bytearray(b[:64]), ident=b[ident_off:ident_off + ident_size],
+                addrs=b[table_off:index_off], ents=ents)
 
 
 def build(f, xx):
-    """The file parse() took apart, laid out again with every checksum recomputed."""
+    """The file parse() took apart, laid out again with every checksum
+    recomputed. An entry whose blob was changed gets the content, extern
+    count and (no) address pairs of a blob without any: a test that makes
+    one with an address pair must set them itself."""
     h, ident = bytearray(f["head"]), f["ident"]
     body, idx, pos = bytearray(), bytearray(), 64 + len(ident)
+    table, at = bytearray(), 0
     for e in f["ents"]:
         k = xx.XXH3_128bits(e["blob"], len(e["blob"]))
-        idx += struct.pack("<QIHBBQQQ", pos, len(e["blob"]), e["lang"], e["ut"], e["dv"],
-                           e["co"], k.lo, k.hi)
+        na = e["naddr"]
+        if e["blob"] == e.get("orig"):
+            content, nx = e["content"], e["nx"]
+            table += f["addrs"][at:at + ADDR * na]
+        else:
+            try:
+                norm, nx = normal_form(e["blob"])
+            except IndexError:
+                norm, nx = bytes(e["blob"]), 0
+            c = xx.XXH3_128bits(norm, len(norm))
+            content, na = (c.lo, c.hi), 0
+        at += ADDR * e["naddr"]
+        idx += struct.pack("<QIHBBQQQQQII", pos, len(e["blob"]), e["lang"], e["ut"], e["dv"],
+                           e["co"], k.lo, k.hi, content[0], content[1], na, nx)
         body += e["blob"]
         pos += len(e["blob"])
     struct.pack_into("<I", h, 20, len(f["ents"]))
-    struct.pack_into("<Q", h, 24, pos + len(idx))
+    struct.pack_into("<Q", h, 24, pos + len(table) + len(idx))
     struct.pack_into("<Q", h, 32, 64)
     struct.pack_into("<I", h, 40, len(ident))
-    struct.pack_into("<Q", h, 48, pos)
-    chk = bytes(h[:56]) + ident + bytes(idx)
+    struct.pack_into("<Q", h, 48, pos + len(table))
+    chk = bytes(h[:56]) + ident + bytes(table) + bytes(idx)
     struct.pack_into("<Q", h, 56, xx.XXH3_64bits(chk, len(chk)))
-    return bytes(h) + ident + bytes(body) + bytes(idx)
+    return bytes(h) + ident + bytes(body) + bytes(table) + bytes(idx)
