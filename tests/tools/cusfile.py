@@ -53,16 +53,66 @@ def _uleb_at(b, p):
             return v, p
 
 
+# Per record kind (format/CU-RECORDS.md, "Records"): its fixed fields.
+_FIELDS = {1: 5, 2: 2, 3: 1, 4: 1, 5: 1, 6: 1, 7: 2, 8: 3, 9: 3, 10: 3, 11: 1, 12: 2,
+           13: 8, 14: 5, 15: 4, 16: 1, 17: 3}
+_ANNOT, _HAS_PC, _HAS_ADDR = 1 << 3, 1 << 6, 1 << 7
+
+
+def _skip_annots(b, p):
+    n, p = _uleb_at(b, p)
+    for _ in range(2 * n):
+        _, p = _uleb_at(b, p)
+    return p
+
+
 def normal_form(blob):
-    """A blob without address pairs in normal form (cu_offset 0), and its
-    extern count: what content and nexterns are for such a blob."""
+    """The blob's normal form (cu_offset and every address pair 0), its
+    address pairs [(addr, shndx)] and its extern count: what the index's
+    content, addr_count and nexterns are for it. Raises IndexError or
+    KeyError on a blob it cannot walk."""
     _, p = _uleb_at(blob, 4)
+    out, at = bytearray(blob[:4]) + b"\0", p
     q = p
     for _ in range(7):  # 4 unit fields, 3 string refs
         _, q = _uleb_at(blob, q)
     n, q = _uleb_at(blob, q)
-    nx, _ = _uleb_at(blob, q + n)
-    return bytes(blob[:4]) + b"\0" + bytes(blob[p:]), nx
+    nx, q = _uleb_at(blob, q + n)
+    for _ in range(nx):
+        _, q = _uleb_at(blob, q)
+    nrec, q = _uleb_at(blob, q)
+    pairs = []
+    for _ in range(nrec):
+        kind = blob[q]
+        q += 1
+        _, q = _uleb_at(blob, q)  # die delta (a sleb skips as a uleb)
+        flags, q = _uleb_at(blob, q)
+        for _ in range(_FIELDS[kind]):
+            _, q = _uleb_at(blob, q)
+        if kind in (8, 9, 10, 11, 12):
+            cnt, q = _uleb_at(blob, q)
+            for _ in range(cnt):
+                if kind in (8, 9):
+                    mflags, q = _uleb_at(blob, q)
+                    for _ in range(4):
+                        _, q = _uleb_at(blob, q)
+                    if mflags & _ANNOT:
+                        q = _skip_annots(blob, q)
+                elif kind == 10:
+                    for _ in range(2):
+                        _, q = _uleb_at(blob, q)
+                else:
+                    _, q = _uleb_at(blob, q)
+        if (kind == 13 and flags & _HAS_PC) or (kind == 15 and flags & _HAS_ADDR):
+            out += blob[at:q] + b"\0\0"
+            addr, q = _uleb_at(blob, q)
+            shndx, q = _uleb_at(blob, q)
+            pairs.append((addr, shndx))
+            at = q
+        if flags & _ANNOT:
+            q = _skip_annots(blob, q)
+    out += blob[at:]
+    return bytes(out), pairs, nx
 
 
 def parse(b):
@@ -86,8 +136,8 @@ def parse(b):
 def build(f, xx):
     """The file parse() took apart, laid out again with every checksum
     recomputed. An entry whose blob was changed gets the content, extern
-    count and (no) address pairs of a blob without any: a test that makes
-    one with an address pair must set them itself."""
+    count and address pairs normal_form() finds in it (none, when it cannot
+    walk the blob: the reader then refuses it, for that or another reason)."""
     h, ident = bytearray(f["head"]), f["ident"]
     body, idx, pos = bytearray(), bytearray(), 64 + len(ident)
     table, at = bytearray(), 0
@@ -99,11 +149,13 @@ def build(f, xx):
             table += f["addrs"][at:at + ADDR * na]
         else:
             try:
-                norm, nx = normal_form(e["blob"])
-            except IndexError:
-                norm, nx = bytes(e["blob"]), 0
+                norm, pairs, nx = normal_form(e["blob"])
+            except (IndexError, KeyError):
+                norm, pairs, nx = bytes(e["blob"]), [], 0
             c = xx.XXH3_128bits(norm, len(norm))
-            content, na = (c.lo, c.hi), 0
+            content, na = (c.lo, c.hi), len(pairs)
+            for a, sh in pairs:
+                table += struct.pack("<QII", a, sh, 0)
         at += ADDR * e["naddr"]
         idx += struct.pack("<QIHBBQQQQQII", pos, len(e["blob"]), e["lang"], e["ut"], e["dv"],
                            e["co"], k.lo, k.hi, content[0], content[1], na, nx)
