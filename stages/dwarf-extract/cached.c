@@ -18,6 +18,7 @@
 #include "../../common/memo.h"
 #include "../../common/vec.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,10 +265,10 @@ static int store(const struct cached *c, struct cached_worker *cw, struct cu_wal
 int cached__unit(const struct cached *c, struct cached_worker *cw, struct cu_walk *w,
 		 const struct unit *u, uint16_t *language, size_t *nrecs)
 {
-	if (!cw->key && !(cw->key = cu_key__new(c->in->dws)))
+	if (!cw->key && !(cw->key = cu_key__new(c->in->dws, c->in->ident.ei_data == ELFDATA2MSB)))
 		return -ENOMEM;
 	struct key128 ck;
-	enum cu_key_kind kind = c->in->dws_ok ? cu_key__compute(cw->key, u, &ck) : KEY_NONE;
+	enum cu_key_kind kind = c->in->key_ok ? cu_key__compute(cw->key, u, &ck) : KEY_NONE;
 	/* The whole-input hash covers neither an ET_REL file's relocations nor
 	 * a dwz alternate file, which another unit's DIEs may lead into. */
 	if (kind == KEY_WHOLE && (c->in->is_rel || c->in->alt_elf))

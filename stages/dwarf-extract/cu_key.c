@@ -19,7 +19,7 @@
  * a type signature, DWARF 2/3's location-list constants) gets KEY_WHOLE: the
  * caller folds the whole input's DWARF hash into its key, so it hits only
  * when nothing changed. What this reader does not understand (64-bit DWARF,
- * big-endian, dwz forms, a malformed unit) is KEY_NONE: not cached, and
+ * dwz forms, a malformed unit) is KEY_NONE: not cached, and
  * extracted as always, so the normal path reports any real error.
  *
  * No libdw here: libdw's per-attribute cost is what the cache saves, and
@@ -60,6 +60,7 @@ struct key_decl {
 
 struct cu_key {
 	const struct dwsec *s;
+	int be;			/* the input is big-endian (s390x): its numbers are read so */
 	uint8_t addr_size, version;
 	uint64_t str_off_base, loclists_base;
 	int has_str_off_base, has_loclists_base;
@@ -73,11 +74,40 @@ struct cu_key {
 	struct { uint64_t tag, h; } memo[STR_MEMO];
 };
 
-struct cu_key *cu_key__new(const struct dwsec *s)
+/* The input's numbers in its own byte order. Values copied into the key
+ * as they are (OP_COPY) need none: the same input order gives the same key;
+ * what the walk interprets (offsets, lengths, indexes) does. */
+static inline uint16_t rd16(const struct cu_key *k, struct cursor *c)
+{
+	uint16_t v = cur_le16(c);
+	return k->be ? __builtin_bswap16(v) : v;
+}
+
+static inline uint32_t rd32(const struct cu_key *k, struct cursor *c)
+{
+	uint32_t v = cur_le32(c);
+	return k->be ? __builtin_bswap32(v) : v;
+}
+
+static inline uint64_t rd64(const struct cu_key *k, struct cursor *c)
+{
+	uint64_t v = cur_le64(c);
+	return k->be ? __builtin_bswap64(v) : v;
+}
+
+static inline uint32_t get32(const struct cu_key *k, const uint8_t *p)
+{
+	uint32_t v = le32_get(p);
+	return k->be ? __builtin_bswap32(v) : v;
+}
+
+struct cu_key *cu_key__new(const struct dwsec *s, int big_endian)
 {
 	struct cu_key *k = calloc(1, sizeof(*k));
-	if (k)
+	if (k) {
 		k->s = s;
+		k->be = big_endian;
+	}
 	return k;
 }
 
@@ -235,7 +265,7 @@ static int put_strx(struct cu_key *k, uint64_t idx)
 	if (k->str_off_base > so->n || so->n - k->str_off_base < 4 ||
 	    idx > (so->n - k->str_off_base - 4) / 4)
 		return -EBADMSG;
-	return put_str(k, DWS_STR, le32_get(so->p + k->str_off_base + idx * 4));
+	return put_str(k, DWS_STR, get32(k, so->p + k->str_off_base + idx * 4));
 }
 
 /* A location expression: a lone DW_OP_addr keeps only the opcode (its
@@ -262,8 +292,8 @@ static int put_loclist(struct cu_key *k, uint64_t off)
 	cursor_init(&c, s->p + off, s->n - off);
 	for (unsigned n = 0; n < (1u << 20) && !c.err; n++) {
 		if (!v5) {
-			uint64_t b = k->addr_size == 8 ? cur_le64(&c) : cur_le32(&c);
-			uint64_t e = k->addr_size == 8 ? cur_le64(&c) : cur_le32(&c);
+			uint64_t b = k->addr_size == 8 ? rd64(k, &c) : rd32(k, &c);
+			uint64_t e = k->addr_size == 8 ? rd64(k, &c) : rd32(k, &c);
 			uint64_t all = k->addr_size == 8 ? UINT64_MAX : UINT32_MAX;
 			if (!b && !e) {
 				buf_u8(&k->norm, 0);
@@ -273,7 +303,7 @@ static int put_loclist(struct cu_key *k, uint64_t off)
 				buf_u8(&k->norm, 'B');
 				continue;
 			}
-			uint16_t len = cur_le16(&c);
+			uint16_t len = rd16(k, &c);
 			const uint8_t *p = cur_bytes(&c, len);
 			if (!p)
 				return -EBADMSG;
@@ -341,7 +371,7 @@ static int put_loclistx(struct cu_key *k, uint64_t idx)
 	if (k->loclists_base > s->n || s->n - k->loclists_base < 4 ||
 	    idx > (s->n - k->loclists_base - 4) / 4)
 		return -EBADMSG;
-	return put_loclist(k, k->loclists_base + le32_get(s->p + k->loclists_base + idx * 4));
+	return put_loclist(k, k->loclists_base + get32(k, s->p + k->loclists_base + idx * 4));
 }
 
 static int is_location(uint32_t attr)
@@ -389,23 +419,26 @@ static int put_value(struct cu_key *k, struct cursor *c, uint32_t attr, uint32_t
 		break;
 	}
 	case DW_FORM_strp:
-		return put_str(k, DWS_STR, cur_le32(c));
+		return put_str(k, DWS_STR, rd32(k, c));
 	case DW_FORM_line_strp:
-		return put_str(k, DWS_LINE_STR, cur_le32(c));
+		return put_str(k, DWS_LINE_STR, rd32(k, c));
 	case DW_FORM_strx1:
 		return put_strx(k, cur_u8(c));
 	case DW_FORM_strx2:
-		return put_strx(k, cur_le16(c));
+		return put_strx(k, rd16(k, c));
 	case DW_FORM_strx3: {
 		const uint8_t *b = cur_bytes(c, 3);
-		return b ? put_strx(k, (uint64_t)b[0] | (uint64_t)b[1] << 8 | (uint64_t)b[2] << 16) : -EBADMSG;
+		if (!b)
+			return -EBADMSG;
+		return put_strx(k, k->be ? (uint64_t)b[2] | (uint64_t)b[1] << 8 | (uint64_t)b[0] << 16
+					 : (uint64_t)b[0] | (uint64_t)b[1] << 8 | (uint64_t)b[2] << 16);
 	}
 	case DW_FORM_strx4:
-		return put_strx(k, cur_le32(c));
+		return put_strx(k, rd32(k, c));
 	case DW_FORM_strx:
 		return put_strx(k, cur_uleb(c));
 	case DW_FORM_sec_offset:
-		v = cur_le32(c);
+		v = rd32(k, c);
 		return c->err ? -EBADMSG : is_location(attr) ? put_loclist(k, v) : 0;
 	case DW_FORM_loclistx:
 		v = cur_uleb(c);
@@ -417,10 +450,10 @@ static int put_value(struct cu_key *k, struct cursor *c, uint32_t attr, uint32_t
 		len = cur_u8(c);
 		goto block;
 	case DW_FORM_block2:
-		len = cur_le16(c);
+		len = rd16(k, c);
 		goto block;
 	case DW_FORM_block4:
-		len = cur_le32(c);
+		len = rd32(k, c);
 	block:
 		if (c->err || len > cursor_left(c))
 			return -EBADMSG;
@@ -467,7 +500,7 @@ static int read_bases(struct cu_key *k, struct cursor c)
 		if (a->attr == DW_AT_str_offsets_base || a->attr == DW_AT_loclists_base) {
 			if (a->form != DW_FORM_sec_offset)
 				return -ENOTSUP; /* libdw takes other forms too: not ours to guess */
-			uint64_t v = cur_le32(&c);
+			uint64_t v = rd32(k, &c);
 			if (a->attr == DW_AT_str_offsets_base) {
 				k->str_off_base = v;
 				k->has_str_off_base = 1;
@@ -507,10 +540,10 @@ static int walk(struct cu_key *k, const struct unit *u)
 		return -EBADMSG;
 	struct cursor c;
 	cursor_init(&c, info->p + u->offset, u->end - u->offset);
-	uint32_t len = cur_le32(&c);
+	uint32_t len = rd32(k, &c);
 	if (len >= 0xfffffff0u)
 		return -ENOTSUP; /* 64-bit DWARF */
-	uint16_t ver = cur_le16(&c);
+	uint16_t ver = rd16(k, &c);
 	uint8_t ut = DW_UT_compile;
 	uint64_t aoff;
 	if (ver < 2 || ver > 5)
@@ -518,9 +551,9 @@ static int walk(struct cu_key *k, const struct unit *u)
 	if (ver >= 5) {
 		ut = cur_u8(&c);
 		k->addr_size = cur_u8(&c);
-		aoff = cur_le32(&c);
+		aoff = rd32(k, &c);
 	} else {
-		aoff = cur_le32(&c);
+		aoff = rd32(k, &c);
 		k->addr_size = cur_u8(&c);
 	}
 	if (c.err || (ut != DW_UT_compile && ut != DW_UT_partial) ||

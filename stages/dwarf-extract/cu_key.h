@@ -13,7 +13,8 @@ enum cu_key_kind {
 	KEY_WHOLE,	/* its records may read other units: the caller adds the input's hash */
 };
 struct cu_key;
-struct cu_key *cu_key__new(const struct dwsec *s);
+/* s: the input's sections (input.dws), in the input's byte order. */
+struct cu_key *cu_key__new(const struct dwsec *s, int big_endian);
 void cu_key__free(struct cu_key *k);
 enum cu_key_kind cu_key__compute(struct cu_key *k, const struct unit *u, struct key128 *out);
 

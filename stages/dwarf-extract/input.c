@@ -97,8 +97,10 @@ static int scn_iter_next(struct scn_iter *it)
 /* The DWARF sections cu_key.c reads, as libdw reads them: after the Dwarf
  * handles are open, so that libdw has decompressed them in place, and from
  * in->elf, which for ET_REL holds the relocated data (reloc.c's or
- * libdwfl's). Any doubt (a section still compressed, a big-endian input)
- * leaves dws_ok 0: nothing is cached, nothing is wrong. */
+ * libdwfl's). Any doubt (a section still compressed) leaves key_ok 0:
+ * nothing is cached, nothing is wrong. dws_ok says more: the sections are
+ * little-endian too, as the DIE reader (die_reader.c) needs; the key reads
+ * either byte order. */
 static void collect_dwarf_sections(struct input *in)
 {
 	static const char *const names[DWS_N] = {
@@ -106,8 +108,8 @@ static void collect_dwarf_sections(struct input *in)
 		[DWS_LINE_STR] = ".debug_line_str", [DWS_STR_OFF] = ".debug_str_offsets",
 		[DWS_LOCLISTS] = ".debug_loclists", [DWS_LOC] = ".debug_loc",
 	};
-	in->dws_ok = 0;
-	if (in->ident.ei_data != ELFDATA2LSB)
+	in->dws_ok = in->key_ok = 0;
+	if (in->ident.ei_data != ELFDATA2LSB && in->ident.ei_data != ELFDATA2MSB)
 		return;
 	struct scn_iter it;
 	for (scn_iter_begin(&it, in->elf); scn_iter_next(&it);) {
@@ -123,7 +125,8 @@ static void collect_dwarf_sections(struct input *in)
 			in->dws[k] = (struct dwsec){ data->d_buf, data->d_size };
 		}
 	}
-	in->dws_ok = in->dws[DWS_INFO].n && in->dws[DWS_ABBREV].n;
+	in->key_ok = in->dws[DWS_INFO].n && in->dws[DWS_ABBREV].n;
+	in->dws_ok = in->key_ok && in->ident.ei_data == ELFDATA2LSB;
 }
 
 uint32_t input__section_of(const struct input *in, uint64_t *addr)

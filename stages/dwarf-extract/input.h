@@ -88,10 +88,12 @@ struct input {
 	/* elf_rawfile() of the file is a read-only mapping of it (checked once,
 	 * in identify()): only then may its pages be dropped. */
 	int raw_is_file_map;
-	/* The DWARF sections by kind; dws_ok is 0 when one could not be read
-	 * plainly (still compressed, big-endian input): no CU is then cached. */
+	/* The DWARF sections by kind, in the input's byte order. key_ok is 0
+	 * when one could not be read plainly (still compressed): no CU is then
+	 * cached. dws_ok is key_ok for a little-endian input only, which the
+	 * DIE reader (die_reader.c) and string lookups need. */
 	struct dwsec dws[DWS_N];
-	int dws_ok;
+	int key_ok, dws_ok;
 };
 
 /* Unit u is written: let its .debug_info pages go (see info_map), with
