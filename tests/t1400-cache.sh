@@ -227,34 +227,17 @@ check_exit "a failing store: still exit 0" 0 "$X" -q --cache "$c" -o "$T_OUT/ful
 check_grep "a failing store: one warning naming the cache" "warning: cache .*cache-full: cannot store" "$T_OUT/last.err"
 check_same "a failing store: output as uncached" "$T_OUT/gcc-dwarf5.plain.cus" "$T_OUT/full.cus"
 
-# A big-endian input (s390x, clang's cross target, no libc): cached as a
+# A big-endian input (s390x, clang's cross target, no libc; the program of
+# tests/fixtures/relink): cached as a
 # little-endian one is, its numbers read in its own byte order; a relink
 # with one file's code changed hits on the other files' CUs.
 if have "$CLANG" && have ld.lld-19; then
 	be="$T_OUT/be"
 	mkdir -p "$be/v1" "$be/v2"
-	cat >"$be/a.c" <<'EOF'
-struct pair { int a; long b; };
-__attribute__((noinline)) long scale(struct pair *p) { return p->b * K + p->a; }
-EOF
-	cat >"$be/b.c" <<'EOF'
-struct node { struct node *next; int v; unsigned short w : 5; };
-struct node head;
-static const char *names[] = { "one", "two" };
-__attribute__((noinline)) int count(struct node *n) { int c = 0; for (; n; n = n->next) c += n->v + names[c & 1][0]; return c; }
-EOF
-	cat >"$be/main.c" <<'EOF'
-struct pair { int a; long b; };
-struct node;
-long scale(struct pair *p);
-int count(struct node *n);
-extern struct node head;
-int main(void) { struct pair p = { 1, 2 }; return count(&head) + (int)scale(&p); }
-EOF
 	for v in 1 2; do
 		k=3
 		[ $v = 2 ] && k='(p->a > 7 ? p->b / 13 + 99 : p->a * 77 - 5)'
-		(cd "$be" && "$CLANG" --target=s390x-linux-gnu -g -O2 "-DK=$k" -c a.c b.c main.c &&
+		(cd "$be" && "$CLANG" --target=s390x-linux-gnu -g -O2 "-DK=$k" -c "$T_TOP"/tests/fixtures/relink/*.c &&
 			ld.lld-19 -e main -o "v$v/prog" a.o b.o main.o) || not_ok "build the s390x program v$v"
 	done
 	roundtrip s390x "$be/v1/prog"

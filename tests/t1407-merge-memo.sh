@@ -13,40 +13,16 @@ unset BTFPIPE_CACHE_DIR BTFPIPE_CACHE_READONLY BTFPIPE_CACHE_MAX_SIZE BTFPIPE_CA
 C="$T_OUT/cache"
 rm -rf "$C"
 
-# A program of three files; K is a constant in the first file's code (an
-# imm8 or an imm32: the code of every later function moves), EXTRA adds a
-# member to a struct of the second.
-mkdir -p "$T_OUT/src"
-cat >"$T_OUT/src/a.c" <<'EOF'
-struct pair { int a; long b; };
-__attribute__((noinline)) long scale(struct pair *p) { return p->b * K + p->a; }
-__attribute__((noinline)) long twice(struct pair *p) { return scale(p) * 2; }
-EOF
-cat >"$T_OUT/src/b.c" <<'EOF'
-struct node { struct node *next; int v;
-#ifdef EXTRA
-	int extra;
-#endif
-};
-struct node head;
-__attribute__((noinline)) int count(struct node *n) { int c = 0; for (; n; n = n->next) c++; return c; }
-EOF
-cat >"$T_OUT/src/main.c" <<'EOF'
-struct pair { int a; long b; };
-struct node;
-long twice(struct pair *p);
-int count(struct node *n);
-extern struct node head;
-int counter;
-int main(void) { struct pair p = { 1, 2 }; counter = count(&head); return (int)twice(&p); }
-EOF
+# tests/fixtures/relink: K is a constant in a.c's code, EXTRA adds a
+# member to b.c's struct.
+SRC="$T_TOP/tests/fixtures/relink"
 # build NAME CC FLAGS...: the program, as NAME/prog (each build of the same
 # name, as a kernel's .tmp_vmlinux1), its .cus (no cache) and its graph.
 build() {
 	local n=$1 cc=$2
 	shift 2
 	mkdir -p "$T_OUT/$n"
-	(cd "$T_OUT/src" && "$cc" -g -O2 "$@" -o "$T_OUT/$n/prog" a.c b.c main.c) &&
+	(cd "$SRC" && "$cc" -g -O2 "$@" -o "$T_OUT/$n/prog" a.c b.c main.c) &&
 		"$X" -q -o "$T_OUT/$n.cus" "$T_OUT/$n/prog" && "$M" -q -o "$T_OUT/$n.cold.graph" "$T_OUT/$n.cus" ||
 		not_ok "build $n"
 }
