@@ -28,7 +28,8 @@
 #include "btf_writer.h"
 #include "elf_info.h"
 #include "emit.h"
-#include "funcs.h"
+#include "abi.h"
+#include "picks.h"
 #include "skip_log.h"
 #include "../../format/graph.h"
 #include "../../common/diag.h"
@@ -796,7 +797,7 @@ static int plan_pick_protos(const struct graph *g, const uint32_t *picks, const 
 				err = -ENOMEM;
 				break;
 			}
-			funcs__true_sig_params(g, f, keep, field);
+			abi__true_sig_params(g, f, keep, field);
 		}
 		for (uint32_t k = 0; k < p->item_count && !err; k++) {
 			const struct graph_item *it = &g->items[p->item_first + k];
