@@ -23,7 +23,7 @@
  * split BTF over the base through split_write.c.
  */
 #include "base_dedup.h"
-#include "base_index.h"
+#include "base_tables.h"
 #include "base_view.h"
 #include "bucket.h"
 #include "split_write.h"

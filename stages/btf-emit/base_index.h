@@ -4,34 +4,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "bucket.h"
+#include "base_tables.h"
 #include "../../common/cachedir.h"
 
 struct base_view;
 
-/* What matching against a base needs of the base alone,
- * made once per base and kept in the cache directory (kind base-v1, spec
- * format/CU-CACHE.md "The base index"): on a small module, making it was
- * two thirds of the emit.
- *
- * Two tables (bucket.h): base types by shallow hash (base_dedup.c), and the
- * base's string starts by signature (str_match.c). The tables choose what
- * is compared, never what matches. A base_index owns its tables (mem, or
- * the cache's mapping) until base_index__free() (a zeroed one too). */
-struct base_index {
-	uint32_t ntypes;	/* btf__type_cnt() of the base it was made of */
-	uint32_t str_len;	/* the length of that base's string section */
-	int flattens;		/* btf_raw__flattens() of it */
-	uint32_t tbits, ntents, sbits, nsents;
-	const uint32_t *tbucket;	/* 2^tbits + 1 bounds into tents */
-	const struct bi_ent *tents;
-	const uint32_t *sbucket;	/* 2^sbits + 1 bounds into sents (NULL: none) */
-	const struct bi_ent *sents;
-	void *mem;		/* owned: the payload the tables point into, made here */
-	size_t mem_size;
-	const uint8_t *map;	/* or read from the cache, mapped (cachedir__map) */
-	size_t map_size;
-};
 /* The index of base (whose file has digest): from cache c, else made and
  * stored there. 0, or -errno when it cannot be had (then matching runs
  * without it). */

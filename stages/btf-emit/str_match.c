@@ -20,7 +20,7 @@
  * string, or names something by the tail of another string, included.
  */
 #include "str_match.h"
-#include "base_index.h"
+#include "base_tables.h"
 #include "base_view.h"
 #include "../../common/hash.h"
 #include "../../common/vec.h"

@@ -231,6 +231,135 @@ static int front_check(struct front_opts *o, const char *tool)
 	return cachedir_cli_finish(&o->cache, tool);
 }
 
+/* The command line as parse_option() walks it: argv[i] is the option. */
+struct arg_cursor {
+	int argc, i;
+	char **argv;
+};
+
+/* The value of an option that takes one: --opt=V (already in *v), else the
+ * next word (--opt V, -o V). 0, or EXIT_USAGE when there is none. */
+static int take_value(struct arg_cursor *c, const char *a, const char **v, const char *tool)
+{
+	if (*v)
+		return 0;
+	if (c->i + 1 >= c->argc)
+		return usage_error(tool, "%s needs a value", a);
+	*v = c->argv[++c->i];
+	return 0;
+}
+
+enum { OPT_NEXT = 0, OPT_ANSWERED = -1 };
+
+/* -j N, -jN, --jobs=N, and pahole's bare -j (the CPUs; in its command line
+ * the word after -j is an input) and -j0 (its default, the CPUs). 0 or
+ * EXIT_USAGE. */
+static int parse_j(struct front_opts *o, struct arg_cursor *c, const char *a, const char *v, const char *tool)
+{
+	if (a[1] == 'j' && a[2]) /* -jN */
+		return o->dialect == DIALECT_PAHOLE && !strcmp(a + 2, "0") ? (o->jobs = nproc(), 0)
+									 : parse_jobs(tool, a + 2, &o->jobs);
+	if (v) /* --jobs=N */
+		return parse_jobs(tool, v, &o->jobs);
+	if (o->dialect == DIALECT_NATIVE && c->i + 1 < c->argc)
+		return parse_jobs(tool, c->argv[++c->i], &o->jobs);
+	if (o->dialect == DIALECT_NATIVE)
+		return usage_error(tool, "%s needs a number", a);
+	o->jobs = nproc();
+	o->bare_j = 1;
+	return 0;
+}
+
+/* One option a (its name; v its =value or NULL) into o. OPT_NEXT, or
+ * OPT_ANSWERED when the run is answered at once (--version, --help,
+ * --supported_btf_features), or EXIT_USAGE with the message printed. */
+static int parse_option(struct front_opts *o, struct arg_cursor *c, const char *a, const char *v, int *seen,
+			const char *tool)
+{
+#define NEED()                                          \
+	do {                                            \
+		if (take_value(c, a, &v, tool))         \
+			return EXIT_USAGE;              \
+	} while (0)
+	if (!strcmp(a, "-J") || !strcmp(a, "--btf_encode")) {
+		o->encode = 1;
+	} else if (a[0] == '-' && (a[1] == 'j' || !strcmp(a, "--jobs"))) {
+		if (parse_j(o, c, a, v, tool))
+			return EXIT_USAGE;
+	} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+		NEED();
+		o->out = v;
+	} else if (!strcmp(a, "--elf-out")) {
+		NEED();
+		o->elfout = v;
+	} else if (!strcmp(a, "--btf_encode_detached")) {
+		NEED();
+		o->detached = v;
+	} else if (!strcmp(a, "--btf_base") || !strcmp(a, "--btf-base")) {
+		NEED();
+		o->base = v;
+	} else if (!strcmp(a, "--btf_features") || !strcmp(a, "--features")) {
+		/* --features: ours, and pahole 1.32's other name for it. */
+		NEED();
+		feat_list(o, v, seen);
+	} else if (!strcmp(a, "--btf_features_strict")) {
+		NEED();
+		feat_list(o, v, seen);
+		o->strict = 1;
+	} else if (!strcmp(a, "--features-strict")) {
+		o->strict = 1;
+	} else if (!strcmp(a, "--lang_exclude") || !strcmp(a, "--lang-exclude")) {
+		NEED();
+		o->langx = v;
+	} else if (!strcmp(a, "--keep")) {
+		NEED();
+		o->keep = v;
+	} else if (!strcmp(a, "--from")) {
+		NEED();
+		if (!strcmp(v, "cus"))
+			o->from = FROM_CUS;
+		else if (!strcmp(v, "graph"))
+			o->from = FROM_GRAPH;
+		else
+			return usage_error(tool, "--from takes cus or graph, not '%s'", v);
+	} else if (!strcmp(a, "--stats")) {
+		if (cli_parse_stats(tool, v, &o->stats))
+			return EXIT_USAGE;
+	} else if (!strcmp(a, "--cache") || !strcmp(a, "--cache-max-size")) {
+		NEED();
+		cachedir_cli_opt(&o->cache, a[7] ? CACHEDIR_OPT_SIZE : CACHEDIR_OPT_DIR, v);
+	} else if (!strcmp(a, "--no-cache")) {
+		cachedir_cli_opt(&o->cache, CACHEDIR_OPT_NONE, NULL);
+	} else if (!strcmp(a, "--cache-readonly")) {
+		cachedir_cli_opt(&o->cache, CACHEDIR_OPT_RO, NULL);
+	} else if (!strcmp(a, "--cache-stats")) {
+		cachedir_cli_opt(&o->cache, CACHEDIR_OPT_STATS, NULL);
+	} else if (!strcmp(a, "--supported_btf_features") || !strcmp(a, "--supported-features")) {
+		o->supported = 1;
+		return OPT_ANSWERED; /* as pahole: answered at once */
+	} else if (!strcmp(a, "--version")) {
+		o->version = 1;
+		return OPT_ANSWERED;
+	} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+		o->help = 1;
+		return OPT_ANSWERED;
+	} else if (legacy_flag(o, a)) {
+		/* applied */
+	} else if (!strcmp(a, "--verbose") || !strcmp(a, "-V")) {
+		o->verbose = 1;
+	} else if (!strcmp(a, "-v")) {
+		o->echo = 1;
+	} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+		o->quiet = 1;
+	} else if (o->dialect == DIALECT_PAHOLE) {
+		return usage_error(tool, "pahole option %s is not supported", c->argv[c->i]);
+	} else {
+		return usage_error(tool, "unknown option %s", c->argv[c->i]);
+	}
+#undef NEED
+	return OPT_NEXT;
+}
+
 int front_parse(int argc, char **argv, int as_pahole, struct front_opts *o, const char *tool)
 {
 	memset(o, 0, sizeof(*o));
@@ -249,11 +378,12 @@ int front_parse(int argc, char **argv, int as_pahole, struct front_opts *o, cons
 	/* The inputs, in order, moved to argv[1...]: the slot written is never
 	 * after the one being read, so nothing is overwritten before it is read. */
 	o->inputs = argv + 1;
-	for (int i = 1; i < argc; i++) {
+	struct arg_cursor c = { .argc = argc, .argv = argv };
+	for (c.i = 1; c.i < argc; c.i++) {
 		char name[64];
-		const char *a = argv[i], *v = NULL, *eq = strchr(a, '=');
+		const char *a = argv[c.i], *v = NULL, *eq = strchr(a, '=');
 		if (args_only || a[0] != '-' || !a[1]) {
-			o->inputs[o->ninputs++] = argv[i];
+			o->inputs[o->ninputs++] = argv[c.i];
 			continue;
 		}
 		if (!strcmp(a, "--")) {
@@ -266,107 +396,9 @@ int front_parse(int argc, char **argv, int as_pahole, struct front_opts *o, cons
 			a = name;
 			v = *(eq + 1) ? eq + 1 : NULL;
 		}
-		/* The value of an option that takes one: --opt=V, --opt V, -o V. */
-#define NEED()                                                                   \
-	do {                                                                     \
-		if (!v) {                                                        \
-			if (i + 1 >= argc)                                       \
-				return usage_error(tool, "%s needs a value", a); \
-			v = argv[++i];                                           \
-		}                                                                \
-	} while (0)
-		if (!strcmp(a, "-J") || !strcmp(a, "--btf_encode")) {
-			o->encode = 1;
-		} else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
-			if (v) { /* --jobs=N */
-				if (parse_jobs(tool, v, &o->jobs))
-					return EXIT_USAGE;
-			} else if (o->dialect == DIALECT_NATIVE && i + 1 < argc) {
-				if (parse_jobs(tool, argv[++i], &o->jobs))
-					return EXIT_USAGE;
-			} else if (o->dialect == DIALECT_NATIVE) {
-				return usage_error(tool, "%s needs a number", a);
-			} else {
-				o->jobs = nproc();
-				o->bare_j = 1;
-			}
-		} else if (a[0] == '-' && a[1] == 'j') {
-			/* -jN. pahole's -j0 is its default, the CPUs. */
-			if (o->dialect == DIALECT_PAHOLE && !strcmp(a + 2, "0"))
-				o->jobs = nproc();
-			else if (parse_jobs(tool, a + 2, &o->jobs))
-				return EXIT_USAGE;
-		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-			NEED();
-			o->out = v;
-		} else if (!strcmp(a, "--elf-out")) {
-			NEED();
-			o->elfout = v;
-		} else if (!strcmp(a, "--btf_encode_detached")) {
-			NEED();
-			o->detached = v;
-		} else if (!strcmp(a, "--btf_base") || !strcmp(a, "--btf-base")) {
-			NEED();
-			o->base = v;
-		} else if (!strcmp(a, "--btf_features") || !strcmp(a, "--features")) {
-			/* --features: ours, and pahole 1.32's other name for it. */
-			NEED();
-			feat_list(o, v, &seen);
-		} else if (!strcmp(a, "--btf_features_strict")) {
-			NEED();
-			feat_list(o, v, &seen);
-			o->strict = 1;
-		} else if (!strcmp(a, "--features-strict")) {
-			o->strict = 1;
-		} else if (!strcmp(a, "--lang_exclude") || !strcmp(a, "--lang-exclude")) {
-			NEED();
-			o->langx = v;
-		} else if (!strcmp(a, "--keep")) {
-			NEED();
-			o->keep = v;
-		} else if (!strcmp(a, "--from")) {
-			NEED();
-			if (!strcmp(v, "cus"))
-				o->from = FROM_CUS;
-			else if (!strcmp(v, "graph"))
-				o->from = FROM_GRAPH;
-			else
-				return usage_error(tool, "--from takes cus or graph, not '%s'", v);
-		} else if (!strcmp(a, "--stats")) {
-			if (cli_parse_stats(tool, v, &o->stats))
-				return EXIT_USAGE;
-		} else if (!strcmp(a, "--cache") || !strcmp(a, "--cache-max-size")) {
-			NEED();
-			cachedir_cli_opt(&o->cache, a[7] ? CACHEDIR_OPT_SIZE : CACHEDIR_OPT_DIR, v);
-		} else if (!strcmp(a, "--no-cache")) {
-			cachedir_cli_opt(&o->cache, CACHEDIR_OPT_NONE, NULL);
-		} else if (!strcmp(a, "--cache-readonly")) {
-			cachedir_cli_opt(&o->cache, CACHEDIR_OPT_RO, NULL);
-		} else if (!strcmp(a, "--cache-stats")) {
-			cachedir_cli_opt(&o->cache, CACHEDIR_OPT_STATS, NULL);
-		} else if (!strcmp(a, "--supported_btf_features") || !strcmp(a, "--supported-features")) {
-			o->supported = 1;
-			return 0; /* as pahole: answered at once */
-		} else if (!strcmp(a, "--version")) {
-			o->version = 1;
-			return 0;
-		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			o->help = 1;
-			return 0;
-		} else if (legacy_flag(o, a)) {
-			/* applied */
-		} else if (!strcmp(a, "--verbose") || !strcmp(a, "-V")) {
-			o->verbose = 1;
-		} else if (!strcmp(a, "-v")) {
-			o->echo = 1;
-		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-			o->quiet = 1;
-		} else if (o->dialect == DIALECT_PAHOLE) {
-			return usage_error(tool, "pahole option %s is not supported", argv[i]);
-		} else {
-			return usage_error(tool, "unknown option %s", argv[i]);
-		}
-#undef NEED
+		int rc = parse_option(o, &c, a, v, &seen, tool);
+		if (rc)
+			return rc == OPT_ANSWERED ? 0 : rc;
 	}
 	return front_check(o, tool);
 }

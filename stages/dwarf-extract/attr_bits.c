@@ -3,13 +3,13 @@
  * A leaf of its own: die_reader.c passes on only these attributes of a DIE
  * (it asks once per abbreviation), and die_attrs.c reads each by its bit.
  */
-#include "die_attrs.h"
+#include "attr_bits.h"
 
 #include <dwarf.h>
 
 /* The attributes dwarf-extract reads, each with its ATTR_* bit: the one
  * list (attr_cb() reads by bit; the DIE reader passes on only these). */
-int die_attrs__bit(unsigned attr)
+int attr_bits__of(unsigned attr)
 {
 	switch (attr) {
 	case DW_AT_name: return ATTR_NAME;

@@ -207,7 +207,7 @@ static int read_member_loc(struct attrs_ctx *x, Dwarf_Attribute *at, struct die_
 	return 0;
 }
 
-/* One attribute into x->a; bit is die_attrs__bit() of its code (attr_bits.c). */
+/* One attribute into x->a; bit is attr_bits__of() of its code (attr_bits.c). */
 static int attr_cb(Dwarf_Attribute *at, int bit, void *arg)
 {
 	struct attrs_ctx *x = arg;
@@ -313,7 +313,7 @@ static int attr_cb(Dwarf_Attribute *at, int bit, void *arg)
 /* dwarf_getattrs()'s callback. */
 static int attr_cb_libdw(Dwarf_Attribute *at, void *arg)
 {
-	return attr_cb(at, die_attrs__bit(dwarf_whatattr(at)), arg);
+	return attr_cb(at, attr_bits__of(dwarf_whatattr(at)), arg);
 }
 
 int die_attrs__read(const struct die_reader *r, Dwarf_Die *die, Dwarf *main_dw, struct die_attrs *a,

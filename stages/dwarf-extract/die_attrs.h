@@ -1,15 +1,15 @@
-/* die_attrs.h: one pass over a DIE's attributes (die_attrs.c; the list: attr_bits.c). */
+/* die_attrs.h: one pass over a DIE's attributes (die_attrs.c; the list: attr_bits.h). */
 #ifndef BTFPIPE_EXTRACT_DIE_ATTRS_H
 #define BTFPIPE_EXTRACT_DIE_ATTRS_H
 
 #include <elfutils/libdw.h>
 #include <stdint.h>
+#include "attr_bits.h"
 #include "die_reader.h"
 
 struct diag;
 
-/* Every attribute dwarf-extract reads, from one pass over a DIE. */
-int die_attrs__bit(unsigned attr);	/* its ATTR_* bit, or -1: not one of them */
+/* Every attribute dwarf-extract reads (attr_bits.h), from one pass over a DIE. */
 struct die_attrs {
 	uint64_t present;	/* bit (1 << ATTR_x) per attribute found */
 	const char *name, *linkage_name, *const_str;
@@ -18,15 +18,6 @@ struct die_attrs {
 	uint64_t encoding, inline_kind, cc, alignment, count, lower, upper;
 	int upper_is_signed, upper_unknown, count_unknown, member_loc_unknown;
 	Dwarf_Attribute location, const_value;
-};
-
-enum {
-	ATTR_NAME, ATTR_TYPE, ATTR_BYTE_SIZE, ATTR_BIT_SIZE, ATTR_DATA_BIT_OFFSET,
-	ATTR_BIT_OFFSET, ATTR_MEMBER_LOC, ATTR_ENCODING, ATTR_DECLARATION,
-	ATTR_EXTERNAL, ATTR_ARTIFICIAL, ATTR_PROTOTYPED, ATTR_INLINE, ATTR_CC,
-	ATTR_ORIGIN, ATTR_SPEC, ATTR_LOW_PC, ATTR_ENTRY_PC, ATTR_RANGES,
-	ATTR_LOCATION, ATTR_CONST_VALUE, ATTR_LINKAGE_NAME, ATTR_ALIGNMENT,
-	ATTR_COUNT, ATTR_LOWER, ATTR_UPPER,
 };
 
 #define HAS(a, x) (((a)->present >> ATTR_##x) & 1)

@@ -13,7 +13,7 @@
  * made here is a valid Dwarf_Die address or attribute value for libdw.
  */
 #include "die_reader.h"
-#include "die_attrs.h"
+#include "attr_bits.h"
 #include "../../common/vec.h"
 
 #include <dwarf.h>
@@ -205,7 +205,7 @@ void die_reader__begin(struct die_reader *r, const struct input *in, Dwarf_Die *
 		return;
 	for (size_t i = 0; i < r->ab.nspecs; i++) {
 		r->spec_len[i] = form_len(r->ab.specs[i].form, addr_size);
-		r->spec_want[i] = (uint8_t)(die_attrs__bit(r->ab.specs[i].attr) + 1);
+		r->spec_want[i] = (uint8_t)(attr_bits__of(r->ab.specs[i].attr) + 1);
 	}
 	r->nwants = 0;
 	for (size_t code = 0; code < r->ab.ndecls; code++) {

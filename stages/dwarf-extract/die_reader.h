@@ -41,7 +41,7 @@ void die_reader__begin(struct die_reader *r, const struct input *in, Dwarf_Die *
 		       unsigned off_size, uint64_t abbrev_off);
 void die_reader__free(struct die_reader *r);
 /* dwarf_getattrs(die, cb, arg, 0) over the DIE's bytes: cb sees every
- * attribute die_attrs__bit() knows (the others are all no-ops of cb), with
+ * attribute attr_bits__of() knows (the others are all no-ops of cb), with
  * that bit, as a Dwarf_Attribute whose valp points at its value, except
  * that a DW_FORM_implicit_const value is at (const int64_t *)valp.
  * Returns: 1 done (cb may have aborted), 0 not read here: the caller asks

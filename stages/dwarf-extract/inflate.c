@@ -100,6 +100,57 @@ static int uncompress_one(const uint8_t *raw, uint8_t *dst, const struct plan *p
 	return 0;
 }
 
+/* Section i's entry of the plan, when it is compressed: appended to *plan,
+ * its copy placed at *end, which moves past it. 0, also for a section left
+ * as it is; 1 when the file is truncated there (then nothing is copied:
+ * identify() names the section that runs past its end); or -errno with the
+ * detail in d. */
+static int plan_section(Elf *elf, const GElf_Ehdr *eh, size_t i, size_t shstrndx, const char *path, size_t size,
+			struct plan **plan, size_t *n, size_t *cap, uint64_t *end, struct diag *d)
+{
+	int is64 = eh->e_ident[EI_CLASS] == ELFCLASS64;
+	uint64_t chdr_size = is64 ? sizeof(Elf64_Chdr) : sizeof(Elf32_Chdr);
+	uint64_t shdr_size = is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
+	Elf_Scn *scn = elf_getscn(elf, i);
+	GElf_Shdr sh;
+	GElf_Chdr ch;
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+		return 0;
+	/* A truncated file is not copied: identify() names the section
+	 * that runs past its end. */
+	if (sh.sh_offset > size || sh.sh_size > size - sh.sh_offset)
+		return 1;
+	if (!(sh.sh_flags & SHF_COMPRESSED))
+		return 0;
+	const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+	name = name ? name : "?";
+	if (sh.sh_size < chdr_size)
+		return diag_fail(d, EBADMSG, "%s: section %s (index %zu): compressed, but shorter than its "
+				 "compression header (%llu bytes)", path, name, i, (unsigned long long)sh.sh_size);
+	if (!gelf_getchdr(scn, &ch))
+		return diag_fail(d, EBADMSG, "%s: section %s (index %zu): unreadable compression header: %s",
+				 path, name, i, elf_errmsg(-1));
+	if (ch.ch_type != ELFCOMPRESS_ZLIB && ch.ch_type != ELFCOMPRESS_ZSTD)
+		return diag_fail(d, ENOTSUP, "%s: section %s (index %zu): unknown compression type %u "
+				 "(zlib is 1, zstd 2)", path, name, i, (unsigned)ch.ch_type);
+	uint64_t align = ch.ch_addralign ? ch.ch_addralign : 1;
+	if (align & (align - 1) || align > 4096 || ch.ch_size > (UINT64_C(1) << 40) ||
+	    eh->e_shoff > size || i * (uint64_t)eh->e_shentsize + shdr_size > size - eh->e_shoff)
+		return diag_fail(d, EBADMSG, "%s: section %s (index %zu): implausible compression header "
+				 "(size %llu, alignment %llu)", path, name, i,
+				 (unsigned long long)ch.ch_size, (unsigned long long)ch.ch_addralign);
+	if (vec_grow(plan, cap, *n + 1))
+		return -ENOMEM;
+	uint64_t at = (*end + align - 1) & ~(align - 1);
+	(*plan)[(*n)++] = (struct plan){ i, name, sh.sh_offset + chdr_size, sh.sh_size - chdr_size, at,
+				   ch.ch_size, align, ch.ch_type };
+	*end = at + ch.ch_size;
+	if (!is64 && *end > UINT32_MAX)
+		return diag_fail(d, EFBIG, "%s: section %s (index %zu): uncompressed, a 32-bit ELF would "
+				 "pass 4 GiB", path, name, i);
+	return 0;
+}
+
 int inflate_open(Elf *elf, const char *path, size_t size, int *out, struct diag *d)
 {
 	GElf_Ehdr eh;
@@ -109,64 +160,16 @@ int inflate_open(Elf *elf, const char *path, size_t size, int *out, struct diag 
 		return 0; /* identify() says what is wrong with such a file */
 	int is64 = eh.e_ident[EI_CLASS] == ELFCLASS64;
 	uint64_t chdr_size = is64 ? sizeof(Elf64_Chdr) : sizeof(Elf32_Chdr), end = size;
-	uint64_t shdr_size = is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
 	struct plan *plan = NULL;
 	size_t n = 0, cap = 0;
 	int err = 0, fd = -1;
 	uint8_t *map = MAP_FAILED;
-	for (size_t i = 1; i < shnum; i++) {
-		Elf_Scn *scn = elf_getscn(elf, i);
-		GElf_Shdr sh;
-		GElf_Chdr ch;
-		if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
-			continue;
-		/* A truncated file is not copied: identify() names the section
-		 * that runs past its end. */
-		if (sh.sh_offset > size || sh.sh_size > size - sh.sh_offset) {
-			n = 0;
-			goto out;
-		}
-		if (!(sh.sh_flags & SHF_COMPRESSED))
-			continue;
-		const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
-		name = name ? name : "?";
-		if (sh.sh_size < chdr_size) {
-			err = diag_fail(d, EBADMSG, "%s: section %s (index %zu): compressed, but shorter than its "
-					"compression header (%llu bytes)", path, name, i, (unsigned long long)sh.sh_size);
-			goto out;
-		}
-		if (!gelf_getchdr(scn, &ch)) {
-			err = diag_fail(d, EBADMSG, "%s: section %s (index %zu): unreadable compression header: %s",
-					path, name, i, elf_errmsg(-1));
-			goto out;
-		}
-		if (ch.ch_type != ELFCOMPRESS_ZLIB && ch.ch_type != ELFCOMPRESS_ZSTD) {
-			err = diag_fail(d, ENOTSUP, "%s: section %s (index %zu): unknown compression type %u "
-					"(zlib is 1, zstd 2)", path, name, i, (unsigned)ch.ch_type);
-			goto out;
-		}
-		uint64_t align = ch.ch_addralign ? ch.ch_addralign : 1;
-		if (align & (align - 1) || align > 4096 || ch.ch_size > (UINT64_C(1) << 40) ||
-		    eh.e_shoff > size || i * (uint64_t)eh.e_shentsize + shdr_size > size - eh.e_shoff) {
-			err = diag_fail(d, EBADMSG, "%s: section %s (index %zu): implausible compression header "
-					"(size %llu, alignment %llu)", path, name, i,
-					(unsigned long long)ch.ch_size, (unsigned long long)ch.ch_addralign);
-			goto out;
-		}
-		if (vec_grow(&plan, &cap, n + 1)) {
-			err = -ENOMEM;
-			goto out;
-		}
-		uint64_t at = (end + align - 1) & ~(align - 1);
-		plan[n++] = (struct plan){ i, name, sh.sh_offset + chdr_size, sh.sh_size - chdr_size, at,
-					   ch.ch_size, align, ch.ch_type };
-		end = at + ch.ch_size;
-		if (!is64 && end > UINT32_MAX) {
-			err = diag_fail(d, EFBIG, "%s: section %s (index %zu): uncompressed, a 32-bit ELF would "
-					"pass 4 GiB", path, name, i);
-			goto out;
-		}
-	}
+	for (size_t i = 1; i < shnum && !err; i++)
+		err = plan_section(elf, &eh, i, shstrndx, path, size, &plan, &n, &cap, &end, d);
+	if (err == 1)
+		n = 0, err = 0; /* truncated: nothing to copy */
+	if (err)
+		goto out;
 	if (!n)
 		goto out;
 	fd = memfd_create("btfpipe-inflated", MFD_CLOEXEC);

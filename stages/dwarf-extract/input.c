@@ -200,10 +200,7 @@ static int identify(struct input *in, uint64_t size, struct diag *d)
 		}
 	}
 	in->raw_is_file_map = raw && mapfile_is_file_backed(raw, fsize);
-	/* The DWARF hash's sections as the file stores them (compressed ones
-	 * already plain: inflate.c's copy); hashed later, in pieces
-	 * (dwarf_hash.c). */
-	return dwarf_hash__sections(&in->dh, in, d);
+	return 0;
 }
 
 /* ET_REL (.o, .ko): reloc.c relocates an x86-64 file's debug sections in a
@@ -580,7 +577,6 @@ int input__open(struct input *in, const char *path, unsigned workers, uint64_t i
 
 void input__close(struct input *in)
 {
-	dwarf_hash__free(&in->dh);
 	for (unsigned i = 0; i < in->ndw; i++)
 		dwarf_end(in->dw[i]);
 	free(in->dw);

@@ -7,7 +7,6 @@
 #include <gelf.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "dwarf_hash.h"
 #include "../../format/cus.h"
 
 struct diag;
@@ -78,7 +77,6 @@ struct input {
 	struct unit *units;
 	size_t nunits;
 	struct cus_ident ident;
-	struct dwarf_hash dh;	/* its DWARF hash's sections, listed by input__open() */
 	/* .debug_info's bytes inside the file's own mapping (NULL when they are
 	 * a private copy: relocated, decompressed): finished units' pages can be
 	 * dropped from RSS there, since the page cache gives them back. */

@@ -13,6 +13,7 @@
 #include "cached.h"
 #include "cu_walk.h"
 #include "input.h"
+#include "dwarf_hash.h"
 #include "../../common/claim.h"
 #include "../../common/mapfile.h"
 #include "../../common/memo.h"
@@ -159,6 +160,10 @@ struct run {
 	struct cached_worker *cws; /* one per worker */
 	struct slot *slots;	/* one per unit, then one per DWARF hash piece */
 	uint8_t **hbufs;	/* per worker: a DWARF hash piece is read through it */
+	/* The input's DWARF hash (dwarf_hash.c): its sections listed once the
+	 * input is open, its pieces hashed by the workers or up front. The run
+	 * owns it; it reads the input. */
+	struct dwarf_hash dh;
 	struct cus_writer writer;
 	struct diag d; /* the writer's errors */
 	/* Which units have their place and which are written (claim.h):
@@ -192,7 +197,7 @@ static int hash_piece(struct run *r, unsigned worker, size_t k, struct diag *d)
 {
 	if (!r->hbufs[worker] && !(r->hbufs[worker] = malloc(HASH_BUF)))
 		return -ENOMEM;
-	return dwarf_hash__piece(&r->in.dh, &r->in, r->in.dh.todo[k], r->hbufs[worker], HASH_BUF, d);
+	return dwarf_hash__piece(&r->dh, &r->in, r->dh.todo[k], r->hbufs[worker], HASH_BUF, d);
 }
 
 static int work_unit(void *ctx, unsigned worker, size_t i)
@@ -217,8 +222,8 @@ static int work_unit(void *ctx, unsigned worker, size_t i)
 	if (w->blob.err)
 		return w->blob.err;
 	/* The unit's bytes, just walked, are still in this CPU's cache. */
-	if (r->in.dh.units_by_walkers && !(r->in.units[i].offset & CUS_ALT_BIT))
-		dwarf_hash__unit(&r->in.dh, i, r->in.info_map + r->in.units[i].offset);
+	if (r->dh.units_by_walkers && !(r->in.units[i].offset & CUS_ALT_BIT))
+		dwarf_hash__unit(&r->dh, i, r->in.info_map + r->in.units[i].offset);
 	/* The slot takes the walker's buffer as it is (copying 169 MB of
 	 * blobs per vmlinux showed in profiles), and the walker starts the
 	 * next unit in a new one as big: write_placed() has just freed a
@@ -357,6 +362,10 @@ static int extract_units(const struct extract_opts *o, struct run *r)
 	diag_phase(&r->d, "open");
 	int err = input__open(&r->in, o->input, o->cli.jobs, o->cli.jobs_exact ? 0 : INFO_PER_WORKER, o->libdw_only,
 			      &r->d);
+	/* The DWARF hash's sections as the file stores them (compressed ones
+	 * already plain: inflate.c's copy); hashed later, in pieces. */
+	if (!err)
+		err = dwarf_hash__sections(&r->dh, &r->in, &r->d);
 	if (err)
 		return err;
 	r->jobs = r->in.ndw;
@@ -372,7 +381,7 @@ static int extract_units(const struct extract_opts *o, struct run *r)
 	r->cache = cachedir_cli_open(&o->cache, "cu-v1", TOOL);
 	/* The DWARF hash: with a cache, whose keys of some units fold it in
 	 * (cached.c), made now; else by the workers, beside the units. */
-	struct dwarf_hash *dh = &r->in.dh;
+	struct dwarf_hash *dh = &r->dh;
 	if ((err = dwarf_hash__plan(dh, &r->in, !r->cache, &r->d)))
 		return err;
 	if (r->cache) {
@@ -509,6 +518,7 @@ int main(int argc, char **argv)
 	free(r.hbufs);
 	free(r.walkers);
 	free(r.slots);
+	dwarf_hash__free(&r.dh);
 	input__close(&r.in);
 	return rc;
 }
