@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # t1000-func-selection: btf-emit's function-selection rules
-# (stages/btf-emit/funcs.c, rules 1-7) case by case, plus the per-CPU
-# variable and the kfunc decl tags, on tests/fixtures/funcsel (its main.c
-# says what each file constructs).
+# (stages/btf-emit/funcs.c; tests/README.md says which rows test each of
+# its nine rules) case by case, plus the per-CPU variable and the kfunc
+# decl tags, on tests/fixtures/funcsel (its main.c says what each file
+# constructs).
 #
 # Four binaries are built here, each file with its own flags:
 #   gcc    gcc -O2 executable of the fixture's C files but nocall.c, percpu.c
