@@ -14,8 +14,9 @@ int btf_file__elf_section(const char *path, uint64_t *off, uint64_t *size);
  * all of it, or an ELF's one .BTF section. 0, or -errno (btf_file__elf_section()). */
 int btf_file__of_file(const char *path, const uint8_t *m, size_t size, const uint8_t **p, size_t *n);
 /* What the cache keys a base file on: the xxh3-128 of its bytes, or of an
- * ELF's .BTF section only (a vmlinux base is 600 MB of DWARF around 5 MB
- * of BTF, and hashing it all took 80 ms of every module's emit). 0 or
+ * ELF's .BTF section only (a vmlinux base is hundreds of MB of DWARF
+ * around a few MB of BTF, and hashing it all was most of a module's
+ * emit). 0 or
  * -errno (unreadable). */
 int btf_file__digest(const char *path, struct key128 *out);
 

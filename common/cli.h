@@ -62,8 +62,8 @@ void cli_warn_threads(const char *where, unsigned jobs);
  * messages printed, frees its memory piece by piece: only in the sanitizer
  * builds, where LeakSanitizer then checks that everything has an owner.
  * Elsewhere the kernel takes the whole address space back at exit at once:
- * dwarf-extract's frees after a vmlinux (libdw's trees, the walkers) took
- * 13-20 ms. Files and temp outputs are never left to exit. */
+ * dwarf-extract's frees after a vmlinux (libdw's trees, the walkers) cost
+ * more than the exit. Files and temp outputs are never left to exit. */
 static inline int cli_free_at_exit(void)
 {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)

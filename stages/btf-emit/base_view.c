@@ -1,8 +1,8 @@
 /* base_view.c: a --btf-base read in place, for matching a module against it.
  *
  * libbpf's btf__new() copies the base into fresh memory and parses it: for
- * a vmlinux base, 4 MB of page faults and 95,000 types, 3.5 ms of a small
- * module's ~35. Matching (base_dedup.c) only reads the base, so it reads
+ * a vmlinux base, megabytes of page faults and about 100,000 types, a tenth
+ * of a small module's emit. Matching (base_dedup.c) only reads the base, so it reads
  * it where it lies: the raw file, or the one .BTF section of an ELF, mapped
  * from the page cache, with an array of type offsets made by one walk.
  *

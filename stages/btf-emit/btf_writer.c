@@ -6,11 +6,10 @@
  * goes on to 4 GiB) and appends the same bytes, and the strings are laid out as
  * libbpf lays them out: "" at 0, then each string once, where it was first
  * added. So the BTF is the bytes libbpf would have made. What it saves is
- * libbpf's work per call (on the cloud vmlinux, the encode phase went from
- * about 0.039 to 0.023 s): it keeps an index of type offsets and grows
- * three buffers as it goes. (Remembering the graph's strings by their
- * place, to hash each once, saved 2% more of the emit for 14 MB of RSS:
- * not kept.)
+ * libbpf's work per call, which was most of the encode phase: it keeps an
+ * index of type offsets and grows three buffers as it goes. (Remembering
+ * the graph's strings by their place, to hash each once, saved little for
+ * much RSS: not kept.)
  *
  * Host byte order, non-split: a caller that needs a split BTF or libbpf's
  * object makes it from bw__raw()'s bytes.

@@ -38,7 +38,7 @@
  * inputs section (checked against its checksum) and one name; the ELF's
  * headers and notes. Only without a build id pair also the CUs section
  * (checksummed: a few bytes per CU) and one unit header per CU, each with
- * one pread() (a vmlinux without build id: 2,400 units, 2 ms). Neither the
+ * one pread() (a vmlinux without build id: thousands of units). Neither the
  * strings nor the sections after the CUs are hashed or read, and nothing
  * is allocated here but by libelf.
  *

@@ -34,15 +34,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Items per piece: under 1 ms of work each on the cloud vmlinux (69,578
- * nodes, 41,386 functions: 57 pieces), so two threads share them evenly. */
+/* Items per piece: small enough that a vmlinux makes dozens of pieces,
+ * so that the threads share them evenly. */
 #define NODES_PER_PIECE 4096
 #define FUNCS_PER_PIECE 2048
 /* Fewer nodes and functions than this per thread, and one writer does it:
  * the join has a cost of its own (five pool runs, each starting threads),
- * and a module's whole encode is a few ms (xfs.ko: 8156 nodes, 3005
- * functions, 0.002 s in the bench), so modules stay on one writer. Where
- * the two cross was not measured. */
+ * and a module's whole encode is short (even xfs.ko's thousands of nodes
+ * and functions), so modules stay on one writer. Where the two cross was
+ * not measured. */
 #define ITEMS_PER_THREAD 30000
 
 enum piece_kind { P_NODES, P_EXTRAS, P_TAGS, P_FUNCS, P_VARS };

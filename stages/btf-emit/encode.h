@@ -13,7 +13,7 @@ struct graph;
 struct skip_log;
 struct type_map;
 
-/* Steps 4 and 5 (types, funcs, vars) appended to out (the caller's) as raw
+/* Pass 5 of run.h (encode): the types, funcs and vars appended to out (the caller's) as raw
  * BTF, standalone, on up to o->cli.jobs threads (*threads_used), the same
  * bytes on any. *nr_types: the types written. */
 struct encode_in {

@@ -1,6 +1,6 @@
 /* funcs.c: which function candidates become BTF FUNCs. The policy lives here
  * and only here, rule by rule as current pahole applies them for its
- * `default` features (../shared reference, section 2); every candidate left
+ * `default` features (its btf_encoder.c and dwarf_loader.c); every candidate left
  * out gets its reason in the skip report.
  *
  *  1. The symbol table decides which functions exist: STT_FUNC symbols with a
@@ -382,7 +382,7 @@ static const char *judge(const struct graph *g, const struct elf_info *ei, const
  * search), so the candidates, sorted by name, are cut into chunks at name
  * boundaries and judged on the pool's threads; the verdicts are then taken
  * in name order, so the picks and the skip report are one thread's. */
-enum { JUDGE_PER_THREAD = 16384 }; /* candidates: fewer judge in under 2 ms */
+enum { JUDGE_PER_THREAD = 16384 }; /* candidates: fewer are judged faster than a thread starts */
 
 struct judge_run {
 	const struct graph *g;

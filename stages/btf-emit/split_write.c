@@ -4,7 +4,7 @@
  * Why not libbpf's btf__add_type() into btf__new_empty_split(): every string
  * it adds is first looked up in the base, and the first lookup turns the
  * whole base into an editable copy with a hash of its ~100,000 strings
- * (20-25 ms per module, most of a small module's time). Here the base's
+ * (most of a small module's time). Here the base's
  * strings come from str_match.c, which base_dedup__split() made.
  *
  * The bytes are what libbpf would write: the types in order, each reference
@@ -13,8 +13,9 @@
  * values or parameters). split__check() reads the result as libbpf's parse
  * would (every reference and name inside what it can reach) before it is
  * returned, so a mistake here is refused, not written; libbpf itself is not
- * asked, as it would have to parse the whole base first (3.5 ms of a small
- * module). The tests parse every split BTF with libbpf and bpftool.
+ * asked, as it would have to parse the whole base first (a tenth of a
+ * small module's emit). The tests parse every split BTF with libbpf and
+ * bpftool.
  */
 #include "split_write.h"
 #include "base_view.h"

@@ -38,9 +38,9 @@ struct type_map {
 void type_map__free(struct type_map *map);
 /* A name BTF accepts for a struct, union, enum, typedef or function. */
 int types__name_ok(const char *s);
-/* Step 1: decide what cannot be written (fills map->dropped). */
+/* Pass 3 of run.h (select): decide what cannot be written (fills map->dropped). */
 int types__prepare(const struct graph *g, struct type_map *map);
-/* Step 3: what the types will be: cycles refused, prototypes no type and no
+/* Pass 4 (plan): what the types will be: cycles refused, prototypes no type and no
  * picked function uses left out (a prototype is only written for a FUNC
  * that is), every id planned, the nodes left out reported to skips.
  * pick_arena (NULL: none): per pick, the KF_ARENA_* flags of a kfunc whose
@@ -48,7 +48,7 @@ int types__prepare(const struct graph *g, struct type_map *map);
  * attributes): such a pick gets a prototype of its own in pick_proto. */
 int types__plan(const struct graph *g, const struct emit_opts *o, const uint32_t *picks, const uint32_t *pick_arena,
 	       size_t npicks, struct type_map *map, struct skip_log *skips, struct diag *d);
-/* Step 4, in this order (encode.c): nodes [a, b) as BTF, into a BTF or a
+/* Pass 5 (encode), in this order (encode.c): nodes [a, b) as BTF, into a BTF or a
  * piece whose ids start after types__base(a, b) (planned ids, checked);
  * the extra types and the index type, after types__extras_base(); and the
  * btf_decl_tag annotations of the structs, unions, their members and the

@@ -592,8 +592,8 @@ static int first_failure(struct cands *c, unsigned jobs)
 
 /* Candidates (functions and variables) per thread below which another
  * costs more than it saves: the eleven pool runs here start their threads
- * each time, which made the merge of drbd.ko (1983 functions) 3 ms slower
- * at -j2 than at -j1. The vmlinux has 156,000 functions. */
+ * each time, which made a module's merge slower at -j2 than at -j1; a
+ * vmlinux has a hundred thousand and more (bench/README.md). */
 #define CANDS_PER_THREAD 16384
 
 int cands__build(struct merge *m)

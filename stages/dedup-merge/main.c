@@ -274,8 +274,8 @@ static int open_inputs(struct merge *m)
 		m->ncus += m->files[i].count;
 	}
 	/* One thread per MB of records: each pass starts its threads anew,
-	 * and sch_fq.ko's 214 KB merged in 5.7 ms on one thread, 7.7 on two;
-	 * fuse.ko's 1 MB took as long on two, with 45% more CPU. */
+	 * which on a small module costs more than a second thread saves
+	 * (bench/README.md). */
 	uint64_t bytes = 0;
 	for (size_t i = 0; i < o->ninputs; i++)
 		bytes += m->files[i].size;

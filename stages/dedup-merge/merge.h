@@ -1,6 +1,6 @@
 /* merge.h: dedup-merge's internals, shared by its own files only.
  *
- * The algorithm (the essay; each step is one file):
+ * The algorithm (the essay; each step names the file that does it):
  *
  *  Every type record of every CU of every input is a node, numbered by a
  *  global id (gid) in input order: inputs as given, CUs in file order,

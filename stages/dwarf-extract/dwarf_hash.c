@@ -3,9 +3,9 @@
  * each piece hashed on its own, then one hash over the section names,
  * sizes and piece hashes.
  *
- * Why pieces: one xxh3 stream over the cloud vmlinux's 205 MB of DWARF was
- * 0.035 s on one thread before any unit could start (pread() bound: through
- * the mapping it was slower still). Pieces can be hashed anywhere, in any
+ * Why pieces: one xxh3 stream over a vmlinux's DWARF ran on one thread
+ * before any unit could start (pread() bound; through the mapping slower
+ * still). Pieces can be hashed anywhere, in any
  * order, by any thread. An uncompressed .debug_info is cut at its units, so
  * the worker that has just walked a unit hashes its bytes while they are
  * in its cache (dwarf_hash__unit()); on the vmlinux that was cheaper in CPU

@@ -275,9 +275,9 @@ static int list_units_of(struct input *in, Dwarf *dw, uint64_t bit, size_t *cap,
 
 /* The file's units from their headers, read with pread(), when .debug_info
  * is the file's own bytes (info_map). Through libdw, listing them touched
- * every unit header in the mapping: a page fault per unit, 0.03 s for the
- * cloud vmlinux's 2,172 on one thread before any worker started (and the
- * workers fault the pages in again when they read the units). Returns 1
+ * every unit header in the mapping: a page fault per unit, on one thread
+ * before any worker started (and the workers fault the pages in again when
+ * they read the units). Returns 1
  * when listed; 0 when a header is anything but a DWARF 5 compile or partial
  * unit inside the section, or libdw reads another .debug_info (then libdw
  * lists them, and says what is wrong, as before); or -ENOMEM. */
@@ -544,9 +544,10 @@ int input__open(struct input *in, const char *path, unsigned workers, uint64_t i
 	if (err)
 		return err;
 
-	/* sch_fq.ko's 185 KB of .debug_info took 4.6 ms on one worker and
-	 * 5.2 on two; fuse.ko's 1 MB 19 and 10. No .debug_info by that name
-	 * (.zdebug_info): as many workers as asked. */
+	/* A worker per info_per_worker bytes of .debug_info: below that a
+	 * second worker costs more than it saves (a small module is slower on
+	 * two). No .debug_info by that name (.zdebug_info): as many workers
+	 * as asked. */
 	uint64_t info = 0;
 	if (info_per_worker && has_section(file_elf, ".debug_info", &info))
 		workers = pool_threads_for(workers, info, info_per_worker);
