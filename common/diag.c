@@ -105,6 +105,8 @@ int diag_report(const struct diag *d, const char *where, int err)
 	/* Details usually begin with the file they are about; print that file
 	 * once, in the "btfpipe: FILE: error: WHAT" position. */
 	const char *detail = d && d->set ? d->msg : NULL;
+	if (d && d->file)
+		where = d->file;
 	size_t n = strlen(where);
 	if (detail && !strncmp(detail, where, n) && detail[n] == ':' && detail[n + 1] == ' ')
 		detail += n + 2;

@@ -38,6 +38,10 @@ struct diag {
 	char msg[1024];
 	int set;
 	const char *phase;
+	/* The file the stage is working on (diag_file()): an error's message
+	 * names it, as does a fatal exit (fatal.h), before the default the
+	 * caller of diag_report() gives. A string that outlives d. */
+	const char *file;
 };
 
 /* Record the detail of an error (printf format) unless one is recorded. Returns
@@ -72,12 +76,20 @@ static inline void diag_phase(struct diag *d, const char *name)
 	d->phase = name;
 }
 
+/* The stage works on file path now (a string that outlives d). Set from
+ * the thread that runs main(). */
+static inline void diag_file(struct diag *d, const char *path)
+{
+	d->file = path;
+}
+
 /* Take from's detail into to (a worker's diag into the stage's), keeping
- * to's phase. */
+ * to's phase, and its file unless from names one. */
 static inline void diag_take(struct diag *to, const struct diag *from)
 {
-	const char *phase = to->phase;
+	const char *phase = to->phase, *file = from->file ? from->file : to->file;
 	*to = *from;
+	to->file = file;
 	to->phase = phase;
 }
 
@@ -89,7 +101,8 @@ static inline void diag_take(struct diag *to, const struct diag *from)
 int diag_lib_errno(const char *msg, int fallback);
 
 /* Print "btfpipe: WHERE: error: detail" (or the errno text when no detail was
- * recorded) and return the exit code for -err. -ENOMEM reads "out of memory
+ * recorded) and return the exit code for -err. WHERE is d's file when it
+ * names one (diag_file()), else where. -ENOMEM reads "out of memory
  * in phase P: detail", so that a build host's log says which pass needed
  * more than the limit allowed. */
 int diag_report(const struct diag *d, const char *where, int err);

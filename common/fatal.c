@@ -33,12 +33,20 @@ static void one_speaker(void)
 			pause();
 }
 
+/* The file the stage is working on: its diag's, else *where, else none. */
+static const char *fatal_file(void)
+{
+	if (fatal_diag && fatal_diag->file)
+		return fatal_diag->file;
+	return fatal_where && *fatal_where ? *fatal_where : "btfpipe";
+}
+
 /* "btfpipe: WHERE: error: out of memory in phase P: " + the parts of what,
  * in one write(2) (no stdio: there may be no memory for it), then exit 4. */
 static __attribute__((noreturn)) void oom_exit(const char *const *what, size_t n)
 {
 	one_speaker();
-	const char *head[] = { "btfpipe: ", fatal_where && *fatal_where ? *fatal_where : "btfpipe",
+	const char *head[] = { "btfpipe: ", fatal_file(),
 			       ": error: out of memory", fatal_diag && fatal_diag->phase ? " in phase " : "",
 			       fatal_diag && fatal_diag->phase ? fatal_diag->phase : "", ": " };
 	char line[1024];
@@ -93,7 +101,7 @@ void __wrap_error(int status, int errnum, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	const char *where = fatal_where && *fatal_where ? *fatal_where : "btfpipe";
+	const char *where = fatal_file();
 	if (status && errnum == ENOMEM) {
 		const char *what[] = { msg, " gave up on an allocation" };
 		oom_exit(what, 2);

@@ -23,9 +23,10 @@
 
 #include "diag.h"
 
-/* From main(), once where and d exist: *where names the file in the
- * message (a pointer to the stage's own `where`, which may change as it
- * goes), d->phase the pass. Both must live until the process ends. */
+/* From main(), once where and d exist: d->file names the file in the
+ * message (diag_file()), else *where (a pointer to the stage's default,
+ * which may change as it goes); d->phase the pass. Both must live until
+ * the process ends. */
 void fatal__init(const char *const *where, const struct diag *d);
 
 #endif

@@ -76,10 +76,14 @@ for kind in func var typedef; do
 		rm -f "$T_OUT/$kind-j$j.graph"
 		check_exit "$kind -j$j: exit 1" 1 "$T_BIN/dedup-merge" -j "$j" -o "$T_OUT/$kind-j$j.graph" "$T_OUT/$kind.cus"
 		cp "$T_OUT/last.err" "$T_OUT/$kind-j$j.err"
-		# The message less its "btfpipe: OUTPUT: error: " prefix (the output differs).
-		sed 's/^btfpipe: [^ ]*: error: //' "$T_OUT/$kind-j$j.err" >"$T_OUT/$kind-j$j.msg"
-		check_grep "$kind -j$j: the message names the file, CU 0 and the DIE" \
-			"$kind\\.cus: CU 0 \\(0x[0-9a-f]+\\) refers to DIE 0x7ffff0 in another CU" "$T_OUT/$kind-j$j.err"
+		cp "$T_OUT/last.err" "$T_OUT/$kind-j$j.msg"
+		# The input is where the error is, not the output (issue 53).
+		check_grep "$kind -j$j: the message names the input .cus as the file, CU 0 and the DIE" \
+			"^btfpipe: [^ ]*/$kind\\.cus: error: CU 0 \\(0x[0-9a-f]+\\) refers to DIE 0x7ffff0 in another CU" \
+			"$T_OUT/$kind-j$j.err"
+		grep -q "\\.graph" "$T_OUT/$kind-j$j.err" &&
+			not_ok "$kind -j$j: the output .graph is not named" "$(cat "$T_OUT/$kind-j$j.err")" ||
+			ok "$kind -j$j: the output .graph is not named"
 		n=$(wc -l <"$T_OUT/$kind-j$j.err")
 		if [ "$n" -eq 1 ]; then ok "$kind -j$j: one line on stderr"; else
 			not_ok "$kind -j$j: one line on stderr" "$(cat "$T_OUT/$kind-j$j.err")"; fi

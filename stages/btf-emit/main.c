@@ -187,7 +187,7 @@ int main(int argc, char **argv)
 		return rc;
 	libbpf_set_print(quiet);
 	struct diag d = { 0 };
-	const char *where = o.input;
+	const char *where = o.input; /* the default file of messages: d's file names another */
 	struct emit_memo memo = { 0 };
 	struct emit_base_cache bc = { 0 };
 	int err = 0, hit = 0;
@@ -214,7 +214,7 @@ int main(int argc, char **argv)
 				err = size > UINT32_MAX ? -EFBIG : DIAG_BUG(&d, "a memoized BTF that checked out has no header");
 			else
 				err = output__write(&o, raw, (uint32_t)first, first < size ? raw + first : NULL,
-						    (uint32_t)(size - first), &d, &where);
+						    (uint32_t)(size - first), &d);
 			free(raw);
 		}
 	}
@@ -223,7 +223,7 @@ int main(int argc, char **argv)
 	if (!err && !hit && o.base && base_keyed && !o.libbpf_dedup && (memo.cache || o.skip_report || o.explain))
 		bc.cache = cachedir_cli_open(&o.cache, "base-v1", TOOL);
 	if (!err && !hit)
-		err = emit__run(&o, memo.cache ? &memo : NULL, &bc, &d, &where);
+		err = emit__run(&o, memo.cache ? &memo : NULL, &bc, &d);
 	if (memo.cache && !err)
 		cachedir__finish(memo.cache);
 	if (bc.cache && !err)
@@ -232,6 +232,6 @@ int main(int argc, char **argv)
 	cachedir_cli_report(bc.cache, &o.cache, TOOL, !err, "base indexes");
 	cachedir__close(memo.cache);
 	cachedir__close(bc.cache);
-	cli_warn_threads(where, o.cli.jobs);
+	cli_warn_threads(d.file ? d.file : where, o.cli.jobs);
 	return err ? diag_report(&d, where, err) : EXIT_OK;
 }

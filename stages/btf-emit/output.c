@@ -1,6 +1,7 @@
 /* output.c: see output.h. */
 #include "output.h"
 #include "emit.h"
+#include "../../common/diag.h"
 #include "../../common/elf_write.h"
 #include "../../common/outfile.h"
 
@@ -55,10 +56,10 @@ static int write_prepared(struct outfile *f, const char *path, const void *buf, 
  * a new OUT beside an old OUT.base. Only a rename itself failing can leave
  * the set half new. */
 int output__write(const struct emit_opts *o, const void *raw, uint32_t size, const void *dbase, uint32_t dbase_size,
-		  struct diag *d, const char **where)
+		  struct diag *d)
 {
 	struct outfile f[3]; /* -o, OUT.base, --elf-out: those given, in order */
-	const char *said[3]; /* each one's *where (OUT.base's is -o: bpath is ours) */
+	const char *said[3]; /* each one's file in messages (OUT.base's is -o: bpath is ours) */
 	int n = 0, err = 0;
 	char *bpath = NULL;
 	/* The distilled base beside -o: OUT.base (kernel 7.x names
@@ -66,7 +67,7 @@ int output__write(const struct emit_opts *o, const void *raw, uint32_t size, con
 	if (o->cli.output && dbase && asprintf(&bpath, "%s.base", o->cli.output) < 0)
 		return -ENOMEM;
 	if (o->cli.output) {
-		*where = said[n] = o->cli.output;
+		diag_file(d, said[n] = o->cli.output);
 		err = write_prepared(&f[n++], o->cli.output, raw, size, d);
 		if (!err && bpath) {
 			said[n] = o->cli.output;
@@ -74,7 +75,7 @@ int output__write(const struct emit_opts *o, const void *raw, uint32_t size, con
 		}
 	}
 	if (!err && o->elf_out) {
-		*where = said[n] = o->elf_out;
+		diag_file(d, said[n] = o->elf_out);
 		err = elf_write__btf_prepare(o->elf, o->elf_out, raw, size, dbase, dbase_size, &f[n++], d);
 	}
 	for (int i = 0; i < n; i++) {
@@ -82,7 +83,7 @@ int output__write(const struct emit_opts *o, const void *raw, uint32_t size, con
 			outfile__abort(&f[i]); /* (again for the one that failed: safe) */
 			continue;
 		}
-		*where = said[i];
+		diag_file(d, said[i]);
 		err = outfile__publish(&f[i], d);
 	}
 	if (!err && o->cli.output) /* split BTF over its distilled base, else over --btf-base */

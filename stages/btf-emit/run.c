@@ -42,7 +42,6 @@ struct emit_run {
 	const struct emit_memo *memo;		/* or NULL */
 	const struct emit_base_cache *bc;
 	struct diag *d;
-	const char **where;
 	struct stats st;
 	/* read */
 	struct graph g;
@@ -157,39 +156,37 @@ static unsigned graph_read_threads(const struct emit_opts *o)
 /* The graph, then the --elf file's symbols when there is one, each on the
  * pool. The error reported is the graph's first, as ever. On failure both
  * are freed (*ei zeroed: elf_info__free() on it is a no-op). */
-static int read_inputs(const struct emit_opts *o, struct graph *g, struct elf_info *ei, struct diag *d,
-		       const char **where)
+static int read_inputs(const struct emit_opts *o, struct graph *g, struct elf_info *ei, struct diag *d)
 {
-	*where = o->input;
+	diag_file(d, o->input);
 	memset(ei, 0, sizeof(*ei));
 	int err = graph__read_flags(g, o->input, GRAPH_READ_FIRST_PROV, graph_read_threads(o), d);
 	if (err || !o->elf)
 		return err;
-	if ((err = elf_info__read(ei, o->elf, o->cli.jobs, o->cli.jobs_exact, d))) {
-		*where = o->elf;
+	diag_file(d, o->elf);
+	if ((err = elf_info__read(ei, o->elf, o->cli.jobs, o->cli.jobs_exact, d)))
 		graph__free(g);
-	}
 	return err;
 }
 
 static int read_pass(struct emit_run *r)
 {
-	int err = read_inputs(r->o, &r->g, &r->ei, r->d, r->where);
+	int err = read_inputs(r->o, &r->g, &r->ei, r->d);
 	if (err)
 		return err;
 	r->eip = r->o->elf ? &r->ei : NULL;
 	r->big = r->g.ninputs && r->g.inputs[0].ei_data == 2; /* BTF for a big-endian target */
-	*r->where = r->o->cli.output ? r->o->cli.output : r->o->elf_out;
+	diag_file(r->d, r->o->cli.output ? r->o->cli.output : r->o->elf_out);
 	return 0;
 }
 
 /* libbpf's parse of the base, naming the base if it fails. */
 static int need_libbpf_base(struct emit_run *r)
 {
-	*r->where = r->o->base;
+	diag_file(r->d, r->o->base);
 	int err = libbpf_base__read(r->o->base, &r->base, r->d);
 	if (!err)
-		*r->where = r->o->cli.output ? r->o->cli.output : r->o->elf_out;
+		diag_file(r->d, r->o->cli.output ? r->o->cli.output : r->o->elf_out);
 	return err;
 }
 
@@ -404,7 +401,7 @@ static int write_pass(struct emit_run *r)
 		return err;
 	const void *dbase = r->distilled ? r->dbase.data : NULL;
 	uint32_t dbase_size = (uint32_t)r->dbase.len;
-	if ((err = output__write(r->o, r->raw, r->size, dbase, dbase_size, r->d, r->where)))
+	if ((err = output__write(r->o, r->raw, r->size, dbase, dbase_size, r->d)))
 		return err;
 	/* The distilled base after the split BTF (main.c's memo_fetch() parts them). */
 	if (r->memo)
@@ -431,9 +428,9 @@ static void run_free(struct emit_run *r)
 }
 
 int emit__run(const struct emit_opts *o, const struct emit_memo *memo, const struct emit_base_cache *bc,
-	      struct diag *d, const char **where)
+	      struct diag *d)
 {
-	struct emit_run r = { .o = o, .memo = memo, .bc = bc, .d = d, .where = where };
+	struct emit_run r = { .o = o, .memo = memo, .bc = bc, .d = d };
 	stats_init(&r.st, TOOL);
 	stats_count(&r.st, "memtune", (uint64_t)memtune__active());
 	diag_phase(d, "read");

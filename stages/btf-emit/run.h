@@ -36,7 +36,8 @@
  *     (output.c), and the BTF into the cache.
  *
  * A pass that fails returns a negative errno with the detail in the run's
- * diag and names in *where the file it is about; the driver stops there.
+ * diag, whose file (diag_file()) names the file it is about; the driver
+ * stops there.
  * Nothing is written before pass 7, so a failed run leaves every output as
  * it was.
  */
@@ -64,8 +65,8 @@ struct emit_base_cache {
 /* One run of the passes above for options o (checked by main.c). memo: where
  * to store the BTF, or NULL; bc: the base's digest and index cache (cache
  * NULL: none). 0, or a negative errno with the detail in d and the file it
- * is about in *where. */
+ * is about as d's file. */
 int emit__run(const struct emit_opts *o, const struct emit_memo *memo, const struct emit_base_cache *bc,
-	      struct diag *d, const char **where);
+	      struct diag *d);
 
 #endif

@@ -276,11 +276,14 @@ int classes__xref_gid(const struct merge *m, size_t ci, uint64_t off, uint32_t *
 {
 	uint32_t input = m->cu_input[ci];
 	const struct export *e = classes__export(m, input, off);
-	if (!e || !classes__is_type(m, e->gid))
+	if (!e || !classes__is_type(m, e->gid)) {
+		if (d)
+			diag_file(d, m->files[input].path); /* the input it is about, not the output */
 		return diag_fail(d, EBADMSG, "%s: CU %u (0x%llx) refers to DIE 0x%llx in another CU, "
 				 "but no CU of the file has a type record there",
 				 m->files[input].path, m->cu_index[ci],
 				 (unsigned long long)m->scans[ci].cu_offset, (unsigned long long)off);
+	}
 	*gid = e->gid;
 	return 0;
 }

@@ -166,6 +166,7 @@ static void first_diag(struct merge *m, const struct diag *ds)
 	for (size_t i = 0; i < m->ncus; i++)
 		if (ds[i].set) {
 			diag_take(m->d, &ds[i]);
+			diag_file(m->d, m->files[m->cu_input[i]].path); /* the input it is about */
 			return;
 		}
 }
@@ -269,6 +270,7 @@ static int open_inputs(struct merge *m)
 		return -ENOMEM;
 	int err = 0;
 	for (size_t i = 0; i < o->ninputs && !err; i++) {
+		diag_file(m->d, o->inputs[i]);
 		if ((err = cus_file__open_unchecked(&m->files[i], o->inputs[i], m->d)))
 			return err;
 		m->ncus += m->files[i].count;
@@ -306,8 +308,12 @@ static int open_inputs(struct merge *m)
 	m->xt = calloc(o->ninputs, sizeof(*m->xt));
 	if (!m->xt)
 		return -ENOMEM;
-	for (size_t i = 0, first = 0; i < o->ninputs && !err; first += m->files[i++].count)
+	for (size_t i = 0, first = 0; i < o->ninputs && !err; first += m->files[i++].count) {
+		diag_file(m->d, o->inputs[i]);
 		err = xtargets__collect(&m->files[i], &m->wanted[i], m->cu_base + first, &m->xt[i], m->d);
+	}
+	if (!err)
+		diag_file(m->d, NULL); /* from here on, the output's */
 	return err;
 }
 
