@@ -35,6 +35,19 @@
 
 #define TOOL "btf-emit"
 
+/* How the BTF's bytes are made: decided once, by the plan pass.
+ *  MAKE_STANDALONE     no base, no type left out: our BTF as encoded
+ *                      (through libbpf only to swap it for a big-endian
+ *                      target);
+ *  MAKE_STANDALONE_DEDUP  no base, but types left out that others refer
+ *                      to: their pointers became void * and alike, so
+ *                      libbpf's dedup runs on our BTF;
+ *  MAKE_SPLIT_OURS     a base we read in place and no type left out: our
+ *                      matching (base_dedup.c) makes the split BTF;
+ *  MAKE_SPLIT_LIBBPF   any other base (--libbpf-dedup, another byte order,
+ *                      types left out): libbpf's dedup over it. */
+enum make_how { MAKE_STANDALONE, MAKE_STANDALONE_DEDUP, MAKE_SPLIT_OURS, MAKE_SPLIT_LIBBPF };
+
 /* The state of one run. What a pass fills is said beside it; everything
  * here is freed by run_free(). */
 struct emit_run {
@@ -61,8 +74,7 @@ struct emit_run {
 	size_t npicks;
 	uint32_t *pick_arena;			/* per pick, its KF_ARENA_* flags, or NULL */
 	/* plan */
-	int lossy;				/* types were left out that others refer to */
-	int own_dedup;				/* our matching against the base (base_dedup.c) */
+	enum make_how how;
 	/* encode */
 	struct buf ours;			/* our BTF, standalone */
 	uint32_t nr_types;
@@ -260,11 +272,12 @@ static int plan_pass(struct emit_run *r)
 	 * left out (C++), a pointer to a left-out type became void *, and
 	 * such pointers are now alike: then, and with --libbpf-dedup, the
 	 * types go into split BTF and libbpf's btf__dedup() runs. */
-	int err;
-	for (size_t i = 1; i <= r->g.nnodes && !r->lossy; i++)
-		r->lossy = refers_to_dropped(&r->g, &r->map, i);
-	r->own_dedup = r->have_view && !r->lossy;
-	if (r->o->base && !r->own_dedup && !r->base && (err = need_libbpf_base(r)))
+	int err, lossy = 0;
+	for (size_t i = 1; i <= r->g.nnodes && !lossy; i++)
+		lossy = refers_to_dropped(&r->g, &r->map, i);
+	r->how = !r->o->base ? (lossy ? MAKE_STANDALONE_DEDUP : MAKE_STANDALONE)
+			     : r->have_view && !lossy ? MAKE_SPLIT_OURS : MAKE_SPLIT_LIBBPF;
+	if (r->how == MAKE_SPLIT_LIBBPF && !r->base && (err = need_libbpf_base(r)))
 		return err;
 	if ((err = arena_kfuncs(r)))
 		return err;
@@ -280,7 +293,7 @@ static int encode_pass(struct emit_run *r)
 		return err;
 	if (r->o->cli.stats)
 		stats_count(&r->st, "encode_threads", threads);
-	if (r->own_dedup || !(r->base || r->lossy || r->big))
+	if (r->how == MAKE_SPLIT_OURS || (r->how == MAKE_STANDALONE && !r->big))
 		return 0;
 	/* libbpf's object, for what is still done with libbpf: its dedup, the
 	 * other byte order. Split, its types are ours appended to an empty
@@ -291,7 +304,7 @@ static int encode_pass(struct emit_run *r)
 		int e = errno ? errno : EINVAL;
 		return DIAG_BUG(r->d, "libbpf cannot read the BTF just written: %s", strerror(e));
 	}
-	if (!r->base) {
+	if (r->how != MAKE_SPLIT_LIBBPF) {
 		r->btf = standalone;
 		return 0;
 	}
@@ -318,7 +331,7 @@ static int distill_pass(struct emit_run *r)
 	r->have_view = 1;
 	const void *raw = r->split.data;
 	uint32_t size = (uint32_t)r->split.len;
-	if (!r->own_dedup && !(raw = btf__raw_data(r->btf, &size)))
+	if (r->how != MAKE_SPLIT_OURS && !(raw = btf__raw_data(r->btf, &size)))
 		return -ENOMEM;
 	struct buf ds = { 0 };
 	int err = distill__split(raw, size, &r->view, &r->dbase, &ds, r->d);
@@ -335,7 +348,7 @@ static int distill_pass(struct emit_run *r)
 static int split_pass(struct emit_run *r)
 {
 	int err;
-	if (r->own_dedup) {
+	if (r->how == MAKE_SPLIT_OURS) {
 		/* Our BTF is matched where it lies: no parse of it by libbpf. */
 		struct base_view ours;
 		int oerr = base_view__open_raw(&ours, r->ours.data, r->ours.len);
@@ -350,7 +363,7 @@ static int split_pass(struct emit_run *r)
 			return err;
 		if (r->o->cli.stats)
 			stats_count(&r->st, "matched_in_base", removed);
-	} else if (r->btf && (r->lossy || r->base)) {
+	} else if (r->how == MAKE_STANDALONE_DEDUP || r->how == MAKE_SPLIT_LIBBPF) {
 		/* Every split BTF that base_dedup__split() did not make is
 		 * libbpf's to deduplicate: with --libbpf-dedup, and over a base
 		 * the view cannot read (another byte order), which would
@@ -367,7 +380,7 @@ static int split_pass(struct emit_run *r)
 	 * write plain BTF. */
 	if (r->o->base && HAS_FEAT(r->o, FEAT_DISTILLED_BASE) && (err = distill_pass(r)))
 		return err;
-	int ours = r->own_dedup || r->distilled; /* the bytes are in r->split */
+	int ours = r->how == MAKE_SPLIT_OURS || r->distilled; /* the bytes are in r->split */
 	if (r->big && !ours && btf__set_endianness(r->btf, BTF_BIG_ENDIAN))
 		return -EINVAL;
 	/* Counted before the bytes may be swapped for a big-endian target. */
