@@ -1,4 +1,4 @@
-/* vec.h: the one growth helper for every dynamic array in btfpipe.
+/* vec.h: the growth helpers for every dynamic array in btfpipe.
  *
  * vec_grow(&ptr, &cap, need) makes room for `need` elements of *ptr's
  * type, growing geometrically. It refuses sizes past VEC_MAX_BYTES so a corrupt
@@ -34,5 +34,22 @@ static inline int vec_grow_(void **ptr, size_t *cap, size_t need, size_t elem)
 
 #define vec_grow(pp, capp, need) \
 	vec_grow_((void **)(pp), (capp), (need), sizeof(**(pp)))
+
+/* *ptr resized to exactly n elements, under the same limit: an array kept
+ * parallel to one that vec_grow() grows (n: that one's new cap), or one
+ * whose final count is known. Returns: 0, or -ENOMEM (then *ptr is as it
+ * was). */
+static inline int vec_resize_(void **ptr, size_t n, size_t elem)
+{
+	if (n > VEC_MAX_BYTES / elem)
+		return -ENOMEM;
+	void *p = realloc(*ptr, (n ? n : 1) * elem);
+	if (!p)
+		return -ENOMEM;
+	*ptr = p;
+	return 0;
+}
+
+#define vec_resize(pp, n) vec_resize_((void **)(pp), (n), sizeof(**(pp)))
 
 #endif

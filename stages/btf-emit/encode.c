@@ -27,6 +27,7 @@
 #include "../../common/buf.h"
 #include "../../common/diag.h"
 #include "../../common/pool.h"
+#include "../../common/vec.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -112,14 +113,8 @@ static int add_pieces(struct piece **v, size_t *n, size_t *cap, enum piece_kind 
 		      size_t to, size_t per)
 {
 	do {
-		if (*n == *cap) {
-			size_t nc = *cap ? *cap * 2 : 64;
-			struct piece *np = realloc(*v, nc * sizeof(*np));
-			if (!np)
-				return -ENOMEM;
-			*v = np;
-			*cap = nc;
-		}
+		if (vec_grow(v, cap, *n + 1))
+			return -ENOMEM;
 		size_t end = to - from > per ? from + per : to;
 		(*v)[(*n)++] = (struct piece){ .kind = kind, .a = from, .b = end };
 		from = end;

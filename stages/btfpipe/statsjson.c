@@ -5,6 +5,7 @@
  * passed on as they were.
  */
 #include "statsjson.h"
+#include "../../common/vec.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -13,13 +14,11 @@
 
 static int append(struct statsjson *s, const char *p, size_t n)
 {
-	char *t = realloc(s->text, s->len + n + 1);
-	if (!t)
+	if (vec_grow(&s->text, &s->cap, s->len + n + 1))
 		return -ENOMEM;
-	memcpy(t + s->len, p, n);
+	memcpy(s->text + s->len, p, n);
 	s->len += n;
-	t[s->len] = 0;
-	s->text = t;
+	s->text[s->len] = 0;
 	return 0;
 }
 
@@ -63,6 +62,6 @@ int statsjson_print(struct statsjson *s, FILE *out)
 		rc = -errno;
 	free(s->text);
 	s->text = NULL;
-	s->len = 0;
+	s->len = s->cap = 0;
 	return rc;
 }

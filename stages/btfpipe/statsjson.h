@@ -8,7 +8,7 @@
 /* The JSON object being built: {"dwarf-extract": {...}, ...}. */
 struct statsjson {
 	char *text;	/* malloc'd, NUL-terminated; NULL before the first stage */
-	size_t len;
+	size_t len, cap;
 };
 
 /* Take a stage's stderr, saved at path: its {"tool":"NAME",...} line

@@ -32,6 +32,7 @@
 #include "../../common/hash.h"
 #include "../../common/pool.h"
 #include "../../common/strtab.h"
+#include "../../common/vec.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -387,15 +388,9 @@ static int proto_alloc(void *ctx, uint64_t count, uint64_t total)
 	struct graph *g = c->g;
 	if (c->nodes0 + count >= UINT32_MAX || c->items0 + total >= UINT32_MAX)
 		return -E2BIG;
-	struct graph_node *nodes = realloc(g->nodes, (c->nodes0 + count + 1) * sizeof(*nodes));
-	if (!nodes)
+	if (vec_resize(&g->nodes, c->nodes0 + count + 1) || vec_resize(&g->items, c->items0 + total + 1))
 		return -ENOMEM;
-	g->nodes = nodes;
-	struct graph_item *items = realloc(g->items, (c->items0 + total + 1) * sizeof(*items));
-	if (!items)
-		return -ENOMEM;
-	g->items = items;
-	memset(g->nodes + c->nodes0 + 1, 0, count * sizeof(*nodes));
+	memset(g->nodes + c->nodes0 + 1, 0, count * sizeof(*g->nodes));
 	g->nnodes = c->nodes0 + count;
 	g->nitems = c->items0 + total;
 	return 0;
@@ -558,10 +553,8 @@ static int lay_out(struct cands *c)
 	}
 	if (nf >= UINT32_MAX || nl >= UINT32_MAX || nv >= UINT32_MAX || na >= UINT32_MAX)
 		return -E2BIG;
-	struct graph_annot *annots = realloc(g->annots, (na + 1) * sizeof(*annots));
-	if (!annots)
+	if (vec_resize(&g->annots, na + 1))
 		return -ENOMEM;
-	g->annots = annots;
 	g->nannots = na;
 	g->funcs = malloc((nf + 1) * sizeof(*g->funcs));
 	g->locs = malloc((nl + 1) * sizeof(*g->locs));

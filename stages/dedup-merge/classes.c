@@ -196,20 +196,9 @@ static int64_t weak_intern(struct merge *m, const uint8_t *key, uint32_t len, ui
 	size_t old_cap = t->cap_ids;
 	if (id == NO_CLASS - 1 || vec_grow(&t->key, &t->cap_ids, (size_t)id + 1))
 		return -ENOMEM;
-	if (t->cap_ids != old_cap) {
-		uint32_t *kl = realloc(t->key_len, t->cap_ids * sizeof(*kl));
-		if (!kl)
-			return -ENOMEM;
-		t->key_len = kl;
-		uint8_t *kd = realloc(t->kind, t->cap_ids);
-		if (!kd)
-			return -ENOMEM;
-		t->kind = kd;
-		struct rep *first = realloc(t->first, t->cap_ids * sizeof(*first));
-		if (!first)
-			return -ENOMEM;
-		t->first = first;
-	}
+	if (t->cap_ids != old_cap && (vec_resize(&t->key_len, t->cap_ids) || vec_resize(&t->kind, t->cap_ids) ||
+				       vec_resize(&t->first, t->cap_ids)))
+		return -ENOMEM;
 	uint8_t *kept = arena_alloc(&t->keys, len);
 	if (!kept)
 		return -ENOMEM;
@@ -528,12 +517,8 @@ static int64_t sig_intern(struct sig_table *s, const uint32_t *w, uint32_t n)
 	if (vec_grow(&s->words, &s->cap_words, s->nwords + n) ||
 	    vec_grow(&s->sig_off, &s->cap_ids, (size_t)s->count + 1))
 		return -ENOMEM;
-	if (s->cap_ids != cap_ids) {
-		uint32_t *nl = realloc(s->sig_len, s->cap_ids * sizeof(*nl));
-		if (!nl)
-			return -ENOMEM;
-		s->sig_len = nl;
-	}
+	if (s->cap_ids != cap_ids && vec_resize(&s->sig_len, s->cap_ids))
+		return -ENOMEM;
 	uint32_t id = s->count++;
 	s->sig_off[id] = s->nwords;
 	s->sig_len[id] = n;

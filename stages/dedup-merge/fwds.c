@@ -111,12 +111,8 @@ static int64_t sig_of(struct absorb *a, uint32_t c)
 {
 	uint32_t n = classes__stops(a->m, a->rep[c], a->sa, (uint32_t)a->cap_sig);
 	if (n > a->cap_sig) {
-		if (vec_grow(&a->sa, &a->cap_sig, n))
+		if (vec_grow(&a->sa, &a->cap_sig, n) || vec_resize(&a->sb, a->cap_sig))
 			return -ENOMEM;
-		uint32_t *sb = realloc(a->sb, a->cap_sig * sizeof(*sb));
-		if (!sb)
-			return -ENOMEM;
-		a->sb = sb;
 		n = classes__stops(a->m, a->rep[c], a->sa, (uint32_t)a->cap_sig);
 	}
 	return n;

@@ -56,67 +56,33 @@ static int is_type_kind(unsigned kind)
 
 /* ---- the offset index: global DIE offset -> index in vals --------------- */
 
-static size_t xt_slot(const struct xtargets *xt, uint64_t off)
-{
-	size_t i = hash_mix(2, off) & (xt->cap_slots - 1);
-	while (xt->slot_off[i] && xt->slot_off[i] != off)
-		i = (i + 1) & (xt->cap_slots - 1);
-	return i;
-}
-
-static int xt_grow_slots(struct xtargets *xt)
-{
-	size_t ocap = xt->cap_slots, ncap = ocap ? ocap * 2 : 1024;
-	uint64_t *ooff = xt->slot_off;
-	uint32_t *oidx = xt->slot_idx;
-	xt->slot_off = calloc(ncap, sizeof(*xt->slot_off));
-	xt->slot_idx = malloc(ncap * sizeof(*xt->slot_idx));
-	if (!xt->slot_off || !xt->slot_idx) {
-		free(ooff);
-		free(oidx);
-		return -ENOMEM;
-	}
-	xt->cap_slots = ncap;
-	for (size_t i = 0; i < ocap; i++)
-		if (ooff[i]) {
-			size_t j = xt_slot(xt, ooff[i]);
-			xt->slot_off[j] = ooff[i];
-			xt->slot_idx[j] = oidx[i];
-		}
-	free(ooff);
-	free(oidx);
-	return 0;
-}
-
 /* The index of off's entry, made empty (kind 0: no record seen there yet)
  * when new. Returns the index, or -ENOMEM. */
 static int64_t xt_entry(struct xtargets *xt, uint64_t off)
 {
-	if ((xt->n + 1) * 2 > xt->cap_slots && xt_grow_slots(xt))
+	size_t j;
+	xt->index.val_size = sizeof(uint32_t);
+	if (offmap__reserve(&xt->index))
 		return -ENOMEM;
-	size_t j = xt_slot(xt, off);
-	if (xt->slot_off[j])
-		return xt->slot_idx[j];
+	if (offmap__find(&xt->index, off, &j))
+		return *(uint32_t *)offmap__val(&xt->index, j);
 	if (xt->n >= STOP_XREF - 1 || vec_grow(&xt->vals, &xt->cap_vals, xt->n + 1))
 		return -ENOMEM;
-	xt->slot_off[j] = off;
-	xt->slot_idx[j] = (uint32_t)xt->n;
+	offmap__put(&xt->index, j, off);
+	*(uint32_t *)offmap__val(&xt->index, j) = (uint32_t)xt->n;
 	xt->vals[xt->n] = (struct xtarget){ .off = off };
 	return (int64_t)xt->n++;
 }
 
 const struct xtarget *xtargets__get(const struct xtargets *xt, uint64_t off)
 {
-	if (!xt->cap_slots)
-		return NULL;
-	size_t j = xt_slot(xt, off);
-	return xt->slot_off[j] == off ? &xt->vals[xt->slot_idx[j]] : NULL;
+	size_t j;
+	return offmap__find(&xt->index, off, &j) ? &xt->vals[*(uint32_t *)offmap__val(&xt->index, j)] : NULL;
 }
 
 void xtargets__free(struct xtargets *xt)
 {
-	free(xt->slot_off);
-	free(xt->slot_idx);
+	offmap__free(&xt->index);
 	free(xt->vals);
 	free(xt->recs);
 	free(xt->items);

@@ -215,9 +215,7 @@ struct xparam {
 	uint32_t annot_first, annot_count; /* in annots */
 };
 struct xtargets {
-	uint64_t *slot_off;	/* offset -> index in vals, open addressing */
-	uint32_t *slot_idx;
-	size_t cap_slots;
+	struct offmap index;	/* global DIE offset -> index in vals (u32) */
 	struct xtarget *vals;	/* every record another CU refers to, and every
 				 * record an anonymous one's key inlines */
 	size_t n, cap_vals;
