@@ -47,8 +47,8 @@ static void extract(const char *path)
 		goto out;
 	walking = 1;
 	struct cus_cu cu = { 0 };
-	struct cu_key *key = cu_key__new(in.dws);
-	for (size_t i = 0; key && in.dws_ok && i < in.nunits; i++) {
+	struct cu_key *key = cu_key__new(in.dws, in.ident.ei_data == 2 /* ELFDATA2MSB */);
+	for (size_t i = 0; key && in.key_ok && i < in.nunits; i++) {
 		struct key128 k1 = { 0 }, k2 = { 0 };
 		enum cu_key_kind a = cu_key__compute(key, &in.units[i], &k1);
 		enum cu_key_kind b = cu_key__compute(key, &in.units[i], &k2);
