@@ -3,11 +3,13 @@
  *   dwarf-extract [-j N] -o OUT.cus ELF
  *   dwarf-extract --dump FILE.cus
  *
- * main() is the pipeline: options, open the input, extract every CU on N
- * workers with results placed in the output in unit order (the offsets and
- * the index: the only part on one thread) and written there by the
- * workers, then commit atomically. Messages and exit codes are made here
- * and nowhere below.
+ * main() is the pipeline: options, then extract_units()'s passes over one
+ * struct run: open (the input, its DWARF hash's plan, the walkers, the
+ * cache), extract (every CU on N workers, each placed in the output in
+ * unit order, the offsets and the index being the only part on one thread,
+ * and written there by the workers), write (the identity, address table,
+ * index and header, then an atomic commit). Messages and exit codes are
+ * made here and nowhere below.
  */
 #include "extract.h"
 #include "cached.h"
@@ -357,11 +359,14 @@ static int extract(const struct extract_opts *o, struct run *r)
 	return err;
 }
 
-static int extract_units(const struct extract_opts *o, struct run *r)
+/* open: the input (its Dwarf handles, sections and unit list), the DWARF
+ * hash's sections, a walker per worker, the cache; with a cache, the DWARF
+ * hash made now (some units' keys fold it in, cached.c), else planned for
+ * the workers. */
+static int open_pass(const struct extract_opts *o, struct run *r)
 {
-	diag_phase(&r->d, "open");
-	int err = input__open(&r->in, o->input, o->cli.jobs, o->cli.jobs_exact ? 0 : INFO_PER_WORKER, o->libdw_only,
-			      &r->d);
+	int err = input__open(&r->in, o->input, o->cli.jobs, o->cli.jobs_exact ? 0 : INFO_PER_WORKER,
+			      o->libdw_only, &r->d);
 	/* The DWARF hash's sections as the file stores them (compressed ones
 	 * already plain: inflate.c's copy); hashed later, in pieces. */
 	if (!err)
@@ -379,22 +384,27 @@ static int extract_units(const struct extract_opts *o, struct run *r)
 		r->walkers[i].libdw_only = o->libdw_only;
 	}
 	r->cache = cachedir_cli_open(&o->cache, "cu-v1", TOOL);
-	/* The DWARF hash: with a cache, whose keys of some units fold it in
-	 * (cached.c), made now; else by the workers, beside the units. */
-	struct dwarf_hash *dh = &r->dh;
-	if ((err = dwarf_hash__plan(dh, &r->in, !r->cache, &r->d)))
+	if ((err = dwarf_hash__plan(&r->dh, &r->in, !r->cache, &r->d)))
 		return err;
 	if (r->cache) {
-		for (size_t k = 0; k < dh->ntodo && !err; k++)
+		for (size_t k = 0; k < r->dh.ntodo && !err; k++)
 			err = hash_piece(r, 0, k, &r->d);
 		if (err)
 			return err;
-		dh->ntodo = 0;
-		r->in.ident.dwarf_hash = dwarf_hash__digest(dh);
+		r->dh.ntodo = 0;
+		r->in.ident.dwarf_hash = dwarf_hash__digest(&r->dh);
 	}
-	stats_phase(&r->st, "open");
-	diag_phase(&r->d, "extract");
-	size_t nitems = r->in.nunits + dh->ntodo;
+	return 0;
+}
+
+/* extract: every unit on the workers (from the cache, or walked), each
+ * placed in unit order and written by whichever worker claims it, and the
+ * DWARF hash's remaining pieces beside them. On failure, the lowest
+ * failing item's message: the same at any -j. */
+static int extract_pass(const struct extract_opts *o, struct run *r)
+{
+	int err;
+	size_t nitems = r->in.nunits + r->dh.ntodo;
 	r->slots = calloc(nitems ? nitems : 1, sizeof(*r->slots));
 	if (!r->slots)
 		return -ENOMEM;
@@ -412,34 +422,32 @@ static int extract_units(const struct extract_opts *o, struct run *r)
 	err = pool_ordered(r->jobs, nitems, 4 * (size_t)r->jobs, work_unit, emit_unit, r);
 	write_placed(r); /* what the workers left, also after a failure: see write_placed() */
 	progress_end(&r->pr);
-	stats_phase(&r->st, "extract");
-	for (size_t i = 0; i < r->cl.placed; i++)
-		if (r->slots[i].werr) {
-			err = r->slots[i].werr;
+	for (size_t i = 0; i < r->cl.placed && !err; i++)
+		err = r->slots[i].werr;
+	for (size_t i = 0; err && i < nitems; i++)
+		if (r->slots[i].d.set) {
+			diag_take(&r->d, &r->slots[i].d);
 			break;
 		}
-	if (err) {
-		/* Report the lowest failing item's own message: the same at any -j. */
-		for (size_t i = 0; i < nitems; i++)
-			if (r->slots[i].d.set) {
-				diag_take(&r->d, &r->slots[i].d);
-				break;
-			}
-		return err;
-	}
-	/* Every piece is hashed now: the identity block gets its value. */
+	return err;
+}
+
+/* write: the identity block's DWARF hash (when the workers made it), the
+ * address table, index and header, the file committed; the cache's size
+ * kept. */
+static int write_pass(struct run *r)
+{
+	int err;
 	if (!r->cache) {
-		r->in.ident.dwarf_hash = dwarf_hash__digest(dh);
+		r->in.ident.dwarf_hash = dwarf_hash__digest(&r->dh);
 		if ((err = cus_writer__set_ident(&r->writer, &r->in.ident, &r->d)))
 			return err;
 	}
-	diag_phase(&r->d, "write");
-	err = cus_writer__finish(&r->writer, &r->d);
-	stats_phase(&r->st, "write");
-	if (!err && r->cache) {
-		cachedir__finish(r->cache);
-		stats_phase(&r->st, "cache");
-	}
+	return cus_writer__finish(&r->writer, &r->d);
+}
+
+static void count_stats(struct run *r)
+{
 	stats_count(&r->st, "units", r->in.nunits);
 	stats_count(&r->st, "records", r->records);
 	stats_count(&r->st, "blob_bytes", r->bytes);
@@ -453,6 +461,30 @@ static int extract_units(const struct extract_opts *o, struct run *r)
 	if (r->in.rel_elf)
 		stats_count(&r->st, "reloc_threads", r->in.reloc_threads);
 	stats_count(&r->st, "jobs", r->jobs);
+}
+
+/* The passes in order, each on what the ones before guarantee. */
+static int extract_units(const struct extract_opts *o, struct run *r)
+{
+	diag_phase(&r->d, "open");
+	int err = open_pass(o, r);
+	stats_phase(&r->st, "open");
+	if (!err) {
+		diag_phase(&r->d, "extract");
+		err = extract_pass(o, r);
+		stats_phase(&r->st, "extract");
+	}
+	if (!err) {
+		diag_phase(&r->d, "write");
+		err = write_pass(r);
+		stats_phase(&r->st, "write");
+	}
+	if (!err && r->cache) {
+		cachedir__finish(r->cache);
+		stats_phase(&r->st, "cache");
+	}
+	if (!err)
+		count_stats(r);
 	return err;
 }
 
