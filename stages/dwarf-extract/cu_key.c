@@ -77,23 +77,17 @@ struct cu_key {
 /* The input's numbers in its own byte order. Values copied into the key
  * as they are (OP_COPY) need none: the same input order gives the same key;
  * what the walk interprets (offsets, lengths, indexes) does. */
-static inline uint16_t rd16(const struct cu_key *k, struct cursor *c)
+static inline uint64_t rdn(const struct cu_key *k, struct cursor *c, unsigned bytes)
 {
-	uint16_t v = cur_le16(c);
-	return k->be ? __builtin_bswap16(v) : v;
+	uint64_t v = bytes == 2 ? cur_le16(c) : bytes == 4 ? cur_le32(c) : cur_le64(c);
+	if (!k->be)
+		return v;
+	return bytes == 2 ? __builtin_bswap16((uint16_t)v) : bytes == 4 ? __builtin_bswap32((uint32_t)v)
+								 : __builtin_bswap64(v);
 }
-
-static inline uint32_t rd32(const struct cu_key *k, struct cursor *c)
-{
-	uint32_t v = cur_le32(c);
-	return k->be ? __builtin_bswap32(v) : v;
-}
-
-static inline uint64_t rd64(const struct cu_key *k, struct cursor *c)
-{
-	uint64_t v = cur_le64(c);
-	return k->be ? __builtin_bswap64(v) : v;
-}
+#define rd16(k, c) ((uint16_t)rdn((k), (c), 2))
+#define rd32(k, c) ((uint32_t)rdn((k), (c), 4))
+#define rd64(k, c) rdn((k), (c), 8)
 
 static inline uint32_t get32(const struct cu_key *k, const uint8_t *p)
 {
