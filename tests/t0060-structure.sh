@@ -56,7 +56,8 @@ out=$(python3 "$S" cycles "$M/mod:$M/mod" 2>&1)
 # The real btf-emit with types.c including funcs.h again (the cycle issue
 # 53 found): funcs.o uses types__name_ok, so that is a cycle.
 cp -r "$T_TOP/stages/btf-emit" "$M/emit"
-sed -i '0,/#include "abi.h"/s//#include "abi.h"\n#include "funcs.h"/' "$M/emit/types.c"
+sed -i '0,/#include "types.h"/s//#include "types.h"\n#include "funcs.h"/' "$M/emit/types.c"
+grep -q '#include "funcs.h"' "$M/emit/types.c" || not_ok "mutant: the include was put back into types.c"
 out=$(python3 "$S" cycles "$B/stages/btf-emit:$M/emit" 2>&1)
 rc=$?
 [ $rc = 1 ] && echo "$out" | grep -q 'types.c includes funcs.h' &&

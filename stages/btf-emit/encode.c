@@ -20,6 +20,7 @@
 #include "btf_writer.h"
 #include "emit.h"
 #include "funcs.h"
+#include "type_encode.h"
 #include "types.h"
 #include "vars.h"
 #include "str_join.h"
@@ -81,18 +82,18 @@ static int planned(const struct piece *p)
 static int write_to(struct encode *e, struct piece *p)
 {
 	const struct encode_in *in = e->in;
-	p->base = p->kind == P_NODES ? types__base(in->g, in->map, p->a, p->b)
-		: p->kind == P_EXTRAS ? types__extras_base(in->map) : 0;
+	p->base = p->kind == P_NODES ? type_encode__base(in->g, in->map, p->a, p->b)
+		: p->kind == P_EXTRAS ? type_encode__extras_base(in->map) : 0;
 	struct bw *w = e->one ? e->one : (p->w = bw__new_piece(p->base, !planned(p)));
 	if (!w)
 		return -ENOMEM;
 	switch (p->kind) {
 	case P_NODES:
-		return types__encode(w, in->g, in->map, in->o, p->a, p->b, &p->d);
+		return type_encode__nodes(w, in->g, in->map, in->o, p->a, p->b, &p->d);
 	case P_EXTRAS:
-		return types__encode_extras(w, in->g, in->map, &p->d);
+		return type_encode__extras(w, in->g, in->map, &p->d);
 	case P_TAGS:
-		return types__encode_tags(w, in->g, in->map, p->a, p->b, &p->d);
+		return type_encode__tags(w, in->g, in->map, p->a, p->b, &p->d);
 	case P_FUNCS:
 		return funcs__encode(w, in->g, in->ei, in->picks, p->a, p->b, in->map, in->o, &p->d);
 	case P_VARS:

@@ -23,8 +23,9 @@
  *     our own matching against the base can be used (not when types were
  *     left out: pointers to them all became void *, and alike).
  *  5. encode: the BTF, standalone (ids from 1, strings of its own), in our
- *     own writer (btf_writer.c), in pieces on the pool (encode.c): the same
- *     bytes at any -j.
+ *     own writer (btf_writer.c), in pieces on the pool (encode.c: the
+ *     types by type_encode.c, the FUNCs by funcs.c, the variables by
+ *     vars.c): the same bytes at any -j.
  *  6. split, with a base (phase "base"): our BTF, read in place where it
  *     was written (base_view.c), matched against the base (base_dedup.c):
  *     split BTF holding only what the base lacks, references renumbered,

@@ -1,38 +1,18 @@
-/* types.h: where a graph node becomes BTF types (types.c). */
+/* types.h: which nodes become which BTF types (types.c); writing them: type_encode.h. */
 #ifndef BTFPIPE_EMIT_TYPES_H
 #define BTFPIPE_EMIT_TYPES_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-struct bw;
+#include "type_map.h"
+
 struct diag;
 struct emit_opts;
-struct extras;
 struct graph;
+struct graph_node;
 struct skip_log;
 
-/* types.c: every node as BTF. ids[node] is the node's BTF id (0 = void or
- * left out), dropped[node] says a node was left out and why: 1 it has no
- * BTF form or needs one that has none, 2 a prototype nothing uses, 3 a base
- * type of a size BTF cannot hold that nothing uses. */
-struct type_map {
-	uint32_t *ids;
-	uint8_t *dropped;
-	struct extras *extras;	/* types beyond the nodes: inner arrays, type tags */
-	int type_tags;		/* feature type_tag: pointers' tags become TYPE_TAGs */
-	int flat_arrays;	/* multi-dimensional arrays as one ARRAY (types.c) */
-	size_t first_extra;	/* extras before this are the nodes' own arrays */
-	int decl_tags;		/* feature decl_tag */
-	/* Planned by types__plan(): the array index type's id, and whether it
-	 * is one of our own (after the extras); the id after the extras. */
-	uint32_t index_type, after_extras;
-	int need_index;
-	/* Per pick (types__plan()'s picks): the id of a prototype of its own
-	 * (a true signature's, an arena kfunc's), 0 for the others; NULL when
-	 * no pick has one. */
-	uint32_t *pick_proto;
-};
 /* The map's arrays are its own, made by types__prepare() and
  * types__plan(); type_map__free() frees them (a zeroed map too). */
 void type_map__free(struct type_map *map);
@@ -48,19 +28,11 @@ int types__prepare(const struct graph *g, struct type_map *map);
  * attributes): such a pick gets a prototype of its own in pick_proto. */
 int types__plan(const struct graph *g, const struct emit_opts *o, const uint32_t *picks, const uint32_t *pick_arena,
 	       size_t npicks, struct type_map *map, struct skip_log *skips, struct diag *d);
-/* Pass 5 (encode), in this order (encode.c): nodes [a, b) as BTF, into a BTF or a
- * piece whose ids start after types__base(a, b) (planned ids, checked);
- * the extra types and the index type, after types__extras_base(); and the
- * btf_decl_tag annotations of the structs, unions, their members and the
- * typedefs among nodes [a, b) (functions, parameters and variables get
- * theirs where they are added). */
-uint32_t types__base(const struct graph *g, const struct type_map *map, size_t a, size_t b);
-int types__encode(struct bw *btf, const struct graph *g, const struct type_map *map,
-		 const struct emit_opts *o, size_t a, size_t b, struct diag *d);
-uint32_t types__extras_base(const struct type_map *map);
-int types__encode_extras(struct bw *btf, const struct graph *g, const struct type_map *map,
-			struct diag *d);
-int types__encode_tags(struct bw *btf, const struct graph *g, const struct type_map *map,
-		      size_t a, size_t b, struct diag *d);
+/* The BTF types node n is written as (0: none, left out or transparent),
+ * given its dropped mark. */
+uint32_t types__count(const struct graph_node *n, uint8_t dropped);
+/* Can BTF write base type n as an INT or FLOAT of its size? (Else a kept
+ * type's need makes it pahole's placeholder INT.) */
+int types__base_fits(const struct graph_node *n, const struct emit_opts *o);
 
 #endif
