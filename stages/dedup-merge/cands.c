@@ -83,7 +83,7 @@ static void resolve_pending_func(const struct merge *m, size_t ci, struct fcand 
 {
 	struct cu_scan *s = &m->scans[ci];
 	if (f->origin_off) {
-		const struct export *e = classes__export(m, m->cu_input[ci], f->origin_off);
+		const struct export *e = exports__find(m->exports, m->cu_input[ci], f->origin_off);
 		if (e) {
 			if (!f->name)
 				f->name = e->name;
@@ -98,7 +98,7 @@ static void resolve_pending_func(const struct merge *m, size_t ci, struct fcand 
 		struct fcand_param *p = &s->fparams[f->param_first + i];
 		if (!p->origin_off)
 			continue;
-		const struct export *e = classes__export(m, m->cu_input[ci], p->origin_off);
+		const struct export *e = exports__find(m->exports, m->cu_input[ci], p->origin_off);
 		if (!e)
 			continue;
 		if (!p->name)
@@ -112,7 +112,7 @@ static void resolve_pending_var(const struct merge *m, size_t ci, struct vcand *
 {
 	if (!v->spec_off)
 		return;
-	const struct export *e = classes__export(m, m->cu_input[ci], v->spec_off);
+	const struct export *e = exports__find(m->exports, m->cu_input[ci], v->spec_off);
 	if (e) {
 		if (!v->name)
 			v->name = e->name;

@@ -15,58 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- offset sets, and per input, offset -> export (common/offmap.h) ---- */
-
-int offset_set__add(struct offset_set *s, uint64_t off)
-{
-	size_t slot;
-	int err = offmap__reserve(&s->map);
-	if (!err && !offmap__find(&s->map, off, &slot))
-		offmap__put(&s->map, slot, off);
-	return err;
-}
-
-int offset_set__has(const struct offset_set *s, uint64_t off)
-{
-	size_t slot;
-	return offmap__find(&s->map, off, &slot);
-}
-
-void offset_set__free(struct offset_set *s)
-{
-	offmap__free(&s->map);
-}
-
-struct export_map {
-	struct offmap map;	/* offset -> struct export */
-};
-
-struct export_map *classes__new_exports(size_t ninputs)
-{
-	struct export_map *em = calloc(ninputs ? ninputs : 1, sizeof(struct export_map));
-	for (size_t i = 0; em && i < (ninputs ? ninputs : 1); i++)
-		em[i].map.val_size = sizeof(struct export);
-	return em;
-}
-
-static int export_add(struct export_map *em, const struct export *e)
-{
-	size_t slot;
-	int err = offmap__reserve(&em->map);
-	if (!err && !offmap__find(&em->map, e->off, &slot)) {
-		offmap__put(&em->map, slot, e->off);
-		*(struct export *)offmap__val(&em->map, slot) = *e;
-	}
-	return err;
-}
-
-const struct export *classes__export(const struct merge *m, uint32_t input, uint64_t off)
-{
-	const struct export_map *em = &m->exports[input];
-	size_t slot;
-	return offmap__find(&em->map, off, &slot) ? offmap__val(&em->map, slot) : NULL;
-}
-
 /* ---- the weak table: key bytes -> weak class ----------------------------- *
  *
  * One thread writes it (classes__insert_cu(), in CU order); the scan workers
@@ -242,7 +190,7 @@ int classes__insert_cu(struct merge *m, size_t ci)
 							     s->xrefs[s->gstops[pos] & ~STOP_XREF] };
 	}
 	for (size_t i = 0; i < s->nexports; i++) {
-		int err = export_add(&m->exports[s->input], &s->exports[i]);
+		int err = exports__add(m->exports, s->input, &s->exports[i]);
 		if (err)
 			return err;
 	}
@@ -264,7 +212,7 @@ int classes__insert_cu(struct merge *m, size_t ci)
 int classes__xref_gid(const struct merge *m, size_t ci, uint64_t off, uint32_t *gid, struct diag *d)
 {
 	uint32_t input = m->cu_input[ci];
-	const struct export *e = classes__export(m, input, off);
+	const struct export *e = exports__find(m->exports, input, off);
 	if (!e || !classes__is_type(m, e->gid)) {
 		if (d)
 			diag_file(d, m->files[input].path); /* the input it is about, not the output */
@@ -871,11 +819,7 @@ void classes__free(struct merge *m)
 {
 	if (m->wt)
 		weak_table_free(m->wt);
-	if (m->exports) {
-		for (size_t i = 0; i < m->o->ninputs; i++)
-			offmap__free(&m->exports[i].map);
-		free(m->exports);
-	}
+	exports__free(m->exports, m->o->ninputs);
 	free(m->weak);
 	free(m->cls);
 	free(m->gid_node);

@@ -265,7 +265,7 @@ static int open_inputs(struct merge *m)
 	const struct merge_opts *o = m->o;
 	m->files = calloc(o->ninputs, sizeof(*m->files));
 	m->wanted = calloc(o->ninputs, sizeof(*m->wanted));
-	m->exports = classes__new_exports(o->ninputs);
+	m->exports = exports__new(o->ninputs);
 	if (!m->files || !m->wanted || !m->exports)
 		return -ENOMEM;
 	int err = 0;

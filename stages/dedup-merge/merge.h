@@ -191,9 +191,19 @@ void cu_scan__drop_kept(struct cu_scan *s);
 struct offset_set {
 	struct offmap map;	/* a set: val_size 0 */
 };
+/* exports.c: the set (offset_set__*), and per input the record at each
+ * offset another CU refers to (exports__*: made in CU order by step 2, read
+ * from then on by any thread; exports__new() of ninputs maps, freed with
+ * exports__free()). */
 int offset_set__add(struct offset_set *s, uint64_t off);
 int offset_set__has(const struct offset_set *s, uint64_t off);
 void offset_set__free(struct offset_set *s);
+struct export_map;
+struct export;
+struct export_map *exports__new(size_t ninputs);
+int exports__add(struct export_map *maps, uint32_t input, const struct export *e);
+const struct export *exports__find(const struct export_map *maps, uint32_t input, uint64_t off);
+void exports__free(struct export_map *maps, size_t ninputs);
 
 /* imports.c: what a CU needs of the DIEs in other CUs it refers to (LTO,
  * dwz), to key a reference to one exactly as a reference to the same type
@@ -366,7 +376,6 @@ struct merge {
 };
 
 struct weak_table *classes__new_table(void);
-struct export_map *classes__new_exports(size_t ninputs);
 int classes__insert_cu(struct merge *m, size_t cu);	/* step 2, in CU order */
 /* The weak class of key, or -1 when the table has none (yet). Safe on any
  * thread while classes__insert_cu() runs on another. */
@@ -390,7 +399,6 @@ size_t classes__cu_of(const struct merge *m, uint64_t gid);	/* the CU that holds
 uint32_t classes__final(const struct merge *m, uint32_t gid); /* a node's class, fwds aliased */
 uint8_t classes__rec_kind(const struct merge *m, uint32_t gid); /* the record kind (key's first byte) */
 int classes__is_type(const struct merge *m, uint32_t gid);	/* a type record? (weak or gid_node) */
-const struct export *classes__export(const struct merge *m, uint32_t input, uint64_t off);
 /* The gid of the type record at global DIE offset off, which CU ci refers
  * to across CUs. Reads only tables that no longer change after step 2:
  * safe on any thread. Returns 0, or -EBADMSG (no such record) with the
