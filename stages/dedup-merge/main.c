@@ -499,16 +499,17 @@ static int verify_hit(struct merge *m, const char *out)
 	int err = mapfile_open(out, 1, "the memo's graph", &p, &size, m->d);
 	if (err)
 		return err;
-	uint8_t *hit = malloc(size + 1);
+	size_t hit_size = size;
+	uint8_t *hit = malloc(hit_size + 1);
 	if (hit)
-		memcpy(hit, p, size);
+		memcpy(hit, p, hit_size);
 	munmap((void *)p, size);
 	if (!hit)
 		return -ENOMEM;
 	if (!(err = merge_run(m))) {
 		if ((err = mapfile_open(out, 1, "the merged graph", &p, &size, m->d)))
 			goto out;
-		int same = size == 0 || !memcmp(p, hit, size);
+		int same = size == hit_size && !memcmp(p, hit, size);
 		munmap((void *)p, size);
 		if (!same)
 			err = DIAG_BUG(m->d, "the merge memo's graph differs from a full merge's "
