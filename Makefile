@@ -167,7 +167,7 @@ $(BIN)/tools/diag-check: $(call obj,tests/tools/diag_check.c common/diag.c)
 	$(CC) $(LDFLAGS) -o $@ $^
 
 # t0125: btf-emit's BTF writer against libbpf's btf__add_*().
-$(BIN)/tools/bw-check: $(call obj,tests/tools/bw_check.c stages/btf-emit/btf_writer.c common/strtab.c common/buf.c)
+$(BIN)/tools/bw-check: $(call obj,tests/tools/bw_check.c stages/btf-emit/btf_writer.c common/strtab.c common/idmap.c common/buf.c)
 	@mkdir -p $(BIN)/tools
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

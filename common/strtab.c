@@ -1,11 +1,12 @@
 /* strtab.c: interning string table (see strtab.h).
  *
- * An open-addressing hash set of offsets into the byte array. The set keeps
- * the load below 1/2; equal hashes are always confirmed with memcmp.
+ * An id map (idmap.h) of offsets into the byte array: equal hashes are
+ * always confirmed by comparing the bytes.
  */
 #include "strtab.h"
 #include "buf.h"
 #include "hash.h"
+#include "idmap.h"
 #include "vec.h"
 
 #include <errno.h>
@@ -13,8 +14,7 @@
 
 struct strtab {
 	struct buf bytes;
-	uint32_t *slots; /* offset + 1; 0 = empty */
-	size_t nslots, count;
+	struct idmap set;	/* ids: the strings' offsets */
 };
 
 struct strtab *strtab__new(void)
@@ -35,7 +35,7 @@ void strtab__free(struct strtab *t)
 	if (!t)
 		return;
 	buf_free(&t->bytes);
-	free(t->slots);
+	idmap__free(&t->set);
 	free(t);
 }
 
@@ -43,37 +43,7 @@ void strtab__reset(struct strtab *t)
 {
 	buf_reset(&t->bytes);
 	buf_u8(&t->bytes, 0);
-	/* By the rule of hash.h: a reset costs what was used, not the largest size. */
-	if (t->slots && table_drop_on_reset(t->count, t->nslots)) {
-		free(t->slots);
-		t->slots = NULL;
-		t->nslots = 0;
-	} else if (t->slots) {
-		memset(t->slots, 0, t->nslots * sizeof(*t->slots));
-	}
-	t->count = 0;
-}
-
-static int strtab_rehash(struct strtab *t)
-{
-	size_t n = t->nslots ? t->nslots * 2 : 1024;
-	uint32_t *s = calloc(n, sizeof(*s));
-	if (!s)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->nslots; i++) {
-		uint32_t v = t->slots[i];
-		if (!v)
-			continue;
-		const char *str = (const char *)t->bytes.data + v - 1;
-		size_t j = hash64(str, strlen(str)) & (n - 1);
-		while (s[j])
-			j = (j + 1) & (n - 1);
-		s[j] = v;
-	}
-	free(t->slots);
-	t->slots = s;
-	t->nslots = n;
-	return 0;
+	idmap__clear(&t->set);
 }
 
 uint64_t strtab__hash(const char *s, size_t len)
@@ -81,41 +51,39 @@ uint64_t strtab__hash(const char *s, size_t len)
 	return hash64(s, len);
 }
 
-/* The slot that holds s, or the empty slot where it would go. */
-static size_t strtab_slot(const struct strtab *t, const char *s, size_t len, uint64_t hash)
+struct str_key {
+	const char *s;
+	size_t len;
+};
+
+static int str_eq(const void *ctx, uint32_t off, const void *key)
 {
-	size_t mask = t->nslots - 1;
-	size_t j = hash & mask;
-	for (; t->slots[j]; j = (j + 1) & mask) {
-		const char *cand = (const char *)t->bytes.data + t->slots[j] - 1;
-		if (!strncmp(cand, s, len) && cand[len] == 0)
-			break;
-	}
-	return j;
+	const struct strtab *t = ctx;
+	const struct str_key *k = key;
+	const char *cand = (const char *)t->bytes.data + off;
+	return !strncmp(cand, k->s, k->len) && cand[k->len] == 0;
 }
 
 int64_t strtab__find_hashed(const struct strtab *t, const char *s, size_t len, uint64_t hash)
 {
 	if (!s || !len)
 		return 0;
-	if (!t->nslots)
-		return -ENOENT;
-	size_t j = strtab_slot(t, s, len, hash);
-	return t->slots[j] ? (int64_t)t->slots[j] - 1 : -ENOENT;
+	struct str_key k = { s, len };
+	int64_t off = idmap__find(&t->set, hash, str_eq, t, &k);
+	return off >= 0 ? off : -ENOENT;
 }
 
 int64_t strtab__add_hashed(struct strtab *t, const char *s, size_t len, uint64_t hash)
 {
 	if (!s || !len)
 		return 0;
-	if ((t->count + 1) * 2 > t->nslots) {
-		int err = strtab_rehash(t);
-		if (err)
-			return err;
-	}
-	size_t j = strtab_slot(t, s, len, hash);
-	if (t->slots[j])
-		return t->slots[j] - 1;
+	int err = idmap__reserve(&t->set, 1);
+	if (err)
+		return err;
+	struct str_key k = { s, len };
+	size_t j = idmap__slot(&t->set, hash, str_eq, t, &k);
+	if (idmap__at(&t->set, j) >= 0)
+		return idmap__at(&t->set, j);
 	size_t off = t->bytes.len;
 	if (off + len + 1 >= UINT32_MAX)
 		return -E2BIG;
@@ -123,8 +91,7 @@ int64_t strtab__add_hashed(struct strtab *t, const char *s, size_t len, uint64_t
 	buf_u8(&t->bytes, 0);
 	if (t->bytes.err)
 		return t->bytes.err;
-	t->slots[j] = (uint32_t)off + 1;
-	t->count++;
+	idmap__put(&t->set, j, hash, (uint32_t)off);
 	return (int64_t)off;
 }
 

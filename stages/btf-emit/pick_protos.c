@@ -18,6 +18,7 @@
 #include "../../format/graph.h"
 #include "../../common/diag.h"
 #include "../../common/hash.h"
+#include "../../common/idmap.h"
 #include "../../common/vec.h"
 
 #include <errno.h>
@@ -43,14 +44,40 @@ static int same_params(const struct graph *g, const struct tsig_param *a, const 
 	return 1;
 }
 
-/* The kept FUNC_PROTO nodes without varargs, by content: one hash table
- * (node index + 1 per slot) over (return id, params). */
+/* The kept FUNC_PROTO nodes without varargs, by content: an id map of
+ * node indexes over (return id, params), equal ones listed once (the
+ * first, which a lookup found first before too). */
 struct proto_index {
-	uint32_t *slot;
-	size_t cap;
+	struct idmap map;
+	const struct graph *g;
+	const struct type_map *tmap;
 	struct tsig_param *scratch;
 	size_t cap_scratch;
 };
+
+struct proto_key {
+	uint32_t ret, n;
+	const struct tsig_param *p;
+};
+
+/* Node `node`'s return and parameters (names, BTF ids, no field) against
+ * the key's, read from the graph as node_params() would put them. */
+static int proto_eq(const void *ctx, uint32_t node, const void *key)
+{
+	const struct proto_index *px = ctx;
+	const struct graph *g = px->g;
+	const struct proto_key *k = key;
+	const struct graph_node *nd = &g->nodes[node];
+	if (nd->item_count != k->n || (nd->type ? px->tmap->ids[nd->type] : 0) != k->ret)
+		return 0;
+	for (uint32_t i = 0; i < k->n; i++) {
+		const struct graph_item *it = &g->items[nd->item_first + i];
+		if ((it->type ? px->tmap->ids[it->type] : 0) != k->p[i].type || k->p[i].field ||
+		    strcmp(graph_str(g, it->name), graph_str(g, k->p[i].name)))
+			return 0;
+	}
+	return 1;
+}
 
 static int node_params(const struct graph *g, const struct graph_node *n, const struct type_map *map,
 		       struct proto_index *px)
@@ -69,10 +96,9 @@ static int proto_index_build(const struct graph *g, const struct type_map *map, 
 	size_t count = 0;
 	for (size_t i = 1; i <= g->nnodes; i++)
 		count += g->nodes[i].kind == G_FUNC_PROTO;
-	px->cap = 64;
-	while (px->cap < count * 2 + 2)
-		px->cap *= 2;
-	if (!(px->slot = calloc(px->cap, sizeof(*px->slot))))
+	px->g = g;
+	px->tmap = map;
+	if (idmap__reserve(&px->map, count))
 		return -ENOMEM;
 	for (size_t i = 1; i <= g->nnodes; i++) {
 		const struct graph_node *n = &g->nodes[i];
@@ -81,33 +107,22 @@ static int proto_index_build(const struct graph *g, const struct type_map *map, 
 		int err = node_params(g, n, map, px);
 		if (err)
 			return err;
-		uint32_t ret = n->type ? map->ids[n->type] : 0;
-		size_t j = proto_hash(ret, g, px->scratch, n->item_count) & (px->cap - 1);
-		while (px->slot[j])
-			j = (j + 1) & (px->cap - 1);
-		px->slot[j] = (uint32_t)i + 1;
+		struct proto_key k = { n->type ? map->ids[n->type] : 0, n->item_count, px->scratch };
+		uint64_t h = proto_hash(k.ret, g, k.p, k.n);
+		size_t j = idmap__slot(&px->map, h, proto_eq, px, &k);
+		if (idmap__at(&px->map, j) < 0)
+			idmap__put(&px->map, j, h, (uint32_t)i);
 	}
 	return 0;
 }
 
 /* The BTF id of a kept FUNC_PROTO node equal to (ret, p[0..n)), or 0. */
-static int proto_index_find(const struct graph *g, const struct type_map *map, struct proto_index *px,
-			    uint32_t ret, const struct tsig_param *p, uint32_t n, uint64_t h, uint32_t *id)
+static uint32_t proto_index_find(const struct proto_index *px, uint32_t ret, const struct tsig_param *p, uint32_t n,
+				 uint64_t h)
 {
-	*id = 0;
-	for (size_t j = h & (px->cap - 1); px->slot[j]; j = (j + 1) & (px->cap - 1)) {
-		const struct graph_node *nd = &g->nodes[px->slot[j] - 1];
-		if (nd->item_count != n || (nd->type ? map->ids[nd->type] : 0) != ret)
-			continue;
-		int err = node_params(g, nd, map, px);
-		if (err)
-			return err;
-		if (same_params(g, px->scratch, p, n)) {
-			*id = map->ids[px->slot[j] - 1];
-			return 0;
-		}
-	}
-	return 0;
+	struct proto_key k = { ret, n, p };
+	int64_t node = idmap__find(&px->map, h, proto_eq, px, &k);
+	return node >= 0 ? px->tmap->ids[node] : 0;
 }
 
 /* An arena pointer (feature attributes) in place of *t, the BTF type node
@@ -150,7 +165,7 @@ int pick_protos__plan(const struct graph *g, const uint32_t *picks, const uint32
 			continue;
 		if (!map->pick_proto && !(map->pick_proto = calloc(npicks, sizeof(*map->pick_proto))))
 			return -ENOMEM;
-		if (!px.slot && (err = proto_index_build(g, map, &px)))
+		if (!px.g && (err = proto_index_build(g, map, &px)))
 			break;
 		const struct graph_func *f = &g->funcs[PICK_INDEX(picks[i])];
 		const struct graph_node *p = &g->nodes[f->proto];
@@ -196,9 +211,7 @@ int pick_protos__plan(const struct graph *g, const uint32_t *picks, const uint32
 			break;
 		const struct tsig_param *tp = x->tparams + first;
 		uint64_t h = proto_hash(ret, g, tp, n);
-		uint32_t id = 0;
-		if ((err = proto_index_find(g, map, &px, ret, tp, n, h, &id)))
-			break;
+		uint32_t id = proto_index_find(&px, ret, tp, n, h);
 		/* An earlier one's, else a new one (its params stay). */
 		for (size_t t = 0; !id && t < x->ntsigs; t++)
 			if (x->tsigs[t].hash == h && x->tsigs[t].ret == ret && x->tsigs[t].n == n &&
@@ -216,7 +229,7 @@ int pick_protos__plan(const struct graph *g, const uint32_t *picks, const uint32
 		}
 		map->pick_proto[i] = id;
 	}
-	free(px.slot);
+	idmap__free(&px.map);
 	free(px.scratch);
 	return err;
 }

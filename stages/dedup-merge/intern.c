@@ -12,6 +12,7 @@
  * 5. Per shard: every use resolved to its unique's value.
  */
 #include "intern.h"
+#include "../../common/idmap.h"
 #include "../../common/pool.h"
 #include "../../common/vec.h"
 
@@ -82,6 +83,19 @@ int intern__push(struct intern *in, unsigned worker, const struct use *u)
 	return 0;
 }
 
+/* For the shard's table: does unique id's first use equal use `key`? */
+struct shard_eq {
+	const struct intern *in;
+	const struct shard *s;
+};
+
+static int use_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct shard_eq *e = ctx;
+	const struct use *f = &e->s->use[e->s->uq[id].first], *u = key;
+	return e->in->ops->eq(e->in->ctx, f, u);
+}
+
 static int dedup_shard(struct intern *in, struct shard *s, size_t k)
 {
 	size_t n = 0;
@@ -93,12 +107,9 @@ static int dedup_shard(struct intern *in, struct shard *s, size_t k)
 	s->use = malloc((n ? n : 1) * sizeof(*s->use));
 	s->uq_of = malloc((n ? n : 1) * sizeof(*s->uq_of));
 	s->uq = malloc((n ? n : 1) * sizeof(*s->uq));
-	size_t cap = 16;
-	while (cap < 2 * n)
-		cap *= 2;
-	uint32_t *slot = calloc(cap, sizeof(*slot));
-	if (!s->rstart || !s->use || !s->uq_of || !s->uq || !slot) {
-		free(slot);
+	struct idmap map = { 0 };
+	if (!s->rstart || !s->use || !s->uq_of || !s->uq || idmap__reserve(&map, n)) {
+		idmap__free(&map);
 		return -ENOMEM;
 	}
 	for (unsigned w = 0; w < in->workers; w++) {
@@ -109,24 +120,22 @@ static int dedup_shard(struct intern *in, struct shard *s, size_t k)
 		free(b->v);
 		*b = (struct use_buf){ 0 };
 	}
+	struct shard_eq ctx = { in, s };
 	for (size_t j = 0; j < n; j++) {
 		const struct use *u = &s->use[j];
-		size_t i = u->hash & (cap - 1);
-		for (; slot[i]; i = (i + 1) & (cap - 1)) {
-			const struct use *f = &s->use[s->uq[slot[i] - 1].first];
-			if (f->hash == u->hash && in->ops->eq(in->ctx, f, u))
-				break;
-		}
-		if (!slot[i]) {
+		size_t i = idmap__slot(&map, u->hash, use_eq, &ctx, u);
+		int64_t id = idmap__at(&map, i);
+		if (id < 0) {
 			s->uq[s->nuq] = (struct unique){ .place = u->place, .first = (uint32_t)j };
-			slot[i] = (uint32_t)++s->nuq;
+			id = (int64_t)s->nuq++;
+			idmap__put(&map, i, u->hash, (uint32_t)id);
 		}
-		struct unique *q = &s->uq[slot[i] - 1];
+		struct unique *q = &s->uq[id];
 		if (u->place < q->place)
 			q->place = u->place;
-		s->uq_of[j] = slot[i] - 1;
+		s->uq_of[j] = (uint32_t)id;
 	}
-	free(slot);
+	idmap__free(&map);
 	/* Pass 0 uniques keep the node id they have; the rest are new, listed
 	 * by range for the sort. */
 	for (size_t q = 0; q < s->nuq; q++) {
