@@ -24,7 +24,7 @@
  * Deterministic: the order is the classes' first gids, which do not depend
  * on the thread count.
  */
-#include "merge.h"
+#include "classes.h"
 #include "../../common/vec.h"
 
 #include <errno.h>
@@ -82,8 +82,8 @@ static int binds(const struct absorb *a, uint32_t fwd, uint32_t def)
 	int f1, f2;
 	const uint8_t *n1, *n2;
 	size_t l1, l2;
-	return classes__weak_named(a->m, weak_of(a, fwd), &k1, &f1, &n1, &l1) &&
-	       classes__weak_named(a->m, weak_of(a, def), &k2, &f2, &n2, &l2) && f1 && !f2 && k1 == k2 &&
+	return weak__named(a->m->wt, weak_of(a, fwd), &k1, &f1, &n1, &l1) &&
+	       weak__named(a->m->wt, weak_of(a, def), &k2, &f2, &n2, &l2) && f1 && !f2 && k1 == k2 &&
 	       l1 == l2 && !memcmp(n1, n2, l1);
 }
 
@@ -321,8 +321,8 @@ int fwds__absorb(struct merge *m)
 	 * nodes the refinement split. Usually there is none. */
 	int any = 0;
 	for (uint32_t w = 0; w < m->nweak && !any; w++) {
-		uint32_t def = m->weak_fwd_def[w];
-		any = m->weak_fwd_open[w] || (def != NO_CLASS && m->weak_split[def]);
+		uint32_t def = m->cs->weak_fwd_def[w];
+		any = m->cs->weak_fwd_open[w] || (def != NO_CLASS && m->cs->weak_split[def]);
 	}
 	if (!any)
 		return 0;
@@ -333,9 +333,9 @@ int fwds__absorb(struct merge *m)
 	a.open_fwd = calloc(n + 1, 1);
 	a.hyp = malloc((n + 1) * sizeof(*a.hyp));
 	a.bound = malloc((n + 1) * sizeof(*a.bound));
-	m->weak_fwd_bound = malloc(((size_t)m->nweak + 1) * sizeof(uint32_t));
+	m->cs->weak_fwd_bound = malloc(((size_t)m->nweak + 1) * sizeof(uint32_t));
 	int err = -ENOMEM;
-	if (!a.rep || !a.parent || !a.open_fwd || !a.hyp || !a.bound || !m->weak_fwd_bound)
+	if (!a.rep || !a.parent || !a.open_fwd || !a.hyp || !a.bound || !m->cs->weak_fwd_bound)
 		goto out;
 	for (uint32_t c = 0; c < n; c++) {
 		a.parent[c] = c;
@@ -347,13 +347,13 @@ int fwds__absorb(struct merge *m)
 	for (uint32_t c = 0; c < n; c++) {
 		if (!a.rep[c])
 			continue;
-		uint32_t w = weak_of(&a, c), def = m->weak_fwd_def[w];
+		uint32_t w = weak_of(&a, c), def = m->cs->weak_fwd_def[w];
 		uint8_t kind;
 		int fwd;
 		const uint8_t *name;
 		size_t len;
-		a.open_fwd[c] = (m->weak_fwd_open[w] || (def != NO_CLASS && m->weak_split[def])) &&
-				classes__weak_named(m, w, &kind, &fwd, &name, &len) && fwd && kind != CUS_ENUM;
+		a.open_fwd[c] = (m->cs->weak_fwd_open[w] || (def != NO_CLASS && m->cs->weak_split[def])) &&
+				weak__named(m->wt, w, &kind, &fwd, &name, &len) && fwd && kind != CUS_ENUM;
 	}
 	if ((err = absorb_run(&a)))
 		goto out;
@@ -363,13 +363,13 @@ int fwds__absorb(struct merge *m)
 		if (m->cls[g] != NO_CLASS)
 			m->cls[g] = find(&a, m->cls[g]);
 	for (uint32_t w = 0; w < m->nweak; w++) {
-		m->weak_first_cls[w] = find(&a, m->weak_first_cls[w]);
-		m->weak_fwd_bound[w] = NO_CLASS;
+		m->cs->weak_first_cls[w] = find(&a, m->cs->weak_first_cls[w]);
+		m->cs->weak_fwd_bound[w] = NO_CLASS;
 	}
 	/* A bound fwd's nodes count as its definition (finish_fwds()). */
 	for (uint32_t c = 0; c < n; c++)
 		if (a.rep[c] && a.open_fwd[c] && a.bound[c] != NO_CLASS)
-			m->weak_fwd_bound[weak_of(&a, c)] = now(&a, c);
+			m->cs->weak_fwd_bound[weak_of(&a, c)] = now(&a, c);
 out:
 	free(a.rep);
 	free(a.parent);

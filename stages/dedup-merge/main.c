@@ -368,13 +368,14 @@ static int merge_run(struct merge *m)
 	m->keep = calloc(m->narenas, sizeof(*m->keep));
 	if (!m->arenas || !m->keep)
 		return -ENOMEM;
-	m->wt = classes__new_table();
+	if ((err = classes__init(m)))
+		return err;
 	m->strs = strtab__new();
 	unsigned nw = m->jobs;
 	struct scan_run r = { .m = m, .ds = calloc(m->ncus + 1, sizeof(struct diag)),
 			      .cus = calloc(nw, sizeof(struct cus_cu)),
 			      .imp = calloc(nw, sizeof(struct import_scratch)) };
-	if (!m->wt || !m->strs || !r.ds || !r.cus || !r.imp) {
+	if (!m->strs || !r.ds || !r.cus || !r.imp) {
 		free(r.ds);
 		free(r.cus);
 		free(r.imp);
@@ -419,7 +420,7 @@ static int merge_run(struct merge *m)
 		return err;
 	stats_phase(m->st, "build");
 	uint64_t types = m->ntypes;
-	size_t npend = m->npend;
+	size_t npend = classes__cross_refs(m);
 	/* From here on only the graph is needed: the scans' and the classes'
 	 * arrays go before the write, or they would be its peak RSS. */
 	drop_work(m);

@@ -20,13 +20,13 @@
  *     two keys for one type would never meet again). The worker also
  *     collects function and variable candidates, and exports the records
  *     other CUs refer to.
- *  2. classes.c: equal keys (confirmed byte for byte, never by hash alone)
+ *  2. weak.c: equal keys (confirmed byte for byte, never by hash alone)
  *     form *weak classes*, numbered in CU order by one thread. The scans
  *     look their keys up in the weak table while that thread fills it, so
- *     it only makes the classes no scan found (classes.c says why that is
+ *     it only makes the classes no scan found (weak.c says why that is
  *     safe and never changes a result).
  *  3. classes.c: stop edges to other CUs are resolved through the exports.
- *  4. classes.c, refinement: a class splits when its nodes' stop edges lead
+ *  4. refine.c, refinement: a class splits when its nodes' stop edges lead
  *     to different classes, until nothing splits (each round checks every
  *     node against its class's first node in parallel; only the classes
  *     that disagree split). This is partition refinement, so
@@ -61,6 +61,7 @@
 struct diag;
 struct strtab;
 struct weak_table;
+struct class_state;
 
 struct merge_opts {
 	struct cli_common cli;	/* -j (threads: merge.jobs), -o, --stats, -q, ... */
@@ -305,13 +306,6 @@ int scan__cu(const struct cus_file *f, size_t cu_index, uint32_t input, const st
 int scan__cu_excluded(const struct cus_file *f, size_t cu_index, uint32_t input,
 		      struct arena *keep, struct cu_scan *out, struct diag *d);
 
-/* A stop edge into another CU, waiting for step 3. */
-struct pending_stop {
-	size_t pos;		/* index in the CU's gstops */
-	uint32_t cu;
-	uint64_t off;		/* global DIE offset in the CU's input */
-};
-
 struct export_map;
 
 /* The whole merge's state. Arrays indexed by gid have nnodes + 2 entries
@@ -332,7 +326,7 @@ struct merge {
 	uint32_t *cu_nrecs;		/* per CU: its record count (0 when left out) */
 	struct cu_scan *scans;		/* per CU; keys are freed once inserted */
 	uint64_t nnodes;		/* gids are 1..nnodes */
-	/* classes.c */
+	/* weak.c, refine.c (classes.h) */
 	uint32_t *weak, *cls;		/* per gid: weak and refined class, NO_CLASS for non-types */
 	struct arena *arenas;		/* per scan thread: the CUs' gstops, until refined */
 	/* Per scan thread: the CUs' candidates, the strings they name,
@@ -342,20 +336,9 @@ struct merge {
 	 * arrays cannot use, and the peak RSS would not come down. */
 	struct arena *keep;
 	unsigned narenas;
-	struct pending_stop *pend;
-	size_t npend, cap_pend;
 	struct weak_table *wt;
+	struct class_state *cs;		/* the class steps' own state (classes.h) */
 	uint32_t nweak, ncls;
-	uint32_t *weak_fwd_def;		/* per weak class: the definition a fwd stands for, or NO_CLASS */
-	uint32_t *weak_first_cls;	/* per weak class: the class of its nodes when not split */
-	uint8_t *weak_split;		/* per weak class: its nodes are in several classes */
-	uint8_t *weak_fwd_open;		/* per weak class: a fwd whose name has several definitions */
-	uint32_t *weak_fwd_bound;	/* per weak class: the class fwds.c bound such a fwd to,
-					 * or NO_CLASS; NULL when it bound none */
-	/* After refinement (the three above are freed then): per weak class,
-	 * the class its nodes count as when it is a fwd standing for a
-	 * definition whose nodes share one class, else NO_CLASS. */
-	uint32_t *final_fwd;
 	struct export_map *exports;	/* per input */
 	/* build.c */
 	struct graph g;
@@ -375,7 +358,8 @@ struct merge {
 	struct progress pr;
 };
 
-struct weak_table *classes__new_table(void);
+/* The weak table and the class state, empty: 0 or -ENOMEM. */
+int classes__init(struct merge *m);
 int classes__insert_cu(struct merge *m, size_t cu);	/* step 2, in CU order */
 /* The weak class of key, or -1 when the table has none (yet). Safe on any
  * thread while classes__insert_cu() runs on another. */
@@ -384,14 +368,8 @@ int classes__resolve_xrefs(struct merge *m);		/* step 3 */
 int classes__refine(struct merge *m);			/* step 4 */
 /* After step 4b: what each fwd stands for, fixed; the stop edges freed. */
 int classes__settle(struct merge *m);
-/* For fwds.c, during step 4: what a stop edge to gid t counts as; gid g's
- * stop edges (up to cap into out; returns how many it has); a weak class's
- * kind, name and whether it is a fwd (0 when not a named struct, union or
- * enum). */
-uint32_t classes__seen(const struct merge *m, uint32_t t);
-uint32_t classes__stops(const struct merge *m, uint64_t g, uint32_t *out, uint32_t cap);
-int classes__weak_named(const struct merge *m, uint32_t w, uint8_t *kind, int *is_fwd,
-		       const uint8_t **name, size_t *name_len);
+/* The stop edges into other CUs that step 2 found (for --stats). */
+size_t classes__cross_refs(const struct merge *m);
 /* fwds.c, step 4b: libbpf's rule for fwds of a name with several
  * definitions; rewrites m->cls. */
 int fwds__absorb(struct merge *m);

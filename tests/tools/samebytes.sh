@@ -64,7 +64,7 @@ fixture sample gcc -O2 4
 fixture sample clang-19 -O0 5
 # funcsel as t1000 builds it: one program, and two objects (kfunc, percpu).
 fs=()
-for f in main weak strong inl_a inl_b static_a static_b clone unnamed kfunc; do
+for f in main weak strong inl_a inl_b static_a static_b clone unnamed kfunc stack7 packed; do
 	(cd "$top" && gcc -O2 -gdwarf-5 -std=gnu2x -c -o "$out/in/fs-$f.o" tests/fixtures/funcsel/$f.c) &&
 		fs+=("$out/in/fs-$f.o") || exit 2
 done
