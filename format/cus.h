@@ -115,16 +115,21 @@ struct cus_rec {
 	uint32_t annot_first, annot_count;
 };
 
-/* The fixed fields of each record kind, in their order in the blob after
- * kind, die delta and flags (CU-RECORDS.md, "Records"): F(field, enc),
- * each a ULEB128 of struct cus_rec's field, decoded as enc says: str (a
+/* Each record kind, described once: the encoder and decoder
+ * (cus_codec.c) and the JSON-lines dump (cus_json.c) are all made from
+ * these tables, so none of them can disagree on a field, and a new field
+ * is a line here (and the spec, and CUS_FORMAT_VERSION).
+ *
+ * The fixed fields of each kind, in their order in the blob after kind,
+ * die delta and flags (CU-RECORDS.md, "Records"): F(field, enc), each a
+ * ULEB128 of struct cus_rec's field, which enc says how to read: str (a
  * string offset, checked to start a string), ref (a record or extern
- * reference, checked), u32 or u64. After them come the items of the kinds
- * cus_kind_has_items() names, then the address and section of a func with
- * CUS_F_HAS_PC or a var with CUS_F_HAS_ADDR, then the annotations of a
- * record with CUS_F_ANNOT. cus_codec.c's encoder and decoder are both made
- * from this table, so the two cannot disagree on a field. */
-#define CUS_FIELDS_BASE(F) F(name, str) F(encoding, u32) F(size, u64) F(bit_size, u32) F(bit_offset, u32)
+ * reference, checked), u32, u64, or a u32 that names something: ate
+ * (DW_ATE_*), tag (DW_TAG_*), loc (enum cus_loc). After them come the
+ * items of the kinds whose items table is not CUS_ITEMS_NONE, then the
+ * address and section of a func with CUS_F_HAS_PC or a var with
+ * CUS_F_HAS_ADDR, then the annotations of a record with CUS_F_ANNOT. */
+#define CUS_FIELDS_BASE(F) F(name, str) F(encoding, ate) F(size, u64) F(bit_size, u32) F(bit_offset, u32)
 #define CUS_FIELDS_PTR(F) F(type, ref) F(size, u64)
 #define CUS_FIELDS_QUAL(F) F(type, ref)
 #define CUS_FIELDS_TYPEDEF(F) F(name, str) F(type, ref)
@@ -135,26 +140,48 @@ struct cus_rec {
 #define CUS_FIELDS_FUNC(F) \
 	F(name, str) F(linkage, str) F(type, ref) F(inline_kind, u32) F(cc, u32) F(origin, ref) F(spec, ref) \
 	F(item_count, u32)
-#define CUS_FIELDS_PARAM(F) F(name, str) F(type, ref) F(origin, ref) F(loc, u32) F(loc_reg, u32)
+#define CUS_FIELDS_PARAM(F) F(name, str) F(type, ref) F(origin, ref) F(loc, loc) F(loc_reg, u32)
 #define CUS_FIELDS_VAR(F) F(name, str) F(linkage, str) F(type, ref) F(spec, ref)
 #define CUS_FIELDS_UNSPECIFIED(F) F(name, str)
-#define CUS_FIELDS_UNSUPPORTED(F) F(tag, u32) F(name, str) F(type, ref)
-/* K(kind, its fields), for every kind. */
+#define CUS_FIELDS_UNSUPPORTED(F) F(tag, tag) F(name, str) F(type, ref)
+/* Each item of a kind that has them, after the item count: F(field, enc)
+ * of struct cus_item, with two encodings of their own: mflags (a member's
+ * flags: CUS_F_ARTIFICIAL and CUS_F_ANNOT only; with CUS_F_ANNOT the
+ * member's annotations follow its fields) and eval (an enumerator's value:
+ * an SLEB128 when the enum is CUS_F_SIGNED, else a ULEB128). */
+#define CUS_ITEMS_NONE(F)
+#define CUS_ITEMS_MEMBER(F) F(flags, mflags) F(name, str) F(type, ref) F(value, u64) F(bit_size, u32)
+#define CUS_ITEMS_ENUMERATOR(F) F(name, str) F(value, eval)
+#define CUS_ITEMS_DIM(F) F(value, u64)
+#define CUS_ITEMS_PARAM(F) F(type, ref)
+/* K(kind, its fields, its items), for every kind. */
 #define CUS_RECORD_KINDS(K) \
-	K(CUS_BASE, CUS_FIELDS_BASE) K(CUS_PTR, CUS_FIELDS_PTR) K(CUS_CONST, CUS_FIELDS_QUAL) \
-	K(CUS_VOLATILE, CUS_FIELDS_QUAL) K(CUS_RESTRICT, CUS_FIELDS_QUAL) K(CUS_ATOMIC, CUS_FIELDS_QUAL) \
-	K(CUS_TYPEDEF, CUS_FIELDS_TYPEDEF) K(CUS_STRUCT, CUS_FIELDS_STRUCT) K(CUS_UNION, CUS_FIELDS_STRUCT) \
-	K(CUS_ENUM, CUS_FIELDS_ENUM) K(CUS_ARRAY, CUS_FIELDS_ARRAY) K(CUS_SUBROUTINE, CUS_FIELDS_SUBROUTINE) \
-	K(CUS_FUNC, CUS_FIELDS_FUNC) K(CUS_PARAM, CUS_FIELDS_PARAM) K(CUS_VAR, CUS_FIELDS_VAR) \
-	K(CUS_UNSPECIFIED, CUS_FIELDS_UNSPECIFIED) K(CUS_UNSUPPORTED, CUS_FIELDS_UNSUPPORTED)
+	K(CUS_BASE, CUS_FIELDS_BASE, CUS_ITEMS_NONE) K(CUS_PTR, CUS_FIELDS_PTR, CUS_ITEMS_NONE) \
+	K(CUS_CONST, CUS_FIELDS_QUAL, CUS_ITEMS_NONE) K(CUS_VOLATILE, CUS_FIELDS_QUAL, CUS_ITEMS_NONE) \
+	K(CUS_RESTRICT, CUS_FIELDS_QUAL, CUS_ITEMS_NONE) K(CUS_ATOMIC, CUS_FIELDS_QUAL, CUS_ITEMS_NONE) \
+	K(CUS_TYPEDEF, CUS_FIELDS_TYPEDEF, CUS_ITEMS_NONE) K(CUS_STRUCT, CUS_FIELDS_STRUCT, CUS_ITEMS_MEMBER) \
+	K(CUS_UNION, CUS_FIELDS_STRUCT, CUS_ITEMS_MEMBER) K(CUS_ENUM, CUS_FIELDS_ENUM, CUS_ITEMS_ENUMERATOR) \
+	K(CUS_ARRAY, CUS_FIELDS_ARRAY, CUS_ITEMS_DIM) K(CUS_SUBROUTINE, CUS_FIELDS_SUBROUTINE, CUS_ITEMS_PARAM) \
+	K(CUS_FUNC, CUS_FIELDS_FUNC, CUS_ITEMS_NONE) K(CUS_PARAM, CUS_FIELDS_PARAM, CUS_ITEMS_NONE) \
+	K(CUS_VAR, CUS_FIELDS_VAR, CUS_ITEMS_NONE) K(CUS_UNSPECIFIED, CUS_FIELDS_UNSPECIFIED, CUS_ITEMS_NONE) \
+	K(CUS_UNSUPPORTED, CUS_FIELDS_UNSUPPORTED, CUS_ITEMS_NONE)
 
 /* Do records of this kind carry items in the blob (members, enumerators,
- * dimensions, parameter types)? A func counts its param records instead. */
+ * dimensions, parameter types)? Those whose items table has fields. A
+ * func counts its param records instead. */
+#define CUS_ITEM_ONE_(field, enc) +1
+#define CUS_HAS_ITEMS_(kind, fields, items) \
+	case kind:                           \
+		return (0 items(CUS_ITEM_ONE_)) > 0;
 static inline int cus_kind_has_items(unsigned kind)
 {
-	return kind == CUS_STRUCT || kind == CUS_UNION || kind == CUS_ENUM || kind == CUS_ARRAY ||
-	       kind == CUS_SUBROUTINE;
+	switch (kind) {
+		CUS_RECORD_KINDS(CUS_HAS_ITEMS_)
+	}
+	return 0;
 }
+#undef CUS_HAS_ITEMS_
+#undef CUS_ITEM_ONE_
 
 /* One CU. The decoder fills `str` with a pointer into the blob (borrowed: the
  * blob must outlive the cus_cu); the encoder reads `str` whatever owns it. */
@@ -343,6 +370,9 @@ int cus_file__decode_some(const struct cus_file *f, size_t i, struct cus_cu *cu,
 
 /* Print the canonical text dump (spec: "Text dump"). */
 int cus_file__dump(const struct cus_file *f, FILE *out, struct diag *d);
+/* Print the JSON-lines dump (spec: "JSON-lines dump"), made from the
+ * tables above: every field of every record, by its name here. */
+int cus_file__dump_json(const struct cus_file *f, FILE *out, struct diag *d);
 
 const char *cus_kind_name(unsigned kind);
 

@@ -1,8 +1,9 @@
 /* cus_codec.c: one CU to and from its blob (spec: "Blob layout").
  *
- * The encoder and the decoder are written side by side, field by field, in
- * the order the spec lists them; a field added to one must be added to the
- * other and to the spec, with CUS_FORMAT_VERSION bumped.
+ * The encoder and the decoder are both made from cus.h's tables of record
+ * kinds and their items; what is written out here is the blob's frame
+ * (head, strings, externs, counts) and the few rules the tables name:
+ * addresses, annotations, a signed enum's values.
  */
 #include "cus.h"
 #include "../common/diag.h"
@@ -54,36 +55,33 @@ static void put_annots(struct buf *b, const struct cus_cu *cu, uint32_t first, u
 	}
 }
 
+/* Every item field is a ULEB128 but an enumerator's value, an SLEB128
+ * when its enum is signed (cus.h's items tables). */
+#define PUT_ITEM_str(v) buf_uleb(b, v)
+#define PUT_ITEM_ref(v) buf_uleb(b, v)
+#define PUT_ITEM_u32(v) buf_uleb(b, v)
+#define PUT_ITEM_u64(v) buf_uleb(b, v)
+#define PUT_ITEM_mflags(v) buf_uleb(b, v)
+#define PUT_ITEM_eval(v) ((r->flags & CUS_F_SIGNED) ? buf_sleb(b, (int64_t)(v)) : buf_uleb(b, v))
+
 static void put_items(struct buf *b, const struct cus_cu *cu, const struct cus_rec *r)
 {
 	const struct cus_item *it = r->item_count ? cu->items + r->item_first : NULL; /* NULL + 0 is undefined */
 	buf_uleb(b, r->item_count);
 	for (uint32_t i = 0; i < r->item_count; i++, it++) {
+#define PUT_ITEM(field, enc) PUT_ITEM_##enc(it->field);
 		switch (r->kind) {
-		case CUS_STRUCT:
-		case CUS_UNION:
-			buf_uleb(b, it->flags);
-			buf_uleb(b, it->name);
-			buf_uleb(b, it->type);
-			buf_uleb(b, it->value);
-			buf_uleb(b, it->bit_size);
-			if (it->flags & CUS_F_ANNOT)
-				put_annots(b, cu, it->annot_first, it->annot_count);
-			break;
-		case CUS_ENUM:
-			buf_uleb(b, it->name);
-			if (r->flags & CUS_F_SIGNED)
-				buf_sleb(b, (int64_t)it->value);
-			else
-				buf_uleb(b, it->value);
-			break;
-		case CUS_ARRAY:
-			buf_uleb(b, it->value);
-			break;
-		case CUS_SUBROUTINE:
-			buf_uleb(b, it->type);
-			break;
+#define PUT_ITEMS(kind, fields, items) \
+	case kind:                     \
+		items(PUT_ITEM)        \
+		break;
+		CUS_RECORD_KINDS(PUT_ITEMS)
+#undef PUT_ITEMS
 		}
+#undef PUT_ITEM
+		/* mflags: a member's annotations follow it. */
+		if ((r->kind == CUS_STRUCT || r->kind == CUS_UNION) && (it->flags & CUS_F_ANNOT))
+			put_annots(b, cu, it->annot_first, it->annot_count);
 	}
 }
 
@@ -96,9 +94,9 @@ static void put_rec(struct buf *b, const struct cus_cu *cu, const struct cus_rec
 	/* Every fixed field is a ULEB128, whatever it holds (cus.h). */
 #define PUT_FIELD(field, enc) buf_uleb(b, r->field);
 	switch (r->kind) {
-#define PUT_KIND(kind, fields) \
-	case kind:             \
-		fields(PUT_FIELD) \
+#define PUT_KIND(kind, fields, items) \
+	case kind:                    \
+		fields(PUT_FIELD)     \
 		break;
 	CUS_RECORD_KINDS(PUT_KIND)
 #undef PUT_KIND
@@ -228,6 +226,37 @@ static int dec_annots(struct dec *x, uint32_t *first, uint32_t *count)
 	return 0;
 }
 
+/* A ULEB128 of any size (the decoder checks the cursor after the record). */
+static inline int dec_u64(struct dec *x, uint64_t *out)
+{
+	*out = cur_uleb(&x->c);
+	return 0;
+}
+
+/* The u32s that name something are read as u32s; what they name is the
+ * reader's to check (a param's loc is, below). */
+static inline int dec_ate(struct dec *x, uint32_t *out) { return dec_u32(x, out); }
+static inline int dec_tag(struct dec *x, uint32_t *out) { return dec_u32(x, out); }
+static inline int dec_loc(struct dec *x, uint32_t *out) { return dec_u32(x, out); }
+
+/* Item fields, as cus.h's items tables say (r: the record they belong to). */
+static inline int dec_item_str(struct dec *x, const struct cus_rec *r, uint32_t *out) { (void)r; return dec_str(x, out); }
+static inline int dec_item_ref(struct dec *x, const struct cus_rec *r, cus_ref *out) { (void)r; return dec_ref(x, out); }
+static inline int dec_item_u32(struct dec *x, const struct cus_rec *r, uint32_t *out) { (void)r; return dec_u32(x, out); }
+static inline int dec_item_u64(struct dec *x, const struct cus_rec *r, uint64_t *out) { (void)r; return dec_u64(x, out); }
+static inline int dec_item_mflags(struct dec *x, const struct cus_rec *r, uint32_t *out)
+{
+	(void)r;
+	if (dec_u32(x, out))
+		return x->c.err;
+	return *out & ~(uint32_t)(CUS_F_ARTIFICIAL | CUS_F_ANNOT) ? dec_fail(x, "unknown member flags") : 0;
+}
+static inline int dec_item_eval(struct dec *x, const struct cus_rec *r, uint64_t *out)
+{
+	*out = (r->flags & CUS_F_SIGNED) ? (uint64_t)cur_sleb(&x->c) : cur_uleb(&x->c);
+	return 0;
+}
+
 static int dec_items(struct dec *x, struct cus_rec *r)
 {
 	struct cus_cu *cu = x->cu;
@@ -242,43 +271,22 @@ static int dec_items(struct dec *x, struct cus_rec *r)
 	for (uint32_t i = 0; i < n && !err; i++) {
 		struct cus_item *it = &cu->items[cu->nitems++];
 		memset(it, 0, sizeof(*it));
+#define DEC_ITEM(field, enc) if (!err) err = dec_item_##enc(x, r, &it->field);
 		switch (r->kind) {
-		case CUS_STRUCT:
-		case CUS_UNION:
-			err = dec_u32(x, &it->flags);
-			if (!err && (it->flags & ~(uint32_t)(CUS_F_ARTIFICIAL | CUS_F_ANNOT)))
-				err = dec_fail(x, "unknown member flags");
-			if (!err) err = dec_str(x, &it->name);
-			if (!err) err = dec_ref(x, &it->type);
-			if (!err) it->value = cur_uleb(&x->c);
-			if (!err) err = dec_u32(x, &it->bit_size);
-			if (!err && (it->flags & CUS_F_ANNOT))
-				err = dec_annots(x, &it->annot_first, &it->annot_count);
-			break;
-		case CUS_ENUM:
-			err = dec_str(x, &it->name);
-			if (!err)
-				it->value = (r->flags & CUS_F_SIGNED) ? (uint64_t)cur_sleb(&x->c)
-								      : cur_uleb(&x->c);
-			break;
-		case CUS_ARRAY:
-			it->value = cur_uleb(&x->c);
-			break;
-		case CUS_SUBROUTINE:
-			err = dec_ref(x, &it->type);
-			break;
+#define DEC_ITEMS(kind, fields, items) \
+	case kind:                     \
+		items(DEC_ITEM)        \
+		break;
+		CUS_RECORD_KINDS(DEC_ITEMS)
+#undef DEC_ITEMS
 		}
+#undef DEC_ITEM
+		if (!err && (r->kind == CUS_STRUCT || r->kind == CUS_UNION) && (it->flags & CUS_F_ANNOT))
+			err = dec_annots(x, &it->annot_first, &it->annot_count);
 		if (!err)
 			err = x->c.err;
 	}
 	return err;
-}
-
-/* A ULEB128 of any size (the decoder checks the cursor after the record). */
-static inline int dec_u64(struct dec *x, uint64_t *out)
-{
-	*out = cur_uleb(&x->c);
-	return 0;
 }
 
 static int dec_rec(struct dec *x, struct cus_rec *r, uint64_t prev_die)
@@ -297,12 +305,13 @@ static int dec_rec(struct dec *x, struct cus_rec *r, uint64_t prev_die)
 		return dec_fail(x, "unknown record flags");
 
 	/* The fields of cus.h's table, each read and checked as its
-	 * encoding says: dec_str(), dec_ref(), dec_u32() or dec_u64(). */
+	 * encoding says: dec_str(), dec_ref(), dec_u32(), dec_u64(), or
+	 * dec_ate() and its kin. */
 #define DEC_FIELD(field, enc) if (!err) err = dec_##enc(x, &r->field);
 	switch (r->kind) {
-#define DEC_KIND(kind, fields) \
-	case kind:             \
-		fields(DEC_FIELD) \
+#define DEC_KIND(kind, fields, items) \
+	case kind:                    \
+		fields(DEC_FIELD)     \
 		break;
 	CUS_RECORD_KINDS(DEC_KIND)
 #undef DEC_KIND
