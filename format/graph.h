@@ -66,6 +66,49 @@ struct graph_node {
 	uint32_t annot_first, annot_count;
 };
 
+/* Each node kind, described once: the nodes section's writer
+ * (graph_write.c) and reader (graph_read.c) and the JSON-lines dump
+ * (graph_json.c) are made from these tables. After a node's kind, flags
+ * and name (TYPE-GRAPH.md, "nodes") come its fixed fields, F(field, enc)
+ * of struct graph_node, each a ULEB128: u32, u64, ref (a node id, checked
+ * against the node count after the read), or a u32 that names something:
+ * ate (DW_ATE_*), tag (DW_TAG_*), fwd (enum graph_fwd_kind). Then, for a
+ * kind with an items table, the item count and each item's fields: mflags
+ * (a member's flags; with G_F_ANNOT its annotations follow its fields),
+ * str (a string offset), eval (an enumerator's value: an SLEB128 when the
+ * enum is G_F_SIGNED). Then a node with G_F_ANNOT's annotations. */
+#define G_FIELDS_BASE(F) F(encoding, ate) F(size, u64) F(bit_size, u32) F(bit_offset, u32)
+#define G_FIELDS_TYPE(F) F(type, ref)
+#define G_FIELDS_SIZED(F) F(size, u64)
+#define G_FIELDS_FWD(F) F(fwd_kind, fwd)
+#define G_FIELDS_NONE(F)
+#define G_FIELDS_UNSUPPORTED(F) F(tag, tag) F(type, ref)
+#define G_ITEMS_NONE(F)
+#define G_ITEMS_MEMBER(F) F(flags, mflags) F(name, str) F(type, ref) F(value, u64) F(bit_size, u32)
+#define G_ITEMS_ENUMERATOR(F) F(name, str) F(value, eval)
+#define G_ITEMS_DIM(F) F(value, u64)
+#define G_ITEMS_PARAM(F) F(name, str) F(type, ref)
+/* The funcs and vars sections' records: their fixed fields, as above (cu:
+ * an index into the CUs section, checked after the read). A func's are
+ * followed by its parameters' count and, per parameter, GRAPH_LOC_FIELDS
+ * and its annotations (always counted); then, with G_F_ANNOT, its own. A
+ * var's by its annotations, with G_F_ANNOT. loc: enum cus_loc. */
+#define GRAPH_FUNC_FIELDS(F) \
+	F(name, str) F(linkage, str) F(proto, ref) F(cu, u32) F(flags, u32) F(inline_kind, u32) F(cc, u32) \
+	F(pc, u64) F(shndx, u32)
+#define GRAPH_LOC_FIELDS(F) F(loc, loc) F(loc_reg, u32)
+#define GRAPH_VAR_FIELDS(F) F(name, str) F(type, ref) F(cu, u32) F(flags, u32) F(addr, u64) F(shndx, u32)
+/* K(kind, its fields, its items), for every kind. */
+#define GRAPH_NODE_KINDS(K) \
+	K(G_BASE, G_FIELDS_BASE, G_ITEMS_NONE) K(G_PTR, G_FIELDS_TYPE, G_ITEMS_NONE) \
+	K(G_CONST, G_FIELDS_TYPE, G_ITEMS_NONE) K(G_VOLATILE, G_FIELDS_TYPE, G_ITEMS_NONE) \
+	K(G_RESTRICT, G_FIELDS_TYPE, G_ITEMS_NONE) K(G_ATOMIC, G_FIELDS_TYPE, G_ITEMS_NONE) \
+	K(G_TYPEDEF, G_FIELDS_TYPE, G_ITEMS_NONE) K(G_STRUCT, G_FIELDS_SIZED, G_ITEMS_MEMBER) \
+	K(G_UNION, G_FIELDS_SIZED, G_ITEMS_MEMBER) K(G_ENUM, G_FIELDS_SIZED, G_ITEMS_ENUMERATOR) \
+	K(G_ARRAY, G_FIELDS_TYPE, G_ITEMS_DIM) K(G_FUNC_PROTO, G_FIELDS_TYPE, G_ITEMS_PARAM) \
+	K(G_FWD, G_FIELDS_FWD, G_ITEMS_NONE) K(G_UNSPEC, G_FIELDS_NONE, G_ITEMS_NONE) \
+	K(G_UNSUPPORTED, G_FIELDS_UNSUPPORTED, G_ITEMS_NONE)
+
 struct graph_input {
 	uint32_t name;
 	struct key128 dwarf_hash;
@@ -233,6 +276,9 @@ int graph__peek_cu(struct graph_peek_cus *it, uint64_t *input, uint64_t *cu_offs
 
 /* Canonical text dump; `full_provenance` lists every CU of every node. */
 int graph__dump(const struct graph *g, FILE *out, int full_provenance, struct diag *d);
+/* The JSON-lines dump (TYPE-GRAPH.md, "JSON-lines dump"), made from the
+ * tables above: every field of every node, by its name here. */
+int graph__dump_json(const struct graph *g, FILE *out, int full_provenance, struct diag *d);
 
 static inline const char *graph_str(const struct graph *g, uint32_t ref) { return g->str + ref; }
 const char *graph_kind_name(unsigned kind);

@@ -96,6 +96,20 @@ static int g_annots(struct gdec *x, uint32_t *first, uint32_t *count)
 	return x->c.err;
 }
 
+/* The fields of graph.h's tables, each read as its encoding says; what a
+ * ref or a name-giving u32 holds is checked after the read (check_nodes()
+ * and the kind checks below). */
+#define G_u32(x, n) g_u32(x)
+#define G_u64(x, n) cur_uleb(&(x)->c)
+#define G_ref(x, n) g_u32(x)
+#define G_str(x, n) g_str(x)
+#define G_ate(x, n) g_u32(x)
+#define G_tag(x, n) g_u32(x)
+#define G_fwd(x, n) g_u32(x)
+#define G_loc(x, n) g_u32(x)
+#define G_mflags(x, n) g_u32(x)
+#define G_eval(x, n) (((n)->flags & G_F_SIGNED) ? (uint64_t)cur_sleb(&(x)->c) : cur_uleb(&(x)->c))
+
 static int g_items(struct gdec *x, struct graph_node *n)
 {
 	struct graph *g = x->g;
@@ -109,30 +123,20 @@ static int g_items(struct gdec *x, struct graph_node *n)
 	for (size_t i = 0; i < count && !x->c.err; i++) {
 		struct graph_item *it = &g->items[x->a_at++];
 		memset(it, 0, sizeof(*it));
+#define DEC_ITEM(field, enc) it->field = G_##enc(x, n);
 		switch (n->kind) {
-		case G_STRUCT: case G_UNION:
-			it->flags = g_u32(x);
-			it->name = g_str(x);
-			it->type = g_u32(x);
-			it->value = cur_uleb(&x->c);
-			it->bit_size = g_u32(x);
-			if (!x->c.err && (it->flags & G_F_ANNOT)) {
-				int err = g_annots(x, &it->annot_first, &it->annot_count);
-				if (err)
-					return err;
-			}
-			break;
-		case G_ENUM:
-			it->name = g_str(x);
-			it->value = (n->flags & G_F_SIGNED) ? (uint64_t)cur_sleb(&x->c) : cur_uleb(&x->c);
-			break;
-		case G_ARRAY:
-			it->value = cur_uleb(&x->c);
-			break;
-		case G_FUNC_PROTO:
-			it->name = g_str(x);
-			it->type = g_u32(x);
-			break;
+#define DEC_ITEMS(kind, fields, items) \
+	case kind:                     \
+		items(DEC_ITEM)        \
+		break;
+			GRAPH_NODE_KINDS(DEC_ITEMS)
+#undef DEC_ITEMS
+		}
+#undef DEC_ITEM
+		if (!x->c.err && (n->kind == G_STRUCT || n->kind == G_UNION) && (it->flags & G_F_ANNOT)) {
+			int err = g_annots(x, &it->annot_first, &it->annot_count);
+			if (err)
+				return err;
 		}
 	}
 	return x->c.err;
@@ -150,36 +154,22 @@ static int dec_nodes(struct gdec *x, size_t lo, size_t hi)
 		nd->name = g_str(x);
 		if (!x->c.err && (nd->kind < 1 || nd->kind > G_KIND_MAX))
 			return gfail(x, "unknown node kind");
+#define DEC_FIELD(field, enc) nd->field = G_##enc(x, nd);
+#define ITEM_ONE(field, enc) +1
 		switch (nd->kind) {
-		case G_BASE:
-			nd->encoding = g_u32(x);
-			nd->size = cur_uleb(&x->c);
-			nd->bit_size = g_u32(x);
-			nd->bit_offset = g_u32(x);
-			break;
-		case G_PTR: case G_CONST: case G_VOLATILE: case G_RESTRICT: case G_ATOMIC: case G_TYPEDEF:
-			nd->type = g_u32(x);
-			break;
-		case G_STRUCT: case G_UNION: case G_ENUM:
-			nd->size = cur_uleb(&x->c);
-			err = g_items(x, nd);
-			break;
-		case G_ARRAY: case G_FUNC_PROTO:
-			nd->type = g_u32(x);
-			err = g_items(x, nd);
-			break;
-		case G_FWD:
-			nd->fwd_kind = g_u32(x);
-			if (!x->c.err && nd->fwd_kind > G_FWD_ENUM)
-				return gfail(x, "unknown fwd kind");
-			break;
-		case G_UNSPEC:
-			break;
-		case G_UNSUPPORTED:
-			nd->tag = g_u32(x);
-			nd->type = g_u32(x);
-			break;
+#define DEC_KIND(kind, fields, items)          \
+	case kind:                             \
+		fields(DEC_FIELD)              \
+		if ((0 items(ITEM_ONE)) > 0)   \
+			err = g_items(x, nd);  \
+		break;
+			GRAPH_NODE_KINDS(DEC_KIND)
+#undef DEC_KIND
 		}
+#undef ITEM_ONE
+#undef DEC_FIELD
+		if (!err && !x->c.err && nd->kind == G_FWD && nd->fwd_kind > G_FWD_ENUM)
+			return gfail(x, "unknown fwd kind");
 		if (!err && !x->c.err && (nd->flags & G_F_ANNOT))
 			err = g_annots(x, &nd->annot_first, &nd->annot_count);
 		if (err || x->c.err) {
@@ -228,15 +218,9 @@ static int dec_funcs(struct gdec *x, size_t lo, size_t hi)
 	struct graph *g = x->g;
 	for (size_t i = lo; i < hi && !x->c.err; i++) {
 		struct graph_func *f = &g->funcs[i];
-		f->name = g_str(x);
-		f->linkage = g_str(x);
-		f->proto = g_u32(x);
-		f->cu = g_u32(x);
-		f->flags = g_u32(x);
-		f->inline_kind = g_u32(x);
-		f->cc = g_u32(x);
-		f->pc = cur_uleb(&x->c);
-		f->shndx = g_u32(x);
+#define DEC_FUNC(field, enc) f->field = G_##enc(x, f);
+		GRAPH_FUNC_FIELDS(DEC_FUNC)
+#undef DEC_FUNC
 		size_t np;
 		if (g_count(x, &np, 3))
 			return -EBADMSG;
@@ -247,8 +231,9 @@ static int dec_funcs(struct gdec *x, size_t lo, size_t hi)
 		for (size_t k = 0; k < np && !x->c.err; k++) {
 			struct graph_loc *l = &g->locs[x->a_at++];
 			memset(l, 0, sizeof(*l));
-			l->loc = g_u32(x);
-			l->loc_reg = g_u32(x);
+#define DEC_LOC(field, enc) l->field = G_##enc(x, l);
+			GRAPH_LOC_FIELDS(DEC_LOC)
+#undef DEC_LOC
 			if (g_annots(x, &l->annot_first, &l->annot_count))
 				return gfail(x, "parameter annotations malformed");
 		}
@@ -266,12 +251,9 @@ static int dec_vars(struct gdec *x, size_t lo, size_t hi)
 	struct graph *g = x->g;
 	for (size_t i = lo; i < hi && !x->c.err; i++) {
 		struct graph_var *v = &g->vars[i];
-		v->name = g_str(x);
-		v->type = g_u32(x);
-		v->cu = g_u32(x);
-		v->flags = g_u32(x);
-		v->addr = cur_uleb(&x->c);
-		v->shndx = g_u32(x);
+#define DEC_VAR(field, enc) v->field = G_##enc(x, v);
+		GRAPH_VAR_FIELDS(DEC_VAR)
+#undef DEC_VAR
 		if (!x->c.err && (v->flags & G_F_ANNOT) && g_annots(x, &v->annot_first, &v->annot_count))
 			return gfail(x, "annotations malformed");
 		if (!x->c.err && v->cu >= g->ncus)

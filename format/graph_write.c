@@ -31,74 +31,48 @@ static void put_annots(struct buf *b, const struct graph *g, uint32_t first, uin
 	}
 }
 
+/* Every field a ULEB128 but an enumerator's value, an SLEB128 when its
+ * enum is signed (graph.h's tables). */
+#define PUT_u32(v) buf_uleb(b, v)
+#define PUT_u64(v) buf_uleb(b, v)
+#define PUT_ref(v) buf_uleb(b, v)
+#define PUT_str(v) buf_uleb(b, v)
+#define PUT_ate(v) buf_uleb(b, v)
+#define PUT_tag(v) buf_uleb(b, v)
+#define PUT_fwd(v) buf_uleb(b, v)
+#define PUT_loc(v) buf_uleb(b, v)
+#define PUT_mflags(v) buf_uleb(b, v)
+#define PUT_eval(v) ((n->flags & G_F_SIGNED) ? buf_sleb(b, (int64_t)(v)) : buf_uleb(b, v))
+
 static void put_node(struct buf *b, const struct graph *g, const struct graph_node *n, struct bcount *bc)
 {
 	const struct graph_item *it = n->item_count ? g->items + n->item_first : NULL; /* NULL + 0 is undefined */
 	buf_u8(b, n->kind);
 	buf_uleb(b, n->flags);
 	buf_uleb(b, n->name);
+#define PUT_FIELD(field, enc) PUT_##enc(n->field);
+#define PUT_ITEM(field, enc) PUT_##enc(it->field);
+#define ITEM_ONE(field, enc) +1
 	switch (n->kind) {
-	case G_BASE:
-		buf_uleb(b, n->encoding);
-		buf_uleb(b, n->size);
-		buf_uleb(b, n->bit_size);
-		buf_uleb(b, n->bit_offset);
+#define PUT_KIND(kind, fields, items)                                                 \
+	case kind:                                                                    \
+		fields(PUT_FIELD)                                                     \
+		if ((0 items(ITEM_ONE)) == 0)                                         \
+			break;                                                        \
+		buf_uleb(b, n->item_count);                                           \
+		bc->a += n->item_count;                                               \
+		for (uint32_t i = 0; i < n->item_count; i++, it++) {                  \
+			items(PUT_ITEM)                                               \
+			if ((kind == G_STRUCT || kind == G_UNION) && (it->flags & G_F_ANNOT)) \
+				put_annots(b, g, it->annot_first, it->annot_count, bc); \
+		}                                                                     \
 		break;
-	case G_PTR: case G_CONST: case G_VOLATILE: case G_RESTRICT: case G_ATOMIC: case G_TYPEDEF:
-		buf_uleb(b, n->type);
-		break;
-	case G_STRUCT: case G_UNION:
-		buf_uleb(b, n->size);
-		buf_uleb(b, n->item_count);
-		bc->a += n->item_count;
-		for (uint32_t i = 0; i < n->item_count; i++, it++) {
-			buf_uleb(b, it->flags);
-			buf_uleb(b, it->name);
-			buf_uleb(b, it->type);
-			buf_uleb(b, it->value);
-			buf_uleb(b, it->bit_size);
-			if (it->flags & G_F_ANNOT)
-				put_annots(b, g, it->annot_first, it->annot_count, bc);
-		}
-		break;
-	case G_ENUM:
-		buf_uleb(b, n->size);
-		buf_uleb(b, n->item_count);
-		bc->a += n->item_count;
-		for (uint32_t i = 0; i < n->item_count; i++, it++) {
-			buf_uleb(b, it->name);
-			if (n->flags & G_F_SIGNED)
-				buf_sleb(b, (int64_t)it->value);
-			else
-				buf_uleb(b, it->value);
-		}
-		break;
-	case G_ARRAY:
-		buf_uleb(b, n->type);
-		buf_uleb(b, n->item_count);
-		bc->a += n->item_count;
-		for (uint32_t i = 0; i < n->item_count; i++, it++)
-			buf_uleb(b, it->value);
-		break;
-	case G_FUNC_PROTO:
-		buf_uleb(b, n->type);
-		buf_uleb(b, n->item_count);
-		bc->a += n->item_count;
-		for (uint32_t i = 0; i < n->item_count; i++, it++) {
-			buf_uleb(b, it->name);
-			buf_uleb(b, it->type);
-		}
-		break;
-	case G_FWD:
-		buf_uleb(b, n->fwd_kind);
-		break;
-	case G_UNSPEC:
-		break;
-	case G_UNSUPPORTED:
-		buf_uleb(b, n->tag);
-		buf_uleb(b, n->type);
-		break;
+		GRAPH_NODE_KINDS(PUT_KIND)
+#undef PUT_KIND
 	}
+#undef ITEM_ONE
+#undef PUT_ITEM
+#undef PUT_FIELD
 	if (n->flags & G_F_ANNOT)
 		put_annots(b, g, n->annot_first, n->annot_count, bc);
 }
@@ -181,21 +155,16 @@ static void encode_piece(struct buf *b, const struct graph *g, int id, size_t lo
 	case S_FUNCS:
 		for (size_t i = lo; i < hi; i++) {
 			const struct graph_func *f = &g->funcs[i];
-			buf_uleb(b, f->name);
-			buf_uleb(b, f->linkage);
-			buf_uleb(b, f->proto);
-			buf_uleb(b, f->cu);
-			buf_uleb(b, f->flags);
-			buf_uleb(b, f->inline_kind);
-			buf_uleb(b, f->cc);
-			buf_uleb(b, f->pc);
-			buf_uleb(b, f->shndx);
+#define PUT_FUNC(field, enc) PUT_##enc(f->field);
+			GRAPH_FUNC_FIELDS(PUT_FUNC)
+#undef PUT_FUNC
 			buf_uleb(b, f->loc_count);
 			bc.a += f->loc_count;
 			for (uint32_t k = 0; k < f->loc_count; k++) {
 				const struct graph_loc *l = &g->locs[f->loc_first + k];
-				buf_uleb(b, l->loc);
-				buf_uleb(b, l->loc_reg);
+#define PUT_LOC(field, enc) PUT_##enc(l->field);
+				GRAPH_LOC_FIELDS(PUT_LOC)
+#undef PUT_LOC
 				put_annots(b, g, l->annot_first, l->annot_count, &bc);
 			}
 			if (f->flags & G_F_ANNOT)
@@ -205,12 +174,9 @@ static void encode_piece(struct buf *b, const struct graph *g, int id, size_t lo
 	case S_VARS:
 		for (size_t i = lo; i < hi; i++) {
 			const struct graph_var *v = &g->vars[i];
-			buf_uleb(b, v->name);
-			buf_uleb(b, v->type);
-			buf_uleb(b, v->cu);
-			buf_uleb(b, v->flags);
-			buf_uleb(b, v->addr);
-			buf_uleb(b, v->shndx);
+#define PUT_VAR(field, enc) PUT_##enc(v->field);
+			GRAPH_VAR_FIELDS(PUT_VAR)
+#undef PUT_VAR
 			if (v->flags & G_F_ANNOT)
 				put_annots(b, g, v->annot_first, v->annot_count, &bc);
 		}

@@ -34,7 +34,7 @@ static void usage(FILE *o)
 {
 	fprintf(o,
 		"usage: " TOOL " [-j N] -o OUT.graph IN.cus...\n"
-		"       " TOOL " --dump FILE.graph [--provenance]\n"
+		"       " TOOL " --dump FILE.graph [--provenance] [--json]\n"
 		"\n"
 		"Reads per-CU type records (.cus, from dwarf-extract) and writes one\n"
 		"deduplicated type graph (.graph; both formats: man dedup-merge): structurally equal types\n"
@@ -53,6 +53,7 @@ static void usage(FILE *o)
 		"      --cache-verify  merge in full on a hit too, and fail if the bytes differ\n"
 		"                      (or $BTFPIPE_CACHE_VERIFY=1; for testing)\n"
 		"      --provenance with --dump: list every CU each node came from\n"
+		"      --json       with --dump: JSON lines, every field by name, for programs\n"
 		"      --stats[=json]  counts and phase times on stderr at the end\n"
 		"  -q, --quiet      no progress line (shown only on a terminal anyway)\n"
 		"  -v, --verbose    the --stats text too\n"
@@ -102,6 +103,7 @@ static int parse_opts(int argc, char **argv, struct merge_opts *o)
 	static const struct option longs[] = {
 		{ "dump", required_argument, NULL, 'D' },
 		{ "provenance", no_argument, NULL, 'P' },
+		{ "json", no_argument, NULL, 'J' },
 		{ "lang-exclude", required_argument, NULL, 'X' },
 		{ "cache-verify", no_argument, NULL, 'Y' },
 		CLI_LONG_OPTIONS,
@@ -119,6 +121,7 @@ static int parse_opts(int argc, char **argv, struct merge_opts *o)
 		switch (c) {
 		case 'D': o->dump = optarg; break;
 		case 'P': o->provenance = 1; break;
+		case 'J': o->dump_json = 1; break;
 		case 'Y': o->cache_verify = 1; break;
 		case 'X':
 			if (parse_langs(optarg, o))
@@ -138,6 +141,10 @@ static int parse_opts(int argc, char **argv, struct merge_opts *o)
 		}
 		return EXIT_OK;
 	}
+	if (o->dump_json) {
+		diag_error(TOOL, "--json goes with --dump");
+		return EXIT_USAGE;
+	}
 	if (optind >= argc || !o->cli.output) {
 		diag_error(TOOL, "need -o OUT.graph and at least one input .cus (see --help)");
 		return EXIT_USAGE;
@@ -153,7 +160,8 @@ static int run_dump(const struct merge_opts *o)
 	struct graph g;
 	int err = graph__read(&g, o->dump, &d);
 	if (!err) {
-		err = graph__dump(&g, stdout, o->provenance, &d);
+		err = o->dump_json ? graph__dump_json(&g, stdout, o->provenance, &d)
+				   : graph__dump(&g, stdout, o->provenance, &d);
 		graph__free(&g);
 	}
 	return err ? diag_report(&d, o->dump, err) : EXIT_OK;

@@ -69,6 +69,7 @@ struct merge_opts {
 	size_t ninputs;
 	const char *dump;	/* --dump FILE.graph */
 	int provenance;		/* --provenance: every CU in the dump */
+	int dump_json;		/* --json: the dump as JSON lines */
 	uint32_t exclude_langs[8]; /* --lang-exclude: DW_LANG_* of CUs to leave out */
 	size_t nexclude;
 	struct cachedir_cli cache; /* --cache and friends: the .graph memoized (memo.c) */

@@ -30,6 +30,7 @@ struct extract_opts {
 	const char *input;
 	struct cli_common cli;	/* -j (workers: input__open()), -o, --stats, -q, ... */
 	const char *dump;	/* --dump FILE.cus: print it and stop */
+	int dump_json;		/* --json: that dump as JSON lines */
 	struct cachedir_cli cache; /* --cache and friends (common/cachedir.h) */
 	int cache_verify;	/* --cache-verify or $BTFPIPE_CACHE_VERIFY */
 	int libdw_only;		/* --libdw-only: no DIE reader (die_reader.c), libdwfl relocates */

@@ -43,7 +43,7 @@ static void usage(FILE *o)
 {
 	fprintf(o,
 		"usage: " TOOL " [-j N] [--cache DIR] -o OUT.cus ELF\n"
-		"       " TOOL " --dump FILE.cus\n"
+		"       " TOOL " --dump FILE.cus [--json]\n"
 		"       " TOOL " --cache DIR --cache-stats\n"
 		"\n"
 		"Reads the DWARF of ELF (an executable, a .o or .ko, a vmlinux) and writes\n"
@@ -57,6 +57,7 @@ static void usage(FILE *o)
 		"  -v, --verbose  the --stats text too\n"
 		"  -o, --output   the .cus file to write (atomically)\n"
 		"      --dump     print a .cus file as canonical text and exit\n"
+		"      --json     with --dump: JSON lines, every field by name, for programs\n"
 		"\n"
 		"The cache reuses extracted CUs (and the whole .cus of an unchanged .o/.ko);\n"
 		"--cache DIR --cache-stats alone prints its totals:\n"
@@ -77,6 +78,7 @@ static int parse_opts(int argc, char **argv, struct extract_opts *o)
 {
 	static const struct option longs[] = {
 		{ "dump", required_argument, NULL, 'D' },
+		{ "json", no_argument, NULL, 'J' },
 		CLI_LONG_OPTIONS,
 		CACHEDIR_LONG_OPTIONS,
 		{ "cache-verify", no_argument, NULL, 'Y' },
@@ -93,6 +95,7 @@ static int parse_opts(int argc, char **argv, struct extract_opts *o)
 			continue;
 		switch (c) {
 		case 'D': o->dump = optarg; break;
+		case 'J': o->dump_json = 1; break;
 		case 'Y': o->cache_verify = 1; break;
 		case 'L': o->libdw_only = 1; break;
 		default: usage(stderr); return EXIT_USAGE;
@@ -111,6 +114,10 @@ static int parse_opts(int argc, char **argv, struct extract_opts *o)
 		}
 		return EXIT_OK;
 	}
+	if (o->dump_json) {
+		diag_error(TOOL, "--json goes with --dump");
+		return EXIT_USAGE;
+	}
 	if (optind + 1 != argc || !o->cli.output) {
 		diag_error(TOOL, "need exactly one input ELF and -o OUT.cus (see --help)");
 		return EXIT_USAGE;
@@ -119,13 +126,13 @@ static int parse_opts(int argc, char **argv, struct extract_opts *o)
 	return EXIT_OK;
 }
 
-static int run_dump(const char *path)
+static int run_dump(const char *path, int json)
 {
 	struct diag d = { 0 };
 	struct cus_file f;
 	int err = cus_file__open(&f, path, &d);
 	if (!err) {
-		err = cus_file__dump(&f, stdout, &d);
+		err = json ? cus_file__dump_json(&f, stdout, &d) : cus_file__dump(&f, stdout, &d);
 		cus_file__close(&f);
 	}
 	return err ? diag_report(&d, path, err) : EXIT_OK;
@@ -511,7 +518,7 @@ int main(int argc, char **argv)
 	if (rc)
 		return rc;
 	if (o.dump)
-		return run_dump(o.dump);
+		return run_dump(o.dump, o.dump_json);
 	if (!o.input)
 		return run_cache_stats(&o);
 
