@@ -11,6 +11,7 @@
 #include "extras.h"
 #include "../../format/graph.h"
 #include "../../common/hash.h"
+#include "../../common/idmap.h"
 #include "../../common/vec.h"
 
 #include <errno.h>
@@ -22,38 +23,37 @@ static uint64_t extra_hash(uint8_t kind, uint32_t target, uint32_t detail)
 	return hash_mix(hash_mix(kind, target), detail);
 }
 
+struct extra_key {
+	uint8_t kind;
+	uint32_t target, detail;
+};
+
+static int extra_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct extra *e = &((const struct extras *)ctx)->v[id];
+	const struct extra_key *k = key;
+	return e->kind == k->kind && e->target == k->target && e->detail == k->detail;
+}
+
 /* The id of (kind, target, detail); new ones get *next_id. Returns 0 on ENOMEM. */
 uint32_t extras__get(struct extras *x, uint8_t kind, uint32_t target, uint32_t detail,
 			  uint32_t *next_id, int create)
 {
-	if ((x->n + 1) * 2 > x->nslots && create) {
-		size_t ns = x->nslots ? x->nslots * 2 : 1024;
-		uint32_t *sl = calloc(ns, sizeof(*sl));
-		if (!sl)
-			return 0;
-		for (size_t i = 0; i < x->n; i++) {
-			size_t j = extra_hash(x->v[i].kind, x->v[i].target, x->v[i].detail) & (ns - 1);
-			while (sl[j])
-				j = (j + 1) & (ns - 1);
-			sl[j] = (uint32_t)i + 1;
-		}
-		free(x->slots);
-		x->slots = sl;
-		x->nslots = ns;
-	}
-	if (!x->nslots)
+	if (create && idmap__reserve(&x->map, 1))
 		return 0;
-	size_t j = extra_hash(kind, target, detail) & (x->nslots - 1);
-	for (; x->slots[j]; j = (j + 1) & (x->nslots - 1)) {
-		const struct extra *e = &x->v[x->slots[j] - 1];
-		if (e->kind == kind && e->target == target && e->detail == detail)
-			return e->id;
-	}
+	if (!x->map.cap)
+		return 0;
+	struct extra_key k = { kind, target, detail };
+	uint64_t h = extra_hash(kind, target, detail);
+	size_t j = idmap__slot(&x->map, h, extra_eq, x, &k);
+	int64_t i = idmap__at(&x->map, j);
+	if (i >= 0)
+		return x->v[i].id;
 	if (!create || vec_grow(&x->v, &x->cap, x->n + 1))
 		return 0;
 	x->v[x->n] = (struct extra){ kind, target, detail, (*next_id)++ };
-	x->slots[j] = (uint32_t)++x->n;
-	return x->v[x->n - 1].id;
+	idmap__put(&x->map, j, h, (uint32_t)x->n);
+	return x->v[x->n++].id;
 }
 
 uint32_t extras__dim_count(const struct graph_item *it)
@@ -68,26 +68,40 @@ static uint64_t dims_hash(uint64_t h, uint32_t dim)
 	return hash_mix(h ^ 0x9e3779b97f4a7c15ull, dim);
 }
 
+/* A multi-dimensional array's key: node n's dims from k on, over its
+ * element's BTF id. */
+struct dims_key {
+	const struct graph *g;
+	const struct type_map *map;
+	const struct graph_node *n;
+	uint32_t k;
+};
+
+/* Is node c an ARRAY of exactly the key's dims of the key's element? */
+static int dims_eq(const void *ctx, uint32_t c_id, const void *key)
+{
+	const struct dims_key *d = key;
+	const struct graph *g = d->g;
+	const struct graph_node *c = &g->nodes[c_id], *n = d->n;
+	uint32_t elem = n->type ? d->map->ids[n->type] : 0, len = n->item_count - d->k;
+	(void)ctx;
+	if (c->item_count != len || (c->type ? d->map->ids[c->type] : 0) != elem)
+		return 0;
+	for (uint32_t i = 0; i < len; i++)
+		if (extras__dim_count(&g->items[c->item_first + i]) !=
+		    extras__dim_count(&g->items[n->item_first + d->k + i]))
+			return 0;
+	return 1;
+}
+
 /* The node that is an ARRAY of n's dims k.. (at least two) of n's element,
  * or 0. h: dims_hash() of those dims. */
 static uint32_t dims_node(const struct graph *g, const struct graph_node *n, const struct type_map *map, uint32_t k,
 			  uint64_t h)
 {
-	const struct extras *x = map->extras;
-	if (!x->nmslots)
-		return 0;
-	uint32_t elem = n->type ? map->ids[n->type] : 0, len = n->item_count - k;
-	for (size_t j = h & (x->nmslots - 1); x->mslots[j]; j = (j + 1) & (x->nmslots - 1)) {
-		const struct graph_node *c = &g->nodes[x->mslots[j] - 1];
-		if (c->item_count != len || (c->type ? map->ids[c->type] : 0) != elem)
-			continue;
-		uint32_t i = 0;
-		while (i < len && extras__dim_count(&g->items[c->item_first + i]) == extras__dim_count(&g->items[n->item_first + k + i]))
-			i++;
-		if (i == len)
-			return x->mslots[j] - 1;
-	}
-	return 0;
+	struct dims_key key = { g, map, n, k };
+	int64_t c = idmap__find(&map->extras->multi, h, dims_eq, NULL, &key);
+	return c > 0 ? (uint32_t)c : 0;
 }
 
 int extras__is_tag(const struct graph *g, const struct graph_annot *a, const char *what)
@@ -174,9 +188,7 @@ int extras__plan(const struct graph *g, struct type_map *map, uint32_t *next_id)
 		nmulti += nested_array(g, map, i);
 	if (nmulti) {
 		struct extras *x = map->extras;
-		for (x->nmslots = 16; x->nmslots < nmulti * 2; x->nmslots *= 2)
-			;
-		if (!(x->mslots = calloc(x->nmslots, sizeof(*x->mslots))))
+		if (idmap__reserve(&x->multi, nmulti))
 			return -ENOMEM;
 		for (size_t i = 1; i <= g->nnodes; i++) {
 			const struct graph_node *n = &g->nodes[i];
@@ -186,11 +198,11 @@ int extras__plan(const struct graph *g, struct type_map *map, uint32_t *next_id)
 			for (uint32_t k = n->item_count; k-- > 0;)
 				h = dims_hash(h, extras__dim_count(&g->items[n->item_first + k]));
 			/* Deduplicated, the graph has one node per key (were there
-			 * two, dims_node() would take the first either way). */
-			size_t j = h & (x->nmslots - 1);
-			while (x->mslots[j])
-				j = (j + 1) & (x->nmslots - 1);
-			x->mslots[j] = (uint32_t)i + 1;
+			 * two, the first stays, which dims_node() took before). */
+			struct dims_key key = { g, map, n, 0 };
+			size_t j = idmap__slot(&x->multi, h, dims_eq, NULL, &key);
+			if (idmap__at(&x->multi, j) < 0)
+				idmap__put(&x->multi, j, h, (uint32_t)i);
 		}
 	}
 	for (size_t i = 1; i <= g->nnodes; i++) {
@@ -212,8 +224,8 @@ void extras__free(struct extras *x)
 	if (!x)
 		return;
 	free(x->v);
-	free(x->slots);
-	free(x->mslots);
+	idmap__free(&x->map);
+	idmap__free(&x->multi);
 	free(x->tsigs);
 	free(x->tparams);
 	free(x);

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../../common/idmap.h"
+
 #include "type_map.h"
 
 struct graph;
@@ -44,18 +46,15 @@ struct tsig_param {
 struct extras {
 	struct extra *v;
 	size_t n, cap;
-	uint32_t *slots;		/* index + 1, open addressing */
-	size_t nslots;
+	struct idmap map;		/* (kind, target, detail) -> index in v */
 	struct tsig *tsigs;
 	size_t ntsigs, cap_tsigs;
 	struct tsig_param *tparams;
 	size_t ntparams, cap_tparams;
 	/* The graph's multi-dimensional arrays by (element, dims): a chain of
 	 * inner dims that is a node of its own is that node (int[4][2][4]'s
-	 * [2][4] is the graph's int[2][4] when it has one). Node index + 1,
-	 * open addressing. */
-	uint32_t *mslots;
-	size_t nmslots;
+	 * [2][4] is the graph's int[2][4] when it has one): node ids. */
+	struct idmap multi;
 };
 
 /* The id of (kind, target, detail); a new one gets *next_id (create), else

@@ -16,7 +16,6 @@
 #include "extras.h"
 #include "picks.h"
 #include "../../format/graph.h"
-#include "../../common/diag.h"
 #include "../../common/hash.h"
 #include "../../common/idmap.h"
 #include "../../common/vec.h"
@@ -129,15 +128,16 @@ static uint32_t proto_index_find(const struct proto_index *px, uint32_t ret, con
  * is written as: a new PTR to an address_space(1) tag on the node's
  * pointee, planned from *next on, as pahole's btf__tag_bpf_arena_ptr().
  * pahole fails the whole encode when the slot is not a pointer; we leave it
- * untagged and warn (the kernel knows an arena argument by its kfunc flags,
- * not by the tag). 0 or -ENOMEM. */
+ * untagged, noted in map->arena_miss for a warning (the kernel knows an
+ * arena argument by its kfunc flags, not by the tag). 0 or -ENOMEM. */
 static int arena_ptr(const struct graph *g, struct type_map *map, uint32_t node, uint32_t *t, const char *func,
 		     const char *slot, uint32_t *next)
 {
 	const struct graph_node *n = node ? &g->nodes[node] : NULL;
 	if (!n || n->kind != G_PTR) {
-		diag_warn("btf-emit", "kfunc %s: %s is flagged arena but is not a pointer: no %s tag", func, slot,
-			  ARENA_ATTR);
+		if (vec_grow(&map->arena_miss, &map->cap_arena_miss, map->narena_miss + 1))
+			return -ENOMEM;
+		map->arena_miss[map->narena_miss++] = (struct arena_miss){ func, slot };
 		return 0;
 	}
 	uint32_t attr = extras__get(map->extras, EX_ARENA_ATTR, extras__inner_target(g, n, map, NULL, 0), 0, next, 1);

@@ -12,6 +12,7 @@
 #include "distill.h"
 #include "encode.h"
 #include "explain.h"
+#include "extras.h"
 #include "funcs.h"
 #include "layout.h"
 #include "libbpf_base.h"
@@ -281,7 +282,12 @@ static int plan_pass(struct emit_run *r)
 		return err;
 	if ((err = arena_kfuncs(r)))
 		return err;
-	return types__plan(&r->g, r->o, r->picks, r->pick_arena, r->npicks, &r->map, &r->skips, r->d);
+	if ((err = types__plan(&r->g, r->o, r->picks, r->pick_arena, r->npicks, &r->map, &r->skips, r->d)))
+		return err;
+	for (size_t i = 0; i < r->map.narena_miss; i++)
+		diag_warn(TOOL, "kfunc %s: %s is flagged arena but is not a pointer: no %s tag",
+			  r->map.arena_miss[i].func, r->map.arena_miss[i].slot, ARENA_ATTR);
+	return 0;
 }
 
 static int encode_pass(struct emit_run *r)

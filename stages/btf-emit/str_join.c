@@ -18,6 +18,7 @@
  * is only ever read and written by one thread at a time.
  */
 #include "str_join.h"
+#include "../../common/idmap.h"
 #include "../../common/pool.h"
 #include "../../common/strtab.h"
 
@@ -89,6 +90,19 @@ static int step_list(void *ctx, unsigned worker, size_t i)
 	return 0;
 }
 
+struct ent_key {
+	const char *s;
+	size_t len;
+};
+
+/* Is shard sh's entry id the key's string? */
+static int ent_eq(const void *sh, uint32_t id, const void *key)
+{
+	const struct ent *c = &((const struct shard *)sh)->ents[id];
+	const struct ent_key *k = key;
+	return c->len == k->len && !memcmp(c->s, k->s, k->len);
+}
+
 static int step_shard(void *ctx, unsigned worker, size_t s)
 {
 	(void)worker;
@@ -96,15 +110,12 @@ static int step_shard(void *ctx, unsigned worker, size_t s)
 	size_t total = 0;
 	for (size_t p = 0; p < j->np; p++)
 		total += j->p[p].start[s + 1] - j->p[p].start[s];
-	size_t nslots = 16;
-	while (nslots < total * 2)
-		nslots *= 2;
 	struct shard *sh = &j->sh[s];
-	uint32_t *slots = calloc(nslots, sizeof(*slots)); /* entry index + 1 */
+	struct idmap map = { 0 };
 	sh->ents = malloc((total + 1) * sizeof(*sh->ents));
 	sh->own_bytes = calloc(j->np ? j->np : 1, sizeof(*sh->own_bytes));
-	if (!slots || !sh->ents || !sh->own_bytes) {
-		free(slots);
+	if (!sh->ents || !sh->own_bytes || idmap__reserve(&map, total)) {
+		idmap__free(&map);
 		return -ENOMEM;
 	}
 	for (size_t p = 0; p < j->np; p++) {
@@ -113,25 +124,19 @@ static int step_shard(void *ctx, unsigned worker, size_t s)
 			uint32_t i = l->by_shard[k];
 			const char *str = l->strs + l->off[i];
 			size_t len = (i + 1 < l->n ? l->off[i + 1] : l->len) - l->off[i] - 1;
-			size_t slot = l->hash[i] & (nslots - 1);
-			struct ent *e = NULL;
-			for (; slots[slot]; slot = (slot + 1) & (nslots - 1)) {
-				struct ent *c = &sh->ents[slots[slot] - 1];
-				if (c->hash == l->hash[i] && c->len == len && !memcmp(c->s, str, len)) {
-					e = c;
-					break;
-				}
-			}
-			if (!e) {
-				e = &sh->ents[sh->n];
-				*e = (struct ent){ str, l->hash[i], (uint32_t)len, (uint32_t)p, 0 };
-				slots[slot] = (uint32_t)++sh->n;
+			struct ent_key key = { str, len };
+			size_t slot = idmap__slot(&map, l->hash[i], ent_eq, sh, &key);
+			int64_t id = idmap__at(&map, slot);
+			if (id < 0) {
+				id = (int64_t)sh->n++;
+				sh->ents[id] = (struct ent){ str, l->hash[i], (uint32_t)len, (uint32_t)p, 0 };
+				idmap__put(&map, slot, l->hash[i], (uint32_t)id);
 				sh->own_bytes[p] += len + 1;
 			}
-			l->ent[i] = e;
+			l->ent[i] = &sh->ents[id];
 		}
 	}
-	free(slots);
+	idmap__free(&map);
 	return 0;
 }
 

@@ -14,6 +14,12 @@
  * made once per base), the scan is skipped: a base offset is asked for only
  * when split_write.c writes a string, and looked up in the index then.
  *
+ * Why it is not a common/idmap: a slot holds a signature of the string's
+ * length and end bytes, not a hash of all its bytes, so that most base
+ * strings are turned away by the filter having read 16 bytes; this pass
+ * took virtio_net's emit over the vmlinux base from 23.5 to 21.5 ms
+ * (bench/README.md, "The hash tables that stay hand-written").
+ *
  * Ids: each distinct string of ours has one id, its slot + 1. A base offset
  * has the id of the equal string of ours, or 0 when ours has no such string.
  * Equal strings have equal ids whatever their offsets: a base that repeats a

@@ -30,6 +30,13 @@ struct type_map {
 	 * (a true signature's, an arena kfunc's), 0 for the others; NULL when
 	 * no pick has one. */
 	uint32_t *pick_proto;
+	/* Arena kfunc slots left untagged (not a pointer): the function's
+	 * name (a graph string) and which slot, for run.c's plan pass to warn
+	 * about after planning; a pass reports, its caller speaks. */
+	struct arena_miss {
+		const char *func, *slot;
+	} *arena_miss;
+	size_t narena_miss, cap_arena_miss;
 };
 
 #endif

@@ -172,6 +172,7 @@ void type_map__free(struct type_map *map)
 {
 	extras__free(map->extras);
 	free(map->pick_proto);
+	free(map->arena_miss);
 	free(map->ids);
 	free(map->dropped);
 	memset(map, 0, sizeof(*map));
