@@ -137,67 +137,89 @@ static uint32_t node_flags(uint8_t gkind, uint32_t f)
 	}
 }
 
-/* The representative record k of CU ci becomes node id. */
+/* A graph field from the record's field of the same name, as the graph's
+ * table (graph.h) encodes it: numbers copied, refs made node ids, strings
+ * put in the graph's table. A member keeps only the flag BTF shows
+ * (artificial: libbpf's dedup tells such members apart; annot is set with
+ * the annotations); a fwd's kind is the record's. */
+#define MK_u32(dst, src, field) (dst)->field = (src)->field;
+#define MK_u64(dst, src, field) (dst)->field = (src)->field;
+#define MK_ate(dst, src, field) (dst)->field = (src)->field;
+#define MK_tag(dst, src, field) (dst)->field = (src)->field;
+#define MK_eval(dst, src, field) (dst)->field = (src)->field;
+#define MK_mflags(dst, src, field) (dst)->field = (src)->field & CUS_F_ARTIFICIAL;
+#define MK_fwd(dst, src, field) \
+	(dst)->field = r->kind == CUS_UNION ? G_FWD_UNION : r->kind == CUS_ENUM ? G_FWD_ENUM : G_FWD_STRUCT;
+#define MK_ref(dst, src, field)                                                  \
+	if ((err = rec_ref_node(b, ci, cu, (src)->field, &(dst)->field)))        \
+		return err;
+#define MK_str(dst, src, field)                                                  \
+	if ((err = str_of(b, cus_str(cu, (src)->field), &(dst)->field)))        \
+		return err;
+
+/* Record i's items as node n's (the items table of n's kind). */
+static int make_items(struct builder *b, size_t ci, const struct cus_cu *cu, const struct cus_rec *r,
+		      struct graph_node *n)
+{
+	struct graph *g = b->g;
+	const struct cus_item *it = r->item_count ? cu->items + r->item_first : NULL; /* NULL + 0 is undefined */
+	int err;
+	if (vec_grow(&g->items, &b->cap_items, g->nitems + r->item_count))
+		return -ENOMEM;
+	n->item_first = (uint32_t)g->nitems;
+	n->item_count = r->item_count;
+	for (uint32_t i = 0; i < r->item_count; i++, it++) {
+		struct graph_item gi = { 0 };
+#define MK_ITEM(field, enc) MK_##enc(&gi, it, field)
+		switch (n->kind) {
+#define MK_ITEMS(kind, fields, its) \
+	case kind:                  \
+		its(MK_ITEM)        \
+		break;
+			GRAPH_NODE_KINDS(MK_ITEMS)
+#undef MK_ITEMS
+		}
+#undef MK_ITEM
+		if ((n->kind == G_STRUCT || n->kind == G_UNION) && (it->flags & CUS_F_ANNOT)) {
+			if ((err = copy_annots(b, cu, it->annot_first, it->annot_count, &gi.annot_first,
+					       &gi.annot_count)))
+				return err;
+			gi.flags |= CUS_F_ANNOT;
+		}
+		g->items[g->nitems++] = gi;
+	}
+	return 0;
+}
+
+/* The representative record k of CU ci becomes node id: its kind's fields
+ * (graph.h's table), each from the record's field of the same name, and
+ * its items. */
 static int make_node(struct builder *b, size_t ci, const struct cus_cu *cu, uint32_t k, uint32_t id)
 {
 	struct graph *g = b->g;
 	const struct cus_rec *r = &cu->recs[k];
-	const struct cus_item *it = r->item_count ? cu->items + r->item_first : NULL; /* NULL + 0 is undefined */
-	struct graph_node *n = &g->nodes[id];
+	struct graph_node nn = { 0 };
 	int err;
-	memset(n, 0, sizeof(*n));
-	n->kind = graph_kind(r);
-	n->flags = node_flags(n->kind, r->flags);
-	if ((err = str_of(b, cus_str(cu, r->name), &n->name)) ||
-	    (err = rec_ref_node(b, ci, cu, r->type, &n->type)))
+	nn.kind = graph_kind(r);
+	nn.flags = node_flags(nn.kind, r->flags);
+	if ((err = str_of(b, cus_str(cu, r->name), &nn.name)))
 		return err;
-	n = &g->nodes[id];
-	n->size = r->size;
-	switch (n->kind) {
-	case G_BASE:
-		n->encoding = r->encoding;
-		n->bit_size = r->bit_size;
-		n->bit_offset = r->bit_offset;
+#define MK_FIELD(field, enc) MK_##enc(&nn, r, field)
+#define ITEM_ONE(field, enc) +1
+	switch (nn.kind) {
+#define MK_KIND(kind, fields, its)                                       \
+	case kind:                                                       \
+		fields(MK_FIELD)                                         \
+		if ((0 its(ITEM_ONE)) > 0 && (err = make_items(b, ci, cu, r, &nn))) \
+			return err;                                      \
 		break;
-	case G_FWD:
-		n->fwd_kind = r->kind == CUS_UNION ? G_FWD_UNION : r->kind == CUS_ENUM ? G_FWD_ENUM : G_FWD_STRUCT;
-		n->type = 0;
-		n->size = 0;
-		break;
-	case G_ENUM:
-		n->type = 0; /* the underlying type only decided the sign */
-		break;
-	case G_UNSUPPORTED:
-		n->tag = r->tag;
-		break;
+		GRAPH_NODE_KINDS(MK_KIND)
+#undef MK_KIND
 	}
-	if (n->kind == G_STRUCT || n->kind == G_UNION || n->kind == G_ENUM || n->kind == G_ARRAY ||
-	    n->kind == G_FUNC_PROTO) {
-		if (vec_grow(&g->items, &b->cap_items, g->nitems + r->item_count))
-			return -ENOMEM;
-		uint32_t first = (uint32_t)g->nitems;
-		for (uint32_t i = 0; i < r->item_count; i++) {
-			struct graph_item gi = { .value = it[i].value, .bit_size = it[i].bit_size };
-			if (n->kind != G_ARRAY && n->kind != G_FUNC_PROTO &&
-			    (err = str_of(b, cus_str(cu, it[i].name), &gi.name)))
-				return err;
-			if ((err = rec_ref_node(b, ci, cu, it[i].type, &gi.type)))
-				return err;
-			if (n->kind == G_STRUCT || n->kind == G_UNION) {
-				gi.flags = it[i].flags & CUS_F_ARTIFICIAL;
-				if ((it[i].flags & CUS_F_ANNOT) &&
-				    (err = copy_annots(b, cu, it[i].annot_first, it[i].annot_count,
-						       &gi.annot_first, &gi.annot_count)))
-					return err;
-				if (it[i].flags & CUS_F_ANNOT)
-					gi.flags |= CUS_F_ANNOT;
-			}
-			g->items[g->nitems++] = gi;
-		}
-		n = &g->nodes[id];
-		n->item_first = first;
-		n->item_count = r->item_count;
-	}
+#undef ITEM_ONE
+#undef MK_FIELD
+	g->nodes[id] = nn;
+	struct graph_node *n = &g->nodes[id];
 	if (r->flags & CUS_F_ANNOT) {
 		uint32_t af, ac;
 		if ((err = copy_annots(b, cu, r->annot_first, r->annot_count, &af, &ac)))

@@ -314,6 +314,13 @@ static void put_annots(struct scanner *x, struct buf *b, uint32_t first, uint32_
 	}
 }
 
+/* Record k's key (merge.h, step 1). Not made from cus.h's tables, on
+ * purpose: a key is not the record's fields but what makes two types the
+ * same type, and each kind has its own rules: a fwd is its name alone; an
+ * array of unknown count and one of count 0 are one type (BTF writes both
+ * as 0); an enum is its sign, not its underlying type; a struct's members
+ * their artificial flag but no other; references are inlined or stopped by
+ * kind; no DIE offset, address or alignment takes part. */
 static int key_of(struct scanner *x, uint32_t k, int depth)
 {
 	struct cu_scan *o = x->out;
