@@ -3,7 +3,9 @@
 # (tests/tools/structure.py): no file cycle in any stage, common/ or format/
 # (a file's header included, or a symbol of its object used, is a use; the
 # files a header names as its module count as one), and no function over
-# 100 lines but per-kind switches. Each check is shown failing on a mutant:
+# 100 lines but per-kind switches; every hash table on common/offmap or
+# common/idmap but the two structure.py names with their reasons, and
+# every realloc() in vec.h. Each check is shown failing on a mutant:
 # made-up files, and the real btf-emit with the include that made its
 # funcs <-> types cycle put back.
 . "$(dirname "$0")/lib.sh"
@@ -27,6 +29,11 @@ out=$(python3 "$S" lengths "$T_TOP"/stages/* "$T_TOP/common" "$T_TOP/format" 2>&
 rc=$?
 [ $rc = 0 ] && ok "no function over 100 lines but per-kind switches" ||
 	not_ok "no function over 100 lines but per-kind switches" "$out"
+
+out=$(python3 "$S" tables "$T_TOP" 2>&1)
+rc=$?
+[ $rc = 0 ] && ok "every hash table on common/offmap or idmap but the named ones; every growth through vec.h" ||
+	not_ok "every hash table on common/offmap or idmap but the named ones; every growth through vec.h" "$out"
 
 # ---- mutants: each check must fail, naming the files ----
 M="$T_OUT/mutant"
@@ -90,4 +97,14 @@ check_grep "mutant: ... named with its file and line" 'long\.c:1: long_fn\(\) is
 grep -q 'kinds' "$M/len.out" && not_ok "a per-kind switch of 130 lines is not refused" "$(cat "$M/len.out")" ||
 	ok "a per-kind switch of 130 lines is not refused"
 
+# A probe loop and a realloc of their own, in a copy of the tree's layout.
+mkdir -p "$M/tab/stages/x" "$M/tab/common"
+printf 'static int f(unsigned *s, unsigned j, unsigned m)\n{\n\twhile (s[j])\n\t\tj = (j + 1) & (m - 1);\n\treturn (int)j;\n}\n' >"$M/tab/stages/x/t.c"
+printf 'void *g(void *p) { return realloc(p, 8); }\n' >"$M/tab/common/r.c"
+python3 "$S" tables "$M/tab" >"$M/tab.out" 2>&1
+rc=$?
+[ $rc = 1 ] && ok "mutant: a table and a growth of their own are found (exit 1)" ||
+	not_ok "mutant: a table and a growth of their own are found (exit 1)" "exit $rc: $(cat "$M/tab.out")"
+check_grep "mutant: ... the probe loop named by file and line" '^stages/x/t\.c:4: a probe loop' "$M/tab.out"
+check_grep "mutant: ... the realloc named by file and line" '^common/r\.c:1: realloc\(\) outside vec\.h' "$M/tab.out"
 test_done

@@ -30,6 +30,7 @@
 #include "str_match.h"
 #include "../../common/diag.h"
 #include "../../common/hash.h"
+#include "../../common/idmap.h"
 #include "../../common/vec.h"
 
 #include <bpf/btf.h>
@@ -61,9 +62,12 @@ struct bd {
 	struct bi_ent *own_ents;
 	int full;			/* making a base_index: keys are the base's own strings' */
 	uint64_t empty_key;		/* the key of "" */
-	uint32_t *named;		/* the base's structs and unions by kind and name (ids), made
-					 * when a fwd first asks (base_definition) */
-	size_t nnamed;
+	/* The base's structs and unions by kind and name, made when a fwd
+	 * first asks (base_definition): named_id[k] is the k-th (kind, name)'s
+	 * type id, 0 when the base has several of it. */
+	struct idmap named;
+	uint32_t *named_id;
+	uint32_t *named_first;		/* the k-th (kind, name)'s first type id: its key */
 	int depth;
 	struct str_match sm;		/* the strings ours and the base share (split_write.c too) */
 };
@@ -245,26 +249,44 @@ int base_dedup__index(const struct base_view *base, uint32_t bits, uint32_t **bu
 	return index_types(&x, bits, bucket, ents, n);
 }
 
+struct named_key {
+	uint32_t kind;
+	const char *name;
+};
+
+/* Is the k-th (kind, name) the key's? Its first type says. */
+static int named_eq(const void *ctx, uint32_t k, const void *key)
+{
+	const struct bd *x = ctx;
+	const struct named_key *nk = key;
+	const struct btf_type *c = bv_type(x->base, x->named_first[k]);
+	return btf_kind(c) == nk->kind && !strcmp(base_name(x, c), nk->name);
+}
+
 /* The base's structs and unions by kind and name: only fwds ask, and
  * many modules have none left for this, so it is made on first use. */
 static int index_named(struct bd *x)
 {
-	uint32_t n = x->base->n;
-	size_t ns = 1024;
-	while (ns < (size_t)n * 2)
-		ns *= 2;
-	x->named = calloc(ns, sizeof(*x->named));
-	if (!x->named)
+	uint32_t n = x->base->n, count = 0;
+	x->named_id = malloc(((size_t)n + 1) * sizeof(*x->named_id));
+	x->named_first = malloc(((size_t)n + 1) * sizeof(*x->named_first));
+	if (!x->named_id || !x->named_first || idmap__reserve(&x->named, n))
 		return -ENOMEM;
-	x->nnamed = ns;
 	for (uint32_t id = 1; id < n; id++) {
 		const struct btf_type *t = bv_type(x->base, id);
-		if ((btf_is_struct(t) || btf_is_union(t)) && t->name_off) {
-			size_t j = named_hash(btf_kind(t), base_name(x, t)) & (ns - 1);
-			while (x->named[j])
-				j = (j + 1) & (ns - 1);
-			x->named[j] = id;
+		if (!(btf_is_struct(t) || btf_is_union(t)) || !t->name_off)
+			continue;
+		struct named_key k = { btf_kind(t), base_name(x, t) };
+		uint64_t h = named_hash(k.kind, k.name);
+		size_t j = idmap__slot(&x->named, h, named_eq, x, &k);
+		int64_t e = idmap__at(&x->named, j);
+		if (e >= 0) {
+			x->named_id[e] = 0; /* several: no one definition */
+			continue;
 		}
+		x->named_first[count] = id;
+		x->named_id[count] = id;
+		idmap__put(&x->named, j, h, count++);
 	}
 	return 0;
 }
@@ -272,17 +294,9 @@ static int index_named(struct bd *x)
 /* The base's one struct (or union) named like fwd t, or 0 (none, or several). */
 static uint32_t base_definition(const struct bd *x, const struct btf_type *t)
 {
-	uint32_t kind = btf_kflag(t) ? BTF_KIND_UNION : BTF_KIND_STRUCT, found = 0;
-	const char *name = name_of(x->ours, t);
-	for (size_t j = named_hash(kind, name) & (x->nnamed - 1); x->named[j]; j = (j + 1) & (x->nnamed - 1)) {
-		const struct btf_type *c = bv_type(x->base, x->named[j]);
-		if (btf_kind(c) != kind || strcmp(base_name(x, c), name))
-			continue;
-		if (found)
-			return 0;
-		found = x->named[j];
-	}
-	return found;
+	struct named_key k = { btf_kflag(t) ? BTF_KIND_UNION : BTF_KIND_STRUCT, name_of(x->ours, t) };
+	int64_t e = idmap__find(&x->named, named_hash(k.kind, k.name), named_eq, x, &k);
+	return e >= 0 ? x->named_id[e] : 0;
 }
 
 static int set_hyp(struct bd *x, uint32_t s, uint32_t b)
@@ -582,7 +596,7 @@ int base_dedup__split(const struct base_view *ours, const struct base_view *base
 		const struct btf_type *t = bv_type(ours, s);
 		if (!btf_is_fwd(t) || x.final[s])
 			continue;
-		if (!x.named && (err = index_named(&x)))
+		if (!x.named_id && (err = index_named(&x)))
 			break;
 		x.final[s] = base_definition(&x, t);
 	}
@@ -607,7 +621,9 @@ out:
 	free(x.undo);
 	free(x.own_bucket);
 	free(x.own_ents);
-	free(x.named);
+	idmap__free(&x.named);
+	free(x.named_id);
+	free(x.named_first);
 	str_match__free(&x.sm);
 	free(newid);
 	free(keep);

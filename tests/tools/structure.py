@@ -3,6 +3,7 @@
 
     structure.py cycles OBJDIR:SRCDIR...   file cycles per directory
     structure.py lengths SRCDIR...         functions over the limit
+    structure.py tables TOP                hash tables and growth outside their helpers
 
 cycles: within each directory, file A uses file B when A.c or A.h
 includes B.h (a data dependence: A reads B's structs or macros) or A.o
@@ -16,6 +17,12 @@ lengths: a function of more than LIMIT lines (its signature to its closing
 brace) is printed as FILE:LINE and counted, unless it is a per-kind switch:
 a body with at least SWITCH_CASES case labels, one per kind it dispatches
 (a table of kinds reads best as one switch). Exit status 1 if any.
+
+tables: every open-addressing probe (a "(j + 1) & mask" step) lives in
+common/offmap (integer keys) or common/idmap (keys kept by the caller),
+but the tables HAND_TABLES names with the reason they stay written out;
+and every realloc() is vec.h's, whose growth is capped. Each other
+place is printed as FILE:LINE; exit status 1 if any.
 """
 import collections
 import glob
@@ -172,7 +179,45 @@ def lengths(dirs):
     return bad
 
 
+PROBE = re.compile(r"\(\s*\w+\s*\+\s*1\s*\)\s*&\s*(\(|\w)")
+REALLOC = re.compile(r"\brealloc\s*\(")
+TABLE_HOMES = {"common/offmap.h", "common/offmap.c", "common/idmap.h", "common/idmap.c"}
+HAND_TABLES = {
+    # Read by the scan threads while one thread inserts (release-ordered
+    # slots, old arrays kept): an idmap frees its arrays as it grows.
+    "stages/dedup-merge/weak.c",
+    # Signatures of length and end bytes behind a filter, no hash over
+    # the bytes: bench/README.md, "The hash tables that stay hand-written".
+    "stages/btf-emit/str_match.c",
+}
+
+
+def hash_tables(top):
+    bad = 0
+    for path in sorted(glob.glob(os.path.join(top, "**", "*.[ch]"), recursive=True)):
+        rel = os.path.relpath(path, top)
+        if not rel.startswith(("stages/", "common/", "format/")):
+            continue
+        for no, line in enumerate(open(path, errors="replace"), 1):
+            code = line.split("//")[0]
+            if code.lstrip().startswith(("*", "/*")):
+                continue
+            if PROBE.search(code) and rel not in TABLE_HOMES | HAND_TABLES:
+                print("%s:%d: a probe loop of its own: use common/idmap or common/offmap" % (rel, no))
+                bad += 1
+            if REALLOC.search(code) and rel != "common/vec.h":
+                print("%s:%d: realloc() outside vec.h: grow through vec_grow()/vec_resize()" % (rel, no))
+                bad += 1
+    if bad:
+        return 1
+    print("%s: every hash table on offmap or idmap but %d named ones; every growth through vec.h"
+          % (top, len(HAND_TABLES)))
+    return 0
+
+
 def main(argv):
+    if len(argv) == 2 and argv[0] == "tables":
+        return hash_tables(argv[1])
     if len(argv) < 2 or argv[0] not in ("cycles", "lengths"):
         sys.stderr.write(__doc__)
         return 2
