@@ -92,13 +92,8 @@ static void jf_eval(FILE *o, const struct cus_cu *cu, const struct cus_rec *r, c
 static void put_annots(FILE *o, const struct cus_cu *cu, uint32_t first, uint32_t count)
 {
 	fputs(",\"annots\":[", o);
-	for (uint32_t i = 0; i < count; i++) {
-		fputs(i ? ",[" : "[", o);
-		json_str(o, cus_str(cu, cu->annots[first + i].name));
-		fputc(',', o);
-		json_str(o, cus_str(cu, cu->annots[first + i].value));
-		fputc(']', o);
-	}
+	for (uint32_t i = 0; i < count; i++)
+		json_annot(o, !i, cus_str(cu, cu->annots[first + i].name), cus_str(cu, cu->annots[first + i].value));
 	fputc(']', o);
 }
 

@@ -58,6 +58,15 @@ void json_hex128(FILE *o, const char *key, uint64_t hi, uint64_t lo)
 	fprintf(o, ",\"%s\":\"%016llx%016llx\"", key, (unsigned long long)hi, (unsigned long long)lo);
 }
 
+void json_annot(FILE *o, int first, const char *name, const char *value)
+{
+	fputs(first ? "[" : ",[", o);
+	json_str(o, name);
+	fputc(',', o);
+	json_str(o, value);
+	fputc(']', o);
+}
+
 void json_loc(FILE *o, uint32_t loc, uint32_t loc_reg)
 {
 	/* dump_loc() prints only letters, digits and ()@-: nothing to escape. */

@@ -22,6 +22,9 @@ void json_flags(FILE *o, const char *key, uint32_t flags);
 void json_name(FILE *o, const char *key, const char *name);
 /* ,"key":"<32 hex digits>": a key128 as the text dumps print it. */
 void json_hex128(FILE *o, const char *key, uint64_t hi, uint64_t lo);
+/* One annotation of an "annots" list: [name,value], after a comma unless
+ * it is the list's first. */
+void json_annot(FILE *o, int first, const char *name, const char *value);
 /* ,"loc_name":"reg(5)": a parameter location as the text dumps print it. */
 void json_loc(FILE *o, uint32_t loc, uint32_t loc_reg);
 

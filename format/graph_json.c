@@ -75,25 +75,27 @@ static void jf_eval(const struct jctx *c, const char *key, uint64_t v)
 static void put_annots(FILE *o, const struct graph *g, uint32_t first, uint32_t count)
 {
 	fputs(",\"annots\":[", o);
-	for (uint32_t i = 0; i < count; i++) {
-		fputs(i ? ",[" : "[", o);
-		json_str(o, graph_str(g, g->annots[first + i].name));
-		fputc(',', o);
-		json_str(o, graph_str(g, g->annots[first + i].value));
-		fputc(']', o);
-	}
+	for (uint32_t i = 0; i < count; i++)
+		json_annot(o, !i, graph_str(g, g->annots[first + i].name), graph_str(g, g->annots[first + i].value));
+	fputc(']', o);
+}
+
+/* ["input name","CU name"] */
+static void cu_pair(FILE *o, const struct graph *g, uint32_t cu)
+{
+	const struct graph_cu *c = &g->cus[cu];
+	fputc('[', o);
+	json_str(o, graph_str(g, g->inputs[c->input].name));
+	fputc(',', o);
+	json_str(o, graph_str(g, c->name));
 	fputc(']', o);
 }
 
 /* ,"key":["input name","CU name"] */
 static void put_cu(FILE *o, const struct graph *g, const char *key, uint32_t cu)
 {
-	const struct graph_cu *c = &g->cus[cu];
-	fprintf(o, ",\"%s\":[", key);
-	json_str(o, graph_str(g, g->inputs[c->input].name));
-	fputc(',', o);
-	json_str(o, graph_str(g, c->name));
-	fputc(']', o);
+	fprintf(o, ",\"%s\":", key);
+	cu_pair(o, g, cu);
 }
 
 static void put_node(FILE *o, const struct graph *g, size_t id, int full)
@@ -135,12 +137,9 @@ static void put_node(FILE *o, const struct graph *g, size_t id, int full)
 	uint32_t a = g->prov_off[id], e = g->prov_off[id + 1];
 	fprintf(o, ",\"from_count\":%u,\"from\":[", e - a);
 	for (uint32_t k = a; k < e && (full || k == a); k++) {
-		const struct graph_cu *cu = &g->cus[g->prov[k]];
-		fputs(k > a ? ",[" : "[", o);
-		json_str(o, graph_str(g, g->inputs[cu->input].name));
-		fputc(',', o);
-		json_str(o, graph_str(g, cu->name));
-		fputc(']', o);
+		if (k > a)
+			fputc(',', o);
+		cu_pair(o, g, g->prov[k]);
 	}
 	fputs("]}\n", o);
 }

@@ -218,6 +218,8 @@ static int insert_cu(void *ctx, size_t ci)
 {
 	struct scan_run *r = ctx;
 	int err = classes__insert_cu(r->m, ci);
+	/* The keys are in the weak table now (once per class): the rest go. */
+	cu_scan__drop_keys(&r->m->scans[ci]);
 	progress_step(&r->m->pr, ci + 1);
 	if (err && !r->ds[ci].set && r->m->d->set)
 		r->ds[ci] = *r->m->d;

@@ -186,6 +186,8 @@ struct cu_scan {
 };
 
 void cu_scan__free(struct cu_scan *s);
+/* The keys and what only the weak classes' insert reads, freed. */
+void cu_scan__drop_keys(struct cu_scan *s);
 /* Forget what lives in the keep arenas (above), which the caller frees. */
 void cu_scan__drop_kept(struct cu_scan *s);
 

@@ -31,15 +31,23 @@ struct scanner {
 	uint32_t naddr;	/* the CU's address pairs before the record being scanned */
 };
 
-void cu_scan__free(struct cu_scan *s)
+void cu_scan__drop_keys(struct cu_scan *s)
 {
-	free(s->is_type);
 	buf_free(&s->keys);
 	free(s->key_off);
 	free(s->key_len);
 	free(s->key_hash);
 	free(s->miss);
 	free(s->xpos);
+	s->key_off = s->key_len = s->miss = s->xpos = NULL;
+	s->key_hash = NULL;
+	s->nmiss = s->nxpos = 0;
+}
+
+void cu_scan__free(struct cu_scan *s)
+{
+	free(s->is_type);
+	cu_scan__drop_keys(s);
 	free(s->stop_off);
 	free(s->stop_len);
 	free(s->stops);

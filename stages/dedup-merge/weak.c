@@ -194,16 +194,6 @@ int classes__insert_cu(struct merge *m, size_t ci)
 		if (err)
 			return err;
 	}
-	/* The keys are in the weak table now (once per class); drop the rest. */
-	buf_free(&s->keys);
-	free(s->key_off);
-	free(s->key_len);
-	free(s->key_hash);
-	free(s->miss);
-	free(s->xpos);
-	s->key_off = s->key_len = s->miss = s->xpos = NULL;
-	s->key_hash = NULL;
-	s->nmiss = s->nxpos = 0;
 	return 0;
 }
 
