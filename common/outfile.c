@@ -147,6 +147,33 @@ static void sweep_stale(const char *path)
 	free(dir);
 }
 
+/* A target that is not a regular file (/dev/null, a FIFO, a terminal) is
+ * not replaced: renaming over it would put a file where the device was
+ * (as root, /dev/null itself). Its bytes are made in an unnamed file in
+ * $TMPDIR and copied into it at publish, so a failed run still writes
+ * nothing to it. */
+static int open_for_copy(struct outfile *o, struct diag *d)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	if (!tmpdir || !*tmpdir)
+		tmpdir = "/tmp";
+	o->copy = 1;
+	o->fd = open(tmpdir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (o->fd >= 0)
+		return 0;
+	char *t = NULL;
+	if (asprintf(&t, "%s/btfpipe-out.XXXXXX", tmpdir) < 0)
+		return -ENOMEM;
+	o->fd = mkostemp(t, O_CLOEXEC);
+	int err = errno;
+	if (o->fd >= 0)
+		unlink(t); /* unnamed from here on, as with O_TMPFILE */
+	free(t);
+	if (o->fd < 0)
+		return diag_fail(d, err, "%s: cannot make its bytes in %s: %s", o->path, tmpdir, strerror(err));
+	return 0;
+}
+
 int outfile__open(struct outfile *o, const char *path, struct diag *d)
 {
 	handlers_install();
@@ -164,6 +191,13 @@ int outfile__open(struct outfile *o, const char *path, struct diag *d)
 		free(dir);
 		outfile__abort(o);
 		return diag_fail(d, EISDIR, "%s: output is a directory", path);
+	}
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		free(dir);
+		int err = open_for_copy(o, d);
+		if (err)
+			outfile__abort(o);
+		return err;
 	}
 	sweep_stale(path);
 	o->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
@@ -238,6 +272,8 @@ static int commit_failed(struct outfile *o, int err, struct diag *d)
 
 int outfile__prepare(struct outfile *o, struct diag *d)
 {
+	if (o->copy)
+		return 0; /* no name to give: publish copies the bytes */
 	mode_t um = umask(0);
 	umask(um);
 	int err = 0;
@@ -280,8 +316,47 @@ int outfile__prepare(struct outfile *o, struct diag *d)
 	return err ? commit_failed(o, err, d) : 0;
 }
 
+/* A copy target's bytes, from the unnamed file to the target, in order
+ * (a FIFO or a terminal has no offsets). */
+static int copy_out(struct outfile *o, struct diag *d)
+{
+	int to = open(o->path, O_WRONLY | O_CLOEXEC);
+	if (to < 0)
+		return commit_failed(o, errno, d);
+	char buf[1 << 16];
+	off_t at = 0;
+	int err = 0;
+	for (;;) {
+		ssize_t n = pread(o->fd, buf, sizeof(buf), at);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? errno : 0;
+			break;
+		}
+		at += n;
+		for (ssize_t w = 0; w < n && !err;) {
+			ssize_t k = write(to, buf + w, (size_t)(n - w));
+			if (k < 0 && errno != EINTR)
+				err = errno;
+			else if (k > 0)
+				w += k;
+		}
+		if (err)
+			break;
+	}
+	if (close(to) < 0 && !err)
+		err = errno;
+	if (err)
+		return commit_failed(o, err, d);
+	outfile__abort(o);
+	return 0;
+}
+
 int outfile__publish(struct outfile *o, struct diag *d)
 {
+	if (o->copy)
+		return copy_out(o, d);
 	if (rename(o->tmp, o->path) < 0)
 		return commit_failed(o, errno, d);
 	pending_del(o->tmp);

@@ -10,6 +10,9 @@
  * A SIGKILL between the link and the rename (or during a named temp's write)
  * leaves .NAME.tmp.PID.XXXXXX behind; the next outfile__open() of the same
  * target removes those whose process is gone.
+ * A target that exists and is not a regular file (/dev/null, a FIFO) is
+ * never replaced: its bytes are made in an unnamed file in $TMPDIR and
+ * copied into it when published.
  */
 #ifndef BTFPIPE_OUTFILE_H
 #define BTFPIPE_OUTFILE_H
@@ -24,6 +27,7 @@ struct outfile {
 	char *tmp;	/* a named temp file, when O_TMPFILE was unavailable */
 	int fd;
 	unsigned mode;	/* permissions at commit; 0 means 0644 (less umask) */
+	int copy;	/* the target is not a regular file: publish copies into it */
 };
 
 /* Returns: 0, or a negative errno with the detail in d. */
