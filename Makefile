@@ -250,6 +250,21 @@ check-132: deps all
 check-lto: deps all
 	@LTO_FILES=400 LTO_STRUCTS=400 BTFPIPE_VARIANTS=bin ./tests/run.sh t1105
 
+# Past one machine, on real engines (tests/engines/): a Slurm job array on a
+# one-node cluster, GNU parallel over ssh to hosts made as network
+# namespaces, one cache on a network filesystem shared by 8 writers. Root;
+# each installs, starts and stops what it needs and purges what it
+# installed. Five kernels' -dbg packages (about 1.4 GB, once, into
+# tests/out/engines-dl).
+check-slurm: deps all
+	@./tests/engines/slurm.sh
+check-hosts: deps all
+	@./tests/engines/hosts.sh
+check-netfs: deps all
+	@./tests/engines/netfs.sh
+check-engines: deps all
+	@rc=0; for e in slurm hosts netfs; do ./tests/engines/$$e.sh || rc=1; done; exit $$rc
+
 # Kernels from Debian's linux-source packages built with PAHOLE=pipeline.sh
 # and checked against pahole (KBUILD_BUILDS selects; tests/kbuild/run.sh).
 check-kbuild: deps all
@@ -327,4 +342,4 @@ bench-archive: all
 clean:
 	rm -rf build build-asan build-collide build-tsan bin bin-asan bin-collide bin-tsan tests/out
 
-.PHONY: check-robust all deps run test programs install check-deb check-kernel check-kfuncs check-132 bench-7x bench-loop check-kbuild check-pahole-suite check-lto bench bench-modules bench-scale bench-cache bench-archive bench-lto fuzz clean
+.PHONY: check-robust all deps run test programs install check-deb check-slurm check-hosts check-netfs check-engines check-kernel check-kfuncs check-132 bench-7x bench-loop check-kbuild check-pahole-suite check-lto bench bench-modules bench-scale bench-cache bench-archive bench-lto fuzz clean
