@@ -132,6 +132,56 @@ print("%.1f %.1f %d %d" % (c, w, h, m))
 PY
 }
 
+# engine_netfs DIR: a file server and its export mounted here, in DIR (the
+# network filesystem the checks share a cache on): host 9, a network
+# namespace (10.252.9.2) whose sshd serves DIR/export over SFTP, mounted
+# at DIR/mnt with sshfs (reconnecting after the server comes back). Sets
+# E_MNT, E_EXPORT and SSH_OPTS (the keys to reach netfs_host's hosts). NFS
+# would be the real thing; this VM's kernel has no NFS (netfs.sh says so).
+# Needs sshfs and openssh-server (engine_need).
+engine_netfs() {
+	NW=$1
+	mkdir -p "$NW"
+	ssh-keygen -q -t ed25519 -N '' -f "$NW/hostkey" <<<y >/dev/null 2>&1
+	ssh-keygen -q -t ed25519 -N '' -f "$NW/id" <<<y >/dev/null 2>&1
+	cp "$NW/id.pub" "$NW/authorized_keys"
+	chmod 600 "$NW/authorized_keys" "$NW/hostkey" "$NW/id"
+	[ -d /run/sshd ] || { mkdir -p /run/sshd && engine_on_exit "rmdir /run/sshd"; }
+	SSH_OPTS=(-i "$NW/id" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR
+		-o BatchMode=yes -o ConnectTimeout=5)
+	netfs_host 9 || { not_ok "make the file server (host 9)" "$(cat "$NW/sshd9.log" 2>/dev/null)"; return 1; }
+	E_EXPORT=$NW/export E_MNT=$NW/mnt
+	mkdir -p "$E_EXPORT" "$E_MNT"
+	local _
+	for _ in $(seq 20); do
+		sshfs "root@10.252.9.2:$E_EXPORT" "$E_MNT" -o "IdentityFile=$NW/id" -o StrictHostKeyChecking=no \
+			-o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o BatchMode=yes -o ConnectTimeout=5 \
+			-o reconnect -o ServerAliveInterval=2 -o ServerAliveCountMax=2 2>"$NW/sshfs.err" && break
+		sleep 0.5
+	done
+	mountpoint -q "$E_MNT" && engine_on_exit "fusermount -u -z '$E_MNT'" &&
+		ok "a file server's export is mounted here over the network ($(findmnt -n -o FSTYPE,SOURCE "$E_MNT"))" ||
+		{ not_ok "mount the file server's export" "$(cat "$NW/sshfs.err")"; return 1; }
+}
+# netfs_host K: network namespace btfpipe-nK at 10.252.K.2 with an sshd
+# (SFTP included) of engine_netfs's keys; gone at exit.
+netfs_host() {
+	local k=$1 ns=btfpipe-n$1
+	ip netns del "$ns" 2>/dev/null
+	ip link del "bpn$k" 2>/dev/null
+	ip netns add "$ns" && engine_on_exit "ip netns del $ns" &&
+		ip link add "bpn$k" type veth peer name eth0 netns "$ns" && engine_on_exit "ip link del bpn$k" &&
+		ip addr add "10.252.$k.1/30" dev "bpn$k" && ip link set "bpn$k" up &&
+		ip -n "$ns" addr add "10.252.$k.2/30" dev eth0 && ip -n "$ns" link set eth0 up && ip -n "$ns" link set lo up &&
+		netfs_sshd "$k" && engine_on_exit "ip netns pids $ns | xargs -r kill -9"
+}
+netfs_sshd() {
+	ip netns exec "btfpipe-n$1" /usr/sbin/sshd -f /dev/null -h "$NW/hostkey" -o "ListenAddress=10.252.$1.2" \
+		-o "PidFile=$NW/sshd$1.pid" -o "AuthorizedKeysFile=$NW/authorized_keys" -o PermitRootLogin=prohibit-password \
+		-o StrictModes=no -o UsePAM=no -o PasswordAuthentication=no -o "Subsystem=sftp internal-sftp" \
+		-E "$NW/sshd$1.log"
+}
+
 # engine_done: the tally line, and the exit status.
 engine_done() {
 	local p f s

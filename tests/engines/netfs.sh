@@ -58,50 +58,12 @@ fi
 engine_need sshfs openssh-server openssh-client || { engine_done; exit 1; }
 command -v parallel >/dev/null || engine_need parallel || { engine_done; exit 1; }
 
-ssh-keygen -q -t ed25519 -N '' -f "$W/hostkey" <<<y >/dev/null 2>&1
-ssh-keygen -q -t ed25519 -N '' -f "$W/id" <<<y >/dev/null 2>&1
-cp "$W/id.pub" "$W/authorized_keys"
-chmod 600 "$W/authorized_keys" "$W/hostkey" "$W/id"
-[ -d /run/sshd ] || { mkdir -p /run/sshd && engine_on_exit "rmdir /run/sshd"; }
-SSH_OPTS=(-i "$W/id" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o BatchMode=yes
-	-o ConnectTimeout=5)
-# host K: namespace btfpipe-nK, 10.252.K.2, an sshd with SFTP. K 1..3 run
-# writers; K 9 is the file server.
-host() {
-	local k=$1 ns=btfpipe-n$1
-	ip netns del "$ns" 2>/dev/null
-	ip link del "bpn$k" 2>/dev/null
-	ip netns add "$ns" && engine_on_exit "ip netns del $ns" &&
-		ip link add "bpn$k" type veth peer name eth0 netns "$ns" && engine_on_exit "ip link del bpn$k" &&
-		ip addr add "10.252.$k.1/30" dev "bpn$k" && ip link set "bpn$k" up &&
-		ip -n "$ns" addr add "10.252.$k.2/30" dev eth0 && ip -n "$ns" link set eth0 up && ip -n "$ns" link set lo up &&
-		start_sshd "$k" && engine_on_exit "ip netns pids $ns | xargs -r kill -9"
-}
-start_sshd() {
-	ip netns exec "btfpipe-n$1" /usr/sbin/sshd -f /dev/null -h "$W/hostkey" -o "ListenAddress=10.252.$1.2" \
-		-o "PidFile=$W/sshd$1.pid" -o "AuthorizedKeysFile=$W/authorized_keys" -o PermitRootLogin=prohibit-password \
-		-o StrictModes=no -o UsePAM=no -o PasswordAuthentication=no -o "Subsystem=sftp internal-sftp" \
-		-E "$W/sshd$1.log"
-}
-host 9 || { not_ok "make the file server (host 9)" "$(cat "$W/sshd9.log" 2>/dev/null)"; engine_done; exit 1; }
-EXPORT=$W/export
-MNT=$W/mnt
-mkdir -p "$EXPORT" "$MNT"
-# The mount: sshfs from here to the server's export; reconnect after the
-# server comes back. The hosts' writers see it (they share this mount).
-mount_it() {
-	sshfs "root@10.252.9.2:$EXPORT" "$MNT" -o "IdentityFile=$W/id" -o StrictHostKeyChecking=no \
-		-o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o BatchMode=yes -o ConnectTimeout=5 \
-		-o reconnect -o ServerAliveInterval=2 -o ServerAliveCountMax=2 2>"$W/sshfs.err"
-}
-for _ in $(seq 20); do mount_it && break; sleep 0.5; done
-mountpoint -q "$MNT" && engine_on_exit "fusermount -u -z '$MNT'" &&
-	ok "the server's export is mounted here over the network ($(findmnt -n -o FSTYPE,SOURCE "$MNT"))" ||
-	{ not_ok "mount the export" "$(cat "$W/sshfs.err")"; engine_done; exit 1; }
+engine_netfs "$W" || { engine_done; exit 1; }
+MNT=$E_MNT EXPORT=$E_EXPORT
 # The writers' hosts after the mount: each namespace's copy of the mounts
 # holds it.
 for k in 1 2 3; do
-	host $k || { not_ok "make host $k" "$(cat "$W/sshd$k.log" 2>/dev/null)"; engine_done; exit 1; }
+	netfs_host $k || { not_ok "make host $k" "$(cat "$W/sshd$k.log" 2>/dev/null)"; engine_done; exit 1; }
 done
 
 # round NAME [STOP_AT]: 8 writers over hosts 1-3 (GNU parallel over ssh),
@@ -120,7 +82,7 @@ round() {
 	done
 	if [ -n "$stop_at" ]; then
 		( sleep "$stop_at"; ip netns pids btfpipe-n9 | xargs -r kill -9; echo stopped >"$W/$name.stopped"
-		  sleep 5; start_sshd 9 && echo started >>"$W/$name.stopped" ) &
+		  sleep 5; netfs_sshd 9 && echo started >>"$W/$name.stopped" ) &
 	fi
 	printf 'root@10.252.%s.2\n' 1 2 3 | sed 's/^/3\//' >"$W/logins"
 	parallel --will-cite --sshloginfile "$W/logins" --ssh "ssh ${SSH_OPTS[*]}" --joblog "$W/$name.joblog" \

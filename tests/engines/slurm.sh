@@ -14,18 +14,21 @@
 #     of its kernels finds every CU in the shared cache;
 #  2. an array scancel'ed mid-run, then submitted again: the same tree, no
 #     temp file.
-# The cache and the archive live on one filesystem that every task sees
-# (one node: its local disk is the shared storage); tests/engines/netfs.sh
-# puts a cache on a network filesystem.
+# The cache lives on shared storage: a file server's export mounted on the
+# node (engine_netfs in lib.sh: sshfs from a network namespace, as this
+# VM's kernel has no NFS); the archive on the node's disk.
 . "$(dirname "$0")/lib.sh"
 engine_init slurm
 
 [ "$(id -u)" = 0 ] || { skip "Slurm" "needs root: it installs and starts slurmctld, slurmd and munged"; engine_done; exit; }
-engine_need slurmctld slurmd slurm-client munge || { engine_done; exit 1; }
+engine_need slurmctld slurmd slurm-client munge sshfs openssh-server openssh-client || { engine_done; exit 1; }
 engine_kernels && engine_ref || { engine_done; exit 1; }
 
 W=$T_OUT/cluster
 mkdir -p "$W/ctld" "$W/d" "$W/log" "$W/munge"
+# The shared storage: the cache on a file server's export, mounted here
+# (engine_netfs: sshfs from a network namespace of its own).
+engine_netfs "$T_OUT/netfs" || { engine_done; exit 1; }
 host=$(hostname -s)
 # munged runs as root here (--force), with a key of its own.
 dd if=/dev/urandom of="$W/munge/munge.key" bs=1024 count=1 2>/dev/null && chmod 400 "$W/munge/munge.key"
@@ -106,9 +109,10 @@ manifest() { # NAME: the job list's last line, after the array
 }
 
 # ---- 1. the array, cache on the shared filesystem ----
-rm -rf "$W/out1" "$W/cache1"
+C1=$E_MNT/cache1 C2=$E_MNT/cache2
+rm -rf "$W/out1" "$C1"
 t0=$(date +%s.%N)
-id=$(submit run1 "$W/out1" "$W/cache1") || { not_ok "submit the array" "$(cat "$W/run1.jobs.err")"; engine_done; exit 1; }
+id=$(submit run1 "$W/out1" "$C1") || { not_ok "submit the array" "$(cat "$W/run1.jobs.err")"; engine_done; exit 1; }
 wait_jobs && manifest run1 && wait_jobs || not_ok "the array finished within 30 minutes" "$(squeue)"
 wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 cpu=$(awk '{ s += $2 + $3 } END { printf "%.1f", s }' "$W/run1.time")
@@ -118,7 +122,7 @@ same_tree "Slurm array" "$W/out1"
 # How many CUs a task found depends on which tasks ran at once; a later
 # batch of the series' second kernel must find every one of its CUs that
 # the array's tasks stored in the shared cache.
-"$A" --cache "$W/cache1" -o "$W/out1b" "${E_DEBS[1]}" >"$W/out1b.log" 2>&1
+"$A" --cache "$C1" -o "$W/out1b" "${E_DEBS[1]}" >"$W/out1b.log" 2>&1
 read -r _ _ h2 m2 < <(jobs_sum "$W/out1b")
 [ "$m2" = 0 ] && [ "$h2" -gt 0 ] &&
 	ok "the array's tasks left every CU in the shared cache: $(basename "${E_DEBS[1]}" | cut -d_ -f1) again, $h2 hits, 0 misses" ||
@@ -127,8 +131,8 @@ bad=$(grep -l -i "error" "$W"/log/run1-*.out 2>/dev/null | head -3)
 [ -z "$bad" ] && ok "no task printed an error" || not_ok "no task printed an error" "$(head -5 $bad)"
 
 # ---- 2. scancel mid-run, then the array again ----
-rm -rf "$W/out2" "$W/cache2" "$W/run2.time"
-id=$(submit run2 "$W/out2" "$W/cache2") || { not_ok "submit the second array"; engine_done; exit 1; }
+rm -rf "$W/out2" "$C2" "$W/run2.time"
+id=$(submit run2 "$W/out2" "$C2") || { not_ok "submit the second array"; engine_done; exit 1; }
 # Mid-run: the first tasks have been running a while (their temp files are
 # there), none has finished.
 for _ in $(seq 120); do
@@ -144,7 +148,7 @@ left=$(find "$W/out2" \( -name 'tmp.*' -o -name '*.tmp.*' \) 2>/dev/null | wc -l
 echo "info: scancel'ed array $id with $running tasks running, $done_before kernels done; $left temp files after it (SIGTERM: each job removes what it began)"
 [ "$done_before" -lt "${#E_DEBS[@]}" ] && ok "the array was cancelled mid-run ($done_before of ${#E_DEBS[@]} kernels done)" ||
 	not_ok "the array was cancelled mid-run" "all $done_before kernels were done before scancel"
-id=$(submit run2 "$W/out2" "$W/cache2") && wait_jobs && manifest run2 && wait_jobs ||
+id=$(submit run2 "$W/out2" "$C2") && wait_jobs && manifest run2 && wait_jobs ||
 	not_ok "the array submitted again finished" "$(squeue)"
 same_tree "scancel'ed, then submitted again" "$W/out2"
 engine_done
