@@ -77,7 +77,8 @@ round() {
 	for i in $(seq 0 7); do
 		# --stats: no whole-run memo, so every round runs the stages and
 		# reads and writes the shared cache.
-		printf '%s -j1 --cache %q --cache-stats --stats -o %q %q 2>%q\n' "$T_BIN/btfpipe" "$MNT/cache" "$W/$name/w$i.btf" \
+		printf '/usr/bin/time -f "%%e %%U %%S" -a -o %q %s -j1 --cache %q --cache-stats --stats -o %q %q 2>%q\n' \
+			"$W/$name/time" "$T_BIN/btfpipe" "$MNT/cache" "$W/$name/w$i.btf" \
 			"${V[$((i % ${#V[@]}))]}" "$W/$name/w$i.err" >>"$W/$name.cmds"
 	done
 	if [ -n "$stop_at" ]; then
@@ -109,7 +110,8 @@ hits() {
 t0=$(date +%s.%N)
 round fill && ok "round 1: 8 writers over 3 hosts into one cache on the mount" ||
 	not_ok "round 1: 8 writers over 3 hosts" "$(tail -5 "$W/fill.out"; cat "$W/fill.joblog")"
-echo "info: round 1: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s wall; hits/misses $(hits fill); cache $(du -sh "$EXPORT/cache" | cut -f1)"
+cpu() { awk '{ s += $2 + $3 } END { printf "%.1f", s }' "$W/$1/time" 2>/dev/null; }
+echo "info: round 1: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s wall, $(cpu fill) s CPU (the writers); hits/misses $(hits fill); cache $(du -sh "$EXPORT/cache" | cut -f1)"
 same_outputs fill
 round again
 read -r h m < <(hits again)
@@ -133,5 +135,5 @@ same_outputs outage
 for _ in $(seq 20); do ls "$MNT/cache" >/dev/null 2>&1 && break; sleep 0.5; done
 round after
 same_outputs after
-echo "info: after the outage: hits/misses $(hits after)"
+echo "info: rounds 2-4 CPU (the writers): $(cpu again) s, $(cpu outage) s (server away), $(cpu after) s; after the outage: hits/misses $(hits after)"
 engine_done
