@@ -25,12 +25,8 @@ engine_kernels && engine_ref || { engine_done; exit 1; }
 N=${HOSTS:-3}
 W=$T_OUT/hosts
 mkdir -p "$W"
-ssh-keygen -q -t ed25519 -N '' -f "$W/hostkey" <<<y >/dev/null 2>&1
-ssh-keygen -q -t ed25519 -N '' -f "$W/id" <<<y >/dev/null 2>&1
-cp "$W/id.pub" "$W/authorized_keys"
-chmod 600 "$W/authorized_keys" "$W/hostkey" "$W/id"
-[ -d /run/sshd ] || { mkdir -p /run/sshd && engine_on_exit "rmdir /run/sshd"; }
-SSH="ssh -i $W/id -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o BatchMode=yes -o ConnectTimeout=5"
+engine_ssh_keys "$W"
+SSH="ssh ${SSH_OPTS[*]}"
 : >"$W/sshlogins"
 for k in $(seq "$N"); do
 	ns=btfpipe-h$k

@@ -18,24 +18,10 @@ if [ -n "${BTFPIPE_ENGINE_DEBS:-}" ]; then
 	printf '%s\n' $BTFPIPE_ENGINE_DEBS
 	exit 0
 fi
-mkdir -p "$dir/apt/lists/partial" "$dir/apt/cache/archives/partial" "$dir/deb"
+mkdir -p "$dir/deb"
 err() { echo "btfpipe: kernels.sh: error: $*" >&2; exit 1; }
-uri=$(grep -rhE '^(URIs:|deb )' /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null |
-	grep -oE 'https?://[^ ]+/debian/?( |$)' | grep -v security | head -1)
-uri=${uri% }
-uri=${uri:-http://deb.debian.org/debian}
-printf 'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s bookworm main\n' "$uri" >"$dir/apt/sources.list"
-printf 'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s bookworm-security main\n' \
-	"${uri%/debian}/debian-security" >>"$dir/apt/sources.list"
-APT=(-o "Dir::Etc::sourcelist=$dir/apt/sources.list" -o Dir::Etc::sourceparts=-
-	-o "Dir::State::Lists=$dir/apt/lists" -o "Dir::Cache=$dir/apt/cache"
-	-o Dir::State::status=/dev/null -o Debug::NoLocking=1
-	-o APT::Architecture=amd64 -o APT::Architectures::=amd64 -o APT::Architectures::=arm64
-	-o APT::Architectures::=s390x)
-if [ -z "$(find "$dir/apt/lists" -name '*_Packages*' -mtime -1 2>/dev/null)" ]; then
-	apt-get "${APT[@]}" update -qq >/dev/null 2>"$dir/apt/update.err" ||
-		err "apt-get update failed: $(tail -1 "$dir/apt/update.err")"
-fi
+. "$top/tests/kernel/apt_private.sh"
+apt_private "$dir" "amd64 arm64 s390x" "bookworm main" "bookworm-security main" || err "$APT_ERR"
 newest() { # ERE N: the N newest package names matching ERE
 	apt-cache "${APT[@]}" pkgnames linux-image- 2>/dev/null | grep -E "$1" | sort -V | tail -n "$2"
 }

@@ -132,6 +132,20 @@ print("%.1f %.1f %d %d" % (c, w, h, m))
 PY
 }
 
+# engine_ssh_keys DIR: a host key and a client key made in DIR (hostkey,
+# id, authorized_keys), sshd's privilege separation directory when
+# missing, and SSH_OPTS: ssh's options for the hosts those keys open.
+engine_ssh_keys() {
+	mkdir -p "$1"
+	ssh-keygen -q -t ed25519 -N '' -f "$1/hostkey" <<<y >/dev/null 2>&1
+	ssh-keygen -q -t ed25519 -N '' -f "$1/id" <<<y >/dev/null 2>&1
+	cp "$1/id.pub" "$1/authorized_keys"
+	chmod 600 "$1/authorized_keys" "$1/hostkey" "$1/id"
+	[ -d /run/sshd ] || { mkdir -p /run/sshd && engine_on_exit "rmdir /run/sshd"; }
+	SSH_OPTS=(-i "$1/id" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR
+		-o BatchMode=yes -o ConnectTimeout=5)
+}
+
 # engine_netfs DIR: a file server and its export mounted here, in DIR (the
 # network filesystem the checks share a cache on): host 9, a network
 # namespace (10.252.9.2) whose sshd serves DIR/export over SFTP, mounted
@@ -141,14 +155,7 @@ PY
 # Needs sshfs and openssh-server (engine_need).
 engine_netfs() {
 	NW=$1
-	mkdir -p "$NW"
-	ssh-keygen -q -t ed25519 -N '' -f "$NW/hostkey" <<<y >/dev/null 2>&1
-	ssh-keygen -q -t ed25519 -N '' -f "$NW/id" <<<y >/dev/null 2>&1
-	cp "$NW/id.pub" "$NW/authorized_keys"
-	chmod 600 "$NW/authorized_keys" "$NW/hostkey" "$NW/id"
-	[ -d /run/sshd ] || { mkdir -p /run/sshd && engine_on_exit "rmdir /run/sshd"; }
-	SSH_OPTS=(-i "$NW/id" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR
-		-o BatchMode=yes -o ConnectTimeout=5)
+	engine_ssh_keys "$NW"
 	netfs_host 9 || { not_ok "make the file server (host 9)" "$(cat "$NW/sshd9.log" 2>/dev/null)"; return 1; }
 	E_EXPORT=$NW/export E_MNT=$NW/mnt
 	mkdir -p "$E_EXPORT" "$E_MNT"

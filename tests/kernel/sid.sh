@@ -19,27 +19,10 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 dir=$top/tests/out/sid
 if [ "${1:-}" = --dir ]; then dir=$2; shift 2; fi
 what=${1:?usage: sid.sh [--dir DIR] pahole|dbg|source|versions}
-mkdir -p "$dir/apt/lists/partial" "$dir/apt/cache/archives/partial" "$dir/deb"
+mkdir -p "$dir/deb"
 err() { echo "btfpipe: sid.sh: error: $*" >&2; exit 1; }
-
-# The system's own archive URI, so a mirror set up in sources.list is used.
-uri=$(grep -rhE '^(URIs:|deb )' /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null |
-	grep -oE 'https?://[^ ]+/debian/?( |$)' | grep -v security | head -1)
-uri=${uri% }
-uri=${uri:-http://deb.debian.org/debian}
-printf 'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s sid main\n' "$uri" >"$dir/apt/sources.list"
-APT=(-o "Dir::Etc::sourcelist=$dir/apt/sources.list" -o Dir::Etc::sourceparts=-
-	-o "Dir::State::Lists=$dir/apt/lists" -o "Dir::Cache=$dir/apt/cache"
-	-o Dir::State::status=/dev/null -o Debug::NoLocking=1)
-# Lists older than a day are fetched again: sid moves daily and an old list
-# names .debs the archive no longer has.
-if [ -z "$(find "$dir/apt/lists" -name '*_Packages*' -mtime -1 2>/dev/null)" ]; then
-	apt-get "${APT[@]}" update -qq >/dev/null 2>"$dir/apt/update.err" ||
-		err "apt-get update on sid failed: $(tail -1 "$dir/apt/update.err")"
-	# apt-get update only warns when an index fails to download.
-	[ -n "$(find "$dir/apt/lists" -name '*_Packages*' -mtime -1)" ] ||
-		err "apt-get update on sid fetched no package list: $(head -1 "$dir/apt/update.err")"
-fi
+. "$top/tests/kernel/apt_private.sh"
+apt_private "$dir" amd64 "sid main" || err "sid: $APT_ERR"
 candidate() { apt-cache "${APT[@]}" policy "$1" 2>/dev/null | awk '/Candidate:/{ print $2 }'; }
 fetch() { # PACKAGE: the .deb's path in DIR/deb, downloaded once
 	local p=$1 v deb
