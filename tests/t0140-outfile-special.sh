@@ -12,7 +12,9 @@
 #  - the run exits 0, the FIFO is still a FIFO and the device still a
 #    character device;
 #  - what a reader gets from the FIFO is the bytes a regular file gets;
-#  - a run that fails writes nothing into the FIFO.
+#  - a run that fails writes nothing into the FIFO;
+#  - the driver with a cache neither waits on the FIFO to memoize its
+#    output nor memoizes anything but the real bytes.
 # Mutant this fails on (tried): common/outfile.c before this test (the
 # rename): the FIFO and the device become regular files.
 . "$(dirname "$0")/lib.sh"
@@ -61,6 +63,22 @@ rc=$?
 wait $reader
 [ $rc = 1 ] && [ ! -s "$D/got.bad" ] && [ -p "$F" ] && ok "a failing run (exit 1) writes nothing into the FIFO" ||
 	not_ok "a failing run writes nothing into the FIFO" "exit $rc, $(wc -c <"$D/got.bad") bytes: $(cat "$D/bad.err")"
+
+# The driver with a cache: its run memo reads the output back to store it,
+# which a FIFO or a device cannot give; it must not wait for one nor store
+# anything but the real bytes.
+rm -f "$F" && mkfifo "$F"
+timeout 60 cat "$F" >"$D/got.memo" &
+reader=$!
+timeout 30 "$T_BIN/btfpipe" -q --cache "$D/cache" -o "$F" "$D/sample"
+rc=$?
+wait $reader
+[ $rc = 0 ] && ok "btfpipe --cache -o FIFO: exit 0, no wait for the FIFO after its bytes" ||
+	not_ok "btfpipe --cache -o FIFO: exit 0, no wait for the FIFO after its bytes" "exit $rc"
+check_same "btfpipe --cache -o FIFO: the reader gets the driver's bytes" "$D/got.memo" "$D/s.drv.btf"
+"$T_BIN/btfpipe" -q --cache "$D/cache" -o "$D/after.btf" "$D/sample"
+check_same "... and a run after it on the same cache writes the right bytes (nothing else memoized)" \
+	"$D/after.btf" "$D/s.drv.btf"
 
 if [ "$(id -u)" = 0 ]; then
 	N=$D/null
