@@ -187,12 +187,13 @@ int outfile__open(struct outfile *o, const char *path, struct diag *d)
 		return -ENOMEM;
 	}
 	struct stat st;
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+	int exists = stat(path, &st) == 0;
+	if (exists && S_ISDIR(st.st_mode)) {
 		free(dir);
 		outfile__abort(o);
 		return diag_fail(d, EISDIR, "%s: output is a directory", path);
 	}
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+	if (exists && !S_ISREG(st.st_mode)) {
 		free(dir);
 		int err = open_for_copy(o, d);
 		if (err)
