@@ -45,26 +45,16 @@ static void jf_u64(FILE *o, const struct cus_cu *cu, const struct cus_rec *r, co
 	fprintf(o, ",\"%s\":%llu", key, (unsigned long long)v);
 }
 
-/* The u32s that name something: the number, then "<key>_name" (null for
- * a number the tables do not know). */
-static void jf_named(FILE *o, const char *key, uint32_t v, const char *name)
-{
-	char k[64];
-	fprintf(o, ",\"%s\":%u", key, v);
-	snprintf(k, sizeof(k), "%s_name", key);
-	json_name(o, k, name);
-}
-
 static void jf_ate(FILE *o, const struct cus_cu *cu, const struct cus_rec *r, const char *key, uint32_t v)
 {
 	(void)cu, (void)r;
-	jf_named(o, key, v, dwarf_ate_name(v));
+	json_named(o, key, v, dwarf_ate_name(v));
 }
 
 static void jf_tag(FILE *o, const struct cus_cu *cu, const struct cus_rec *r, const char *key, uint32_t v)
 {
 	(void)cu, (void)r;
-	jf_named(o, key, v, dwarf_tag_name(v));
+	json_named(o, key, v, dwarf_tag_name(v));
 }
 
 static void jf_loc(FILE *o, const struct cus_cu *cu, const struct cus_rec *r, const char *key, uint32_t v)
@@ -83,10 +73,7 @@ static void jf_mflags(FILE *o, const struct cus_cu *cu, const struct cus_rec *r,
 static void jf_eval(FILE *o, const struct cus_cu *cu, const struct cus_rec *r, const char *key, uint64_t v)
 {
 	(void)cu;
-	if (r->flags & CUS_F_SIGNED)
-		fprintf(o, ",\"%s\":%lld", key, (long long)v);
-	else
-		fprintf(o, ",\"%s\":%llu", key, (unsigned long long)v);
+	json_eval(o, key, v, (r->flags & CUS_F_SIGNED) != 0);
 }
 
 static void put_annots(FILE *o, const struct cus_cu *cu, uint32_t first, uint32_t count)

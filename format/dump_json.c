@@ -53,6 +53,22 @@ void json_name(FILE *o, const char *key, const char *name)
 		fprintf(o, ",\"%s\":null", key);
 }
 
+void json_named(FILE *o, const char *key, uint32_t v, const char *name)
+{
+	char k[64];
+	fprintf(o, ",\"%s\":%u", key, v);
+	snprintf(k, sizeof(k), "%s_name", key);
+	json_name(o, k, name);
+}
+
+void json_eval(FILE *o, const char *key, uint64_t v, int is_signed)
+{
+	if (is_signed)
+		fprintf(o, ",\"%s\":%lld", key, (long long)v);
+	else
+		fprintf(o, ",\"%s\":%llu", key, (unsigned long long)v);
+}
+
 void json_hex128(FILE *o, const char *key, uint64_t hi, uint64_t lo)
 {
 	fprintf(o, ",\"%s\":\"%016llx%016llx\"", key, (unsigned long long)hi, (unsigned long long)lo);

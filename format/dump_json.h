@@ -20,6 +20,11 @@ void json_kstr(FILE *o, const char *key, const char *s);
 void json_flags(FILE *o, const char *key, uint32_t flags);
 /* ,"key":"<name>" when name is not NULL, else ,"key":null. */
 void json_name(FILE *o, const char *key, const char *name);
+/* ,"key":N,"key_name":"<name>" (null when name is NULL): a number that
+ * names something (a DW_ATE, a DW_TAG, a fwd kind). */
+void json_named(FILE *o, const char *key, uint32_t v, const char *name);
+/* ,"key":N: an enumerator's value, signed when its enum is. */
+void json_eval(FILE *o, const char *key, uint64_t v, int is_signed);
 /* ,"key":"<32 hex digits>": a key128 as the text dumps print it. */
 void json_hex128(FILE *o, const char *key, uint64_t hi, uint64_t lo);
 /* One annotation of an "annots" list: [name,value], after a comma unless

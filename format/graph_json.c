@@ -39,21 +39,12 @@ static void jf_ref(const struct jctx *c, const char *key, uint32_t v)
 		fprintf(c->o, ",\"%s\":null", key);
 }
 
-/* The u32s that name something: the number, then "<key>_name". */
-static void jf_named(const struct jctx *c, const char *key, uint32_t v, const char *name)
-{
-	char k[64];
-	fprintf(c->o, ",\"%s\":%u", key, v);
-	snprintf(k, sizeof(k), "%s_name", key);
-	json_name(c->o, k, name);
-}
-
-static void jf_ate(const struct jctx *c, const char *key, uint32_t v) { jf_named(c, key, v, dwarf_ate_name(v)); }
-static void jf_tag(const struct jctx *c, const char *key, uint32_t v) { jf_named(c, key, v, dwarf_tag_name(v)); }
+static void jf_ate(const struct jctx *c, const char *key, uint32_t v) { json_named(c->o, key, v, dwarf_ate_name(v)); }
+static void jf_tag(const struct jctx *c, const char *key, uint32_t v) { json_named(c->o, key, v, dwarf_tag_name(v)); }
 
 static void jf_fwd(const struct jctx *c, const char *key, uint32_t v)
 {
-	jf_named(c, key, v, v == G_FWD_STRUCT ? "struct" : v == G_FWD_UNION ? "union" : v == G_FWD_ENUM ? "enum" : NULL);
+	json_named(c->o, key, v, v == G_FWD_STRUCT ? "struct" : v == G_FWD_UNION ? "union" : v == G_FWD_ENUM ? "enum" : NULL);
 }
 
 static void jf_loc(const struct jctx *c, const char *key, uint32_t v)
@@ -66,10 +57,7 @@ static void jf_mflags(const struct jctx *c, const char *key, uint32_t v) { json_
 
 static void jf_eval(const struct jctx *c, const char *key, uint64_t v)
 {
-	if (c->flags & G_F_SIGNED)
-		fprintf(c->o, ",\"%s\":%lld", key, (long long)v);
-	else
-		fprintf(c->o, ",\"%s\":%llu", key, (unsigned long long)v);
+	json_eval(c->o, key, v, (c->flags & G_F_SIGNED) != 0);
 }
 
 static void put_annots(FILE *o, const struct graph *g, uint32_t first, uint32_t count)
