@@ -7,8 +7,8 @@
 # fresh copy of the .ko:
 #   pahole 1.24       -J --btf_gen_floats --btf_base VMLINUX
 #   pahole master     -J --btf_features=default --btf_base VMLINUX (when built)
-#   pipeline.sh       the same pahole command line (bash, then btfpipe-pahole)
-#   btfpipe-pahole    the same, no bash, no cache ("cold")
+#   pipeline.sh       the same pahole command line (sh, then btfpipe-pahole)
+#   btfpipe-pahole    the same, no shell, no cache ("cold")
 #   btfpipe-pahole    with BTFPIPE_CACHE_DIR filled by an earlier pass ("warm":
 #                     an unchanged module in a rebuild)
 # each under bin/tools/measure (wall, CPU, peak RSS to the microsecond).
@@ -182,7 +182,7 @@ what() {
 			echo "| $s: phase $p$(what "$s" "$p") | $(fmt "$(awk -v s="$s" -v p="$p" '$2 == s && $3 == p { print $4 * 1000 }' "$W/phases" | median)") |"
 		done
 	done
-	echo "| bash (pipeline.sh less btfpipe-pahole, median of per-module differences) | $(fmt "$(awk '$2 == "pipeline" { a[$1] = $3 } $2 == "cold" { b[$1] = $3 }
+	echo "| sh (pipeline.sh less btfpipe-pahole, median of per-module differences) | $(fmt "$(awk '$2 == "pipeline" { a[$1] = $3 } $2 == "cold" { b[$1] = $3 }
 		END { for (m in a) if (m in b) print (a[m] - b[m]) * 1000 }' "$W/per" | median)") |"
 	echo
 	[ -e "$W/notes" ] && { echo; sed 's/^/    /' "$W/notes"; }

@@ -6,6 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 
 P="$T_TOP/pipeline.sh"
+same() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "got '$2', wanted '$3'"; fi; }
 export BTFPIPE_BIN="$T_BIN"
 build_fixture gcc -O2 5 "$T_OUT" sample || not_ok "build sample"
 elf="$T_OUT/sample"
@@ -14,6 +15,27 @@ out=$("$P" --version)
 [ "$out" = "v1.32" ] && ok "--version answers v1.32" || not_ok "--version answers v1.32" "$out"
 v=$(echo "$out" | sed -E 's/v([0-9]+)\.([0-9]+)/\1\2/')
 [ "$v" = "132" ] && ok "scripts/pahole-version.sh reads it as 132" || not_ok "pahole-version.sh form" "$v"
+# pipeline.sh is POSIX sh, not bash (a bash start was a good part of a
+# cached module's step): sh's exec cannot set argv[0], so it names the
+# program in BTFPIPE_AS, which the driver takes out of its environment:
+# no stage it starts may inherit it.
+same "pipeline.sh is a /bin/sh script" "$(head -1 "$P")" "#!/bin/sh"
+same "BTFPIPE_AS=pipeline.sh: the driver answers --version as pahole" "$(BTFPIPE_AS=pipeline.sh "$T_BIN/btfpipe" --version)" v1.32
+case $(BTFPIPE_AS=btfpipe "$T_BIN/btfpipe" --version) in
+v1.32) not_ok "BTFPIPE_AS=btfpipe: the driver answers as itself" ;;
+*) ok "BTFPIPE_AS=btfpipe: the driver answers as itself" ;;
+esac
+mkdir -p "$T_OUT/as"
+for s in btfpipe dedup-merge btf-emit; do ln -sf "$T_BIN/$s" "$T_OUT/as/$s"; done
+cat >"$T_OUT/as/dwarf-extract" <<EOF
+#!/bin/sh
+echo "\${BTFPIPE_AS-unset}" >"$T_OUT/as.env"
+exit 1
+EOF
+chmod +x "$T_OUT/as/dwarf-extract"
+rm -f "$T_OUT/as.env"
+BTFPIPE_BIN="$T_OUT/as" "$P" -J --btf_encode_detached="$T_OUT/as.btf" "$elf" 2>/dev/null
+same "pipeline.sh: a stage the driver starts does not inherit BTFPIPE_AS" "$(cat "$T_OUT/as.env" 2>&1)" unset
 "$P" --supported_btf_features >"$T_OUT/feats"
 for f in encode_force var float decl_tag type_tag enum64 optimized_func consistent_func decl_tag_kfuncs; do
 	check_grep "--supported_btf_features lists $f (kernel Makefile.btf asks for it)" "(^|,)$f(,|$)" "$T_OUT/feats"

@@ -23,7 +23,7 @@
 # no program starts: the kernel or the C library's start-up faults before
 # main(), ours as anyone's; found by bisection on this machine), or the
 # stage's own --version if that needs more (its static image is bigger), for
-# pipeline.sh from the smallest under which bash can run it (--version),
+# pipeline.sh from the smallest under which its shell can run it (--version),
 # up by steps to 256 MiB, where every case succeeds. Each case must both
 # fail cleanly at some limit and succeed at some other, or the sweep did not
 # reach the range that matters and says so.
@@ -84,14 +84,14 @@ floor() {
 	done
 	echo "$hi"
 }
-# L0: where /bin/true starts. For pipeline.sh, where bash gets as far as
-# its first stage (which exits 3 on a missing input): below that bash's own
-# malloc fails (exit 2, "xmalloc: cannot allocate"), before any of ours runs.
-L0=$(floor 0 /bin/true) && LB=$(floor 3 bash "$T_TOP/pipeline.sh" -q -o "$T_OUT/none.btf" "$T_OUT/none") || {
+# L0: where /bin/true starts. For pipeline.sh, where its shell gets as far
+# as its first stage (which exits 3 on a missing input): below that the
+# shell itself or the driver's start fails, before any stage runs.
+L0=$(floor 0 /bin/true) && LB=$(floor 3 "$T_TOP/pipeline.sh" -q -o "$T_OUT/none.btf" "$T_OUT/none") || {
 	not_ok "find the floors" "/bin/true or pipeline.sh does not start under 256 MiB"
 	test_done
 }
-echo "info: /bin/true starts from ulimit -v $L0 KiB; bash runs pipeline.sh to its first stage from $LB KiB"
+echo "info: /bin/true starts from ulimit -v $L0 KiB; pipeline.sh runs to its first stage from $LB KiB"
 # And where each stage itself starts (--version: glibc's static start-up,
 # then a line): a static program maps its whole image first, so a bigger one
 # (dwarf-extract with libzstd) needs more than /bin/true before main().

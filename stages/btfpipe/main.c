@@ -298,10 +298,24 @@ static int one_input(struct run *r, const char *input)
 	return 0;
 }
 
+static int is_pahole_name(const char *name)
+{
+	const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+	return !strcmp(base, "btfpipe-pahole") || !strcmp(base, "pipeline.sh") || !strcmp(base, "pahole");
+}
+
+/* Whether this run answers as pahole: by the name it was started under,
+ * or by $BTFPIPE_AS, which pipeline.sh sets because a POSIX shell's exec
+ * cannot give a program another argv[0] (bash's exec -a can, but bash
+ * costs a step more to start than the rest of a cached module's step).
+ * It is taken out of the environment at once, so that nothing this run
+ * starts inherits the name. */
 static int as_pahole_name(const char *argv0)
 {
-	const char *base = strrchr(argv0, '/') ? strrchr(argv0, '/') + 1 : argv0;
-	return !strcmp(base, "btfpipe-pahole") || !strcmp(base, "pipeline.sh") || !strcmp(base, "pahole");
+	const char *as = getenv("BTFPIPE_AS");
+	int r = is_pahole_name(argv0) || (as && is_pahole_name(as));
+	unsetenv("BTFPIPE_AS");
+	return r;
 }
 
 int main(int argc, char **argv)
