@@ -54,6 +54,11 @@ apt_need() {
 ok()     { echo "ok: $1"; echo pass >>"$T_RESULTS"; }
 not_ok() { echo "FAIL: $1"; [ $# -gt 1 ] && printf '%s\n' "$2" | sed -n '1,40p' | sed 's/^/    /'; echo fail >>"$T_RESULTS"; }
 skip()   { echo "skip: $1 ($2)"; echo skip >>"$T_RESULTS"; }
+# A test that calls what it does not have (a helper another test defines, a
+# typo) fails: bash would print "command not found" and go on, and the check
+# that call made would pass over in silence. (A program that may be missing
+# is asked for first: have, apt_need.)
+command_not_found_handle() { not_ok "$T_NAME: command not found: $1 (the test's own mistake)"; return 127; }
 # test_done: the script reached its end (run.sh's $T_DONE); exits 0.
 test_done() {
 	local left
