@@ -122,14 +122,24 @@ warm() {
 	sync # (the copies' dirty pages are not this step's to write back)
 	(cd "$R" && BTFPIPE_CACHE_DIR="$cache" "$M" "$d/warm.time" "$P" "${args[@]}") >"$d/warm.log" 2>&1 ||
 		fail "ours warm on $d: $(tail -3 "$d/warm.log")"
-	if [ -n "$out" ]; then
-		cmp -s "$d/out" "$R/$out" && echo equal || echo differ
+	same_btf "$d" "$R/${out:-$name}" "$out"
+	rm -rf "$R"
+}
+
+# same_btf D FILE DETACHED: "equal" when FILE holds the BTF the build wrote
+# for step D (D/out), else "differ". DETACHED empty: both are ELF files
+# that -J wrote .BTF into, and only those sections are compared.
+same_btf() {
+	local d=$1 f=$2 r=differ
+	if [ -n "$3" ]; then
+		cmp -s "$d/out" "$f" && r=equal
 	else
 		objcopy --dump-section .BTF="$d/a.btf" "$d/out" "$d/junk" 2>/dev/null &&
-			objcopy --dump-section .BTF="$d/b.btf" "$R/$name" "$d/junk" 2>/dev/null &&
-			cmp -s "$d/a.btf" "$d/b.btf" && echo equal || echo differ
+			objcopy --dump-section .BTF="$d/b.btf" "$f" "$d/junk" 2>/dev/null &&
+			cmp -s "$d/a.btf" "$d/b.btf" && r=equal
+		rm -f "$d/junk"
 	fi
-	rm -rf "$R" "$d/junk"
+	echo $r
 }
 
 # replay D: pahole 1.32 and ours without a cache on step directory D's
@@ -156,15 +166,8 @@ replay() {
 		[ -n "$detached" ] || mv "$d/$tool.in" "$d/$tool.out"
 		rm -f "$d/$tool.in"
 	done
-	# -J: the .BTF sections compared; detached: the files.
-	if [ -z "$detached" ]; then
-		objcopy --dump-section .BTF="$d/a.btf" "$d/out" "$d/junk" 2>/dev/null &&
-			objcopy --dump-section .BTF="$d/b.btf" "$d/ours.out" "$d/junk" 2>/dev/null &&
-			cmp -s "$d/a.btf" "$d/b.btf" && echo equal || echo differ
-	else
-		cmp -s "$d/out" "$d/ours.out" && echo equal || echo differ
-	fi
-	rm -f "$d/in" "$d/junk" "$d/pahole.out" # (big: a vmlinux each)
+	same_btf "$d" "$d/ours.out" "$detached"
+	rm -f "$d/in" "$d/pahole.out" # (big: a vmlinux each)
 }
 
 # total FIELD FILE...: summed wall (1) or CPU (2: user + system) of time files.
