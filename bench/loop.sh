@@ -184,6 +184,7 @@ kmake "$W/prime.log"
 echo "bench-loop: primed ($(ls "$W/steps" 2>/dev/null | wc -l) BTF steps)"
 table="| scenario | BTF steps kbuild ran | in the build: wall s, ours / pahole 1.32 | ratio | CPU s, ours / pahole 1.32 | ratio | replayed: wall s, ours / pahole 1.32 | ratio | CPU s, ours / pahole 1.32 | ratio | bytes equal to a cold run |
 |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+unequal=""
 for sc in a b c; do
 	case $sc in
 	a) edit 1 0 0; what="(a) code-only edit in $vfile" ;;
@@ -210,8 +211,12 @@ for sc in a b c; do
 	row="| $what | $n ($nv vmlinux, $((n - nv)) modules) | $ow / $pw | $(ratio "$ow" "$pw")x | $oc / $pc | $(ratio "$oc" "$pc")x | $rw / $pw | $(ratio "$rw" "$pw")x | $rc / $pc | $(ratio "$rc" "$pc")x | $eq of $n |"
 	echo "$row"
 	table+=$'\n'"$row"
+	# (A replay that failed printed its FAIL from a subshell, which could
+	# not end the bench: its step counts as not equal here.)
+	[ "$eq" = "$n" ] || unequal+=" $what: $((n - eq)) of $n steps;"
 	mv "$W/steps" "$W/steps.$sc"
 done
 printf '%s\n' "$table" >"$W/loop.md"
 echo
 cat "$W/loop.md"
+[ -z "$unequal" ] || fail "outputs not equal to a cold run's (or a replay failed):$unequal see $W/steps.*"
