@@ -1,14 +1,22 @@
 /* elf_write.c: a copy of an ELF file with a .BTF section added or replaced,
- * through libelf, with no objcopy.
+ * with no objcopy: libelf reads the input's headers, the bytes are ours.
  *
- * Every existing section keeps its file offset (ELF_F_LAYOUT), so program
- * headers and anything that points into the file stay valid; the new .BTF
- * bytes and a grown section name table go after the last byte the other
- * sections use (an old .BTF outside every segment gives its place up:
- * find_end()), then the section header table. With a distilled base,
- * .BTF.base is written beside .BTF the same way. The copy is written to an unnamed temporary file
- * and renamed over the target only when complete (common/outfile.c), so the
- * target is never half-written, even when it is the input itself.
+ * Every existing section keeps its file offset, so program headers and
+ * anything that points into the file stay valid; the new .BTF bytes and a
+ * grown section name table go after the last byte the other sections use
+ * (an old .BTF outside every segment gives its place up: find_end()), then
+ * the section header table. With a distilled base, .BTF.base is written
+ * beside .BTF the same way. The copy is written to an unnamed temporary
+ * file and renamed over the target only when complete (common/outfile.c),
+ * so the target is never half-written, even when it is the input itself.
+ *
+ * The input's bytes up to that end are copied by the kernel
+ * (outfile__copy_head()), not written by libelf's elf_update() from a
+ * mapping of the input, which took several times as long on a vmlinux
+ * (bench/README.md, "The ELF with .BTF"). The result is the file libelf
+ * made with ELF_F_LAYOUT, byte for byte: what no kept section, the ELF
+ * header or the program headers cover is zeros (zero_uncovered()), and the
+ * headers are libelf's own translation (gelf_xlatetof()).
  */
 #include "elf_write.h"
 #include "diag.h"
@@ -39,7 +47,7 @@ struct ew_sec {
 
 /* One rewrite: the input, the output being made, and where things go. */
 struct ew {
-	Elf *in, *out;
+	Elf *in;
 	const char *in_path, *out_path;
 	struct elf_head h;	/* the input's */
 	uint64_t end;		/* the end of everything the output uses so far */
@@ -50,16 +58,6 @@ struct ew {
 	size_t names_grown;	/* and the grown names' */
 	struct diag *d;
 };
-
-static int copy_phdrs(struct ew *w)
-{
-	for (size_t i = 0; i < w->h.phnum; i++) {
-		GElf_Phdr ph;
-		if (!gelf_getphdr(w->in, (int)i, &ph) || !gelf_update_phdr(w->out, (int)i, &ph))
-			return diag_fail(w->d, diag_lib_errno(elf_errmsg(-1), EIO), "%s: program header %zu: %s", w->in_path, i, elf_errmsg(-1));
-	}
-	return 0;
-}
 
 /* Input section i's header into *sh; a failure (libelf out of memory,
  * too: errno is cleared for diag_lib_errno()) said in w->d. */
@@ -159,71 +157,179 @@ static struct ew_sec *written(struct ew *w, size_t i)
 	return NULL;
 }
 
-/* Every section copied where it was (ELF_F_LAYOUT), the grown names and
- * the sections we write after the last byte in use. */
-static int copy_sections(struct ew *w)
+/* The output's section headers, sh[0 .. shnum + nnew): every input
+ * section where it was, the grown names and the sections we write placed
+ * after the last byte in use (w->end, moved past them). */
+static int plan_sections(struct ew *w, GElf_Shdr *sh)
 {
+	memset(&sh[0], 0, sizeof(sh[0]));
 	for (size_t i = 1; i < w->h.shnum + w->nnew; i++) {
-		/* elf_newscn() (elfutils 0.188) returns a half-made section, no
-		 * header and no Elf, when its header's calloc fails: only its
-		 * error code tells, so that is cleared before and read after. */
-		(void)elf_errno();
-		Elf_Scn *so = elf_newscn(w->out);
-		int e = elf_errno();
-		Elf_Data *dout = so && !e ? elf_newdata(so) : NULL;
 		struct ew_sec *ws = written(w, i);
-		GElf_Shdr sh;
-		if (!dout) {
-			const char *msg = elf_errmsg(e ? e : -1);
-			return diag_fail(w->d, diag_lib_errno(msg, EIO), "%s: section %zu: %s", w->out_path, i, msg);
-		}
 		if (i < w->h.shnum) {
-			int err = in_shdr(w, i, &sh);
+			int err = in_shdr(w, i, &sh[i]);
 			if (err)
 				return err;
-			/* A section with bytes whose data cannot be had (libelf out
-			 * of memory) is an error: left without data, libelf writes
-			 * it as zeros at its offset (ELF_F_LAYOUT), and the copy
-			 * would lose the input's bytes with exit 0. */
-			(void)elf_errno();
-			Elf_Data *din = elf_rawdata(elf_getscn(w->in, i), NULL);
-			if (!din && sh.sh_type != SHT_NOBITS && sh.sh_size) {
-				int e = elf_errno();
-				const char *msg = e ? elf_errmsg(e) : "its data cannot be read";
-				return diag_fail(w->d, diag_lib_errno(msg, EIO), "%s: section %zu: %s", w->in_path, i, msg);
-			}
-			if (din) {
-				dout->d_buf = din->d_buf;
-				dout->d_size = din->d_size;
-				dout->d_type = ELF_T_BYTE;
-				dout->d_align = 1;
-			}
 			if (i == w->h.shstrndx && w->names) {
-				dout->d_buf = w->names;
-				dout->d_size = w->names_grown;
-				sh.sh_size = w->names_grown;
-				sh.sh_offset = w->end;
-				w->end += sh.sh_size;
+				sh[i].sh_size = w->names_grown;
+				sh[i].sh_offset = w->end;
+				w->end += sh[i].sh_size;
 			}
 		} else {
-			memset(&sh, 0, sizeof(sh));
-			sh.sh_name = ws->name_off;
-			sh.sh_type = SHT_PROGBITS;
-			sh.sh_addralign = 4;
+			memset(&sh[i], 0, sizeof(sh[i]));
+			sh[i].sh_name = ws->name_off;
+			sh[i].sh_type = SHT_PROGBITS;
+			sh[i].sh_addralign = 4;
 		}
 		if (ws) {
-			dout->d_buf = (void *)ws->data;
-			dout->d_size = ws->size;
-			dout->d_type = ELF_T_BYTE;
-			dout->d_align = 1;
-			sh.sh_size = ws->size;
-			sh.sh_offset = w->end = align_up(w->end, 4);
+			sh[i].sh_size = ws->size;
+			sh[i].sh_offset = w->end = align_up(w->end, 4);
 			w->end += ws->size;
 		}
-		if (!gelf_update_shdr(so, &sh))
-			return diag_fail(w->d, diag_lib_errno(elf_errmsg(-1), EIO), "%s: section %zu: %s", w->out_path, i, elf_errmsg(-1));
 	}
 	return 0;
+}
+
+struct span {
+	uint64_t lo, hi;
+};
+
+static int by_lo(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+	return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* Zeros over what of [0, keep) the output does not hold: the copy brought
+ * the input's bytes there, libelf writes its fill (0) between what it
+ * lays out. Held: the ELF header, the program headers and every input
+ * section that stays where it was (not NOBITS, not moved by sh). */
+static int zero_uncovered(struct ew *w, const GElf_Shdr *sh, uint64_t keep, struct outfile *of)
+{
+	struct span *sp = malloc((w->h.shnum + 2) * sizeof(*sp));
+	size_t n = 0;
+	int err = 0;
+	if (!sp)
+		return -ENOMEM;
+	sp[n++] = (struct span){ 0, w->h.eh.e_ehsize };
+	sp[n++] = (struct span){ w->h.eh.e_phoff, w->h.eh.e_phoff + (uint64_t)w->h.phnum * w->h.eh.e_phentsize };
+	for (size_t i = 1; i < w->h.shnum; i++) {
+		GElf_Shdr in;
+		if ((err = in_shdr(w, i, &in)))
+			goto out;
+		if (in.sh_type != SHT_NOBITS && in.sh_size && in.sh_offset == sh[i].sh_offset)
+			sp[n++] = (struct span){ in.sh_offset, in.sh_offset + in.sh_size };
+	}
+	qsort(sp, n, sizeof(*sp), by_lo);
+	static const uint8_t zeros[4096];
+	uint64_t at = 0;
+	for (size_t k = 0; k <= n && !err; k++) {
+		uint64_t lo = k < n ? sp[k].lo : keep;
+		for (; at < lo && at < keep && !err; at += sizeof(zeros) < lo - at ? sizeof(zeros) : lo - at)
+			err = outfile__pwrite(of, zeros, sizeof(zeros) < lo - at ? sizeof(zeros) : lo - at, at, w->d);
+		if (k < n && sp[k].hi > at)
+			at = sp[k].hi;
+	}
+out:
+	free(sp);
+	return err;
+}
+
+/* table (n entries of type t, as the input's class has them in memory)
+ * translated to the input's byte order and written at off. */
+static int put_table(struct ew *w, Elf_Type t, void *table, size_t size, uint64_t off, struct outfile *of)
+{
+	void *file = malloc(size ? size : 1);
+	if (!file)
+		return -ENOMEM;
+	Elf_Data src = { .d_buf = table, .d_type = t, .d_size = size, .d_version = EV_CURRENT };
+	Elf_Data dst = { .d_buf = file, .d_type = t, .d_size = size, .d_version = EV_CURRENT };
+	int err = gelf_xlatetof(w->in, &dst, &src, w->h.eh.e_ident[EI_DATA])
+			  ? outfile__pwrite(of, file, size, off, w->d)
+			  : diag_fail(w->d, diag_lib_errno(elf_errmsg(-1), EIO), "%s: %s", w->out_path, elf_errmsg(-1));
+	free(file);
+	return err;
+}
+
+/* The section header table at oh->e_shoff, then the ELF header oh. */
+static int put_headers(struct ew *w, const GElf_Shdr *sh, size_t nsh, const GElf_Ehdr *oh, struct outfile *of)
+{
+	int c64 = gelf_getclass(w->in) == ELFCLASS64;
+	size_t one = c64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
+	uint8_t *tab = calloc(nsh, one);
+	if (!tab)
+		return -ENOMEM;
+	for (size_t i = 0; i < nsh; i++) {
+		if (c64) {
+			memcpy(tab + i * one, &sh[i], one); /* GElf_Shdr is Elf64_Shdr */
+			continue;
+		}
+		Elf32_Shdr s32 = { (Elf32_Word)sh[i].sh_name, (Elf32_Word)sh[i].sh_type, (Elf32_Word)sh[i].sh_flags,
+				   (Elf32_Addr)sh[i].sh_addr, (Elf32_Off)sh[i].sh_offset, (Elf32_Word)sh[i].sh_size,
+				   (Elf32_Word)sh[i].sh_link, (Elf32_Word)sh[i].sh_info,
+				   (Elf32_Word)sh[i].sh_addralign, (Elf32_Word)sh[i].sh_entsize };
+		memcpy(tab + i * one, &s32, one);
+	}
+	int err = put_table(w, ELF_T_SHDR, tab, nsh * one, oh->e_shoff, of);
+	free(tab);
+	if (err)
+		return err;
+	if (c64) {
+		Elf64_Ehdr e = *oh;
+		return put_table(w, ELF_T_EHDR, &e, sizeof(e), 0, of);
+	}
+	Elf32_Ehdr e;
+	memcpy(e.e_ident, oh->e_ident, EI_NIDENT);
+	e.e_type = oh->e_type;
+	e.e_machine = oh->e_machine;
+	e.e_version = (Elf32_Word)oh->e_version;
+	e.e_entry = (Elf32_Addr)oh->e_entry;
+	e.e_phoff = (Elf32_Off)oh->e_phoff;
+	e.e_shoff = (Elf32_Off)oh->e_shoff;
+	e.e_flags = oh->e_flags;
+	e.e_ehsize = oh->e_ehsize;
+	e.e_phentsize = oh->e_phentsize;
+	e.e_phnum = oh->e_phnum;
+	e.e_shentsize = oh->e_shentsize;
+	e.e_shnum = oh->e_shnum;
+	e.e_shstrndx = oh->e_shstrndx;
+	return put_table(w, ELF_T_EHDR, &e, sizeof(e), 0, of);
+}
+
+/* The output's bytes: the input's kept head, zeros where libelf would
+ * fill, the sections we place, the section header table, the header. */
+static int write_out(struct ew *w, int fd, uint64_t in_size, struct outfile *of)
+{
+	size_t nsh = w->h.shnum + w->nnew;
+	uint64_t keep = w->end;
+	GElf_Shdr *sh = calloc(nsh, sizeof(*sh));
+	int err = 0;
+	if (!sh)
+		return -ENOMEM;
+	if (keep > in_size) {
+		err = diag_fail(w->d, EBADMSG, "%s: its sections or headers reach past its end (%llu bytes)",
+				w->in_path, (unsigned long long)in_size);
+		goto out;
+	}
+	if ((err = plan_sections(w, sh)) || (err = outfile__copy_head(of, fd, keep, w->d)) ||
+	    (err = zero_uncovered(w, sh, keep, of)))
+		goto out;
+	if (w->names && (err = outfile__pwrite(of, w->names, w->names_grown, sh[w->h.shstrndx].sh_offset, w->d)))
+		goto out;
+	for (size_t i = 1; i < nsh && !err; i++) {
+		struct ew_sec *ws = written(w, i);
+		if (ws && ws->size)
+			err = outfile__pwrite(of, ws->data, ws->size, sh[i].sh_offset, w->d);
+	}
+	if (err)
+		goto out;
+	GElf_Ehdr oh = w->h.eh;
+	oh.e_shoff = align_up(w->end, 8);
+	oh.e_shnum = (uint16_t)nsh;
+	oh.e_shentsize = gelf_getclass(w->in) == ELFCLASS64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
+	err = put_headers(w, sh, nsh, &oh, of);
+out:
+	free(sh);
+	return err;
 }
 
 int elf_write__btf_prepare(const char *in_path, const char *out_path, const void *btf, size_t btf_size,
@@ -255,39 +361,15 @@ int elf_write__btf_prepare(const char *in_path, const char *out_path, const void
 	if ((err = outfile__open(of, out_path, d)))
 		goto out;
 	struct stat st;
-	if (fstat(fd, &st) == 0)
-		of->mode = st.st_mode & 07777; /* an executable stays executable */
-	w.out = elf_begin(of->fd, ELF_C_WRITE, NULL);
-	if (!w.out || !gelf_newehdr(w.out, gelf_getclass(w.in)) || (w.h.phnum && !gelf_newphdr(w.out, w.h.phnum))) {
-		err = diag_fail(d, diag_lib_errno(elf_errmsg(-1), EIO), "%s: cannot start the new ELF: %s", out_path, elf_errmsg(-1));
+	if (fstat(fd, &st)) {
+		err = diag_fail(d, errno, "%s: %s", in_path, strerror(errno));
 		goto out;
 	}
-	elf_flagelf(w.out, ELF_C_SET, ELF_F_LAYOUT);
-	if ((err = copy_phdrs(&w)))
+	of->mode = st.st_mode & 07777; /* an executable stays executable */
+	if ((err = find_end(&w)) || (err = grow_names(&w)) || (err = write_out(&w, fd, (uint64_t)st.st_size, of)))
 		goto out;
-	if ((err = find_end(&w)) || (err = grow_names(&w)) || (err = copy_sections(&w)))
-		goto out;
-	GElf_Ehdr oh = w.h.eh;
-	oh.e_shoff = align_up(w.end, 8);
-	oh.e_shnum = (uint16_t)(w.h.shnum + w.nnew);
-	errno = 0;
-	if (!gelf_update_ehdr(w.out, &oh) || elf_update(w.out, ELF_C_WRITE) < 0) {
-		/* libelf says only "cannot write data to file"; the write's own
-		 * errno (ENOSPC on a full disk) is what the user can act on. */
-		int e = errno;
-		const char *m = elf_errmsg(-1);
-		if (e && e != ENOMEM)
-			err = diag_fail(d, e, "%s: writing the ELF failed: %s (%s)", out_path, strerror(e), m);
-		else
-			err = diag_fail(d, diag_lib_errno(m, EIO), "%s: writing the ELF failed: %s", out_path, m);
-		goto out;
-	}
-	elf_end(w.out);
-	w.out = NULL;
 	err = outfile__prepare(of, d);
 out:
-	if (w.out)
-		elf_end(w.out);
 	if (err)
 		outfile__abort(of);
 	free(w.names);

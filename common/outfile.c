@@ -246,6 +246,45 @@ int outfile__pwrite(struct outfile *o, const void *buf, size_t n, uint64_t off, 
 	return 0;
 }
 
+/* outfile__copy_head()'s way where copy_file_range() has none: pread and
+ * pwrite, from at on. */
+static int copy_by_hand(struct outfile *o, int fd, uint64_t at, uint64_t n, struct diag *d)
+{
+	char buf[1 << 16];
+	while (at < n) {
+		size_t want = n - at < sizeof(buf) ? (size_t)(n - at) : sizeof(buf);
+		ssize_t k = pread(fd, buf, want, (off_t)at);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			int err = k < 0 ? errno : EIO; /* 0: the input ended before n: it changed under us */
+			return diag_fail(d, err, "%s: reading what it copies failed: %s", o->path, strerror(err));
+		}
+		int err = outfile__pwrite(o, buf, (size_t)k, at, d);
+		if (err)
+			return err;
+		at += (uint64_t)k;
+	}
+	return 0;
+}
+
+int outfile__copy_head(struct outfile *o, int fd, uint64_t n, struct diag *d)
+{
+	loff_t in = 0, out = 0;
+	while ((uint64_t)in < n) {
+		ssize_t k = copy_file_range(fd, &in, o->fd, &out, (size_t)(n - (uint64_t)in), 0);
+		if (k > 0)
+			continue;
+		if (k < 0 && errno == EINTR)
+			continue;
+		int err = k < 0 ? errno : EIO; /* 0: the input ended before n: it changed under us */
+		if (k < 0 && (err == EXDEV || err == EINVAL || err == ENOSYS || err == EOPNOTSUPP || err == EBADF))
+			return copy_by_hand(o, fd, (uint64_t)in, n, d);
+		return diag_fail(d, err, "%s: write failed: %s", o->path, strerror(err));
+	}
+	return 0;
+}
+
 int outfile__write(struct outfile *o, const void *buf, size_t n, struct diag *d)
 {
 	const char *p = buf;

@@ -35,6 +35,11 @@ int outfile__open(struct outfile *o, const char *path, struct diag *d);
 /* Write all of buf at the current position / at off. */
 int outfile__write(struct outfile *o, const void *buf, size_t n, struct diag *d);
 int outfile__pwrite(struct outfile *o, const void *buf, size_t n, uint64_t off, struct diag *d);
+/* Bytes [0, n) of the file open as fd put at [0, n) of the output, copied
+ * by the kernel (copy_file_range(): no pass through our memory); where the
+ * kernel cannot (another file system on an old kernel, a special file),
+ * read and written through a small buffer. */
+int outfile__copy_head(struct outfile *o, int fd, uint64_t n, struct diag *d);
 /* Name the file: mode 0644 less umask, rename over the target. */
 int outfile__commit(struct outfile *o, struct diag *d);
 /* The two halves of commit, for outputs that belong together (a split BTF
