@@ -202,7 +202,8 @@ static int by_lo(const void *a, const void *b)
 /* Zeros over what of [0, keep) the output does not hold: the copy brought
  * the input's bytes there, libelf writes its fill (0) between what it
  * lays out. Held: the ELF header, the program headers and every input
- * section that stays where it was (not NOBITS, not moved by sh). */
+ * section sh leaves where it was (not NOBITS; not the grown names, not
+ * one we write again: plan_sections() moved those). */
 static int zero_uncovered(struct ew *w, const GElf_Shdr *sh, uint64_t keep, struct outfile *of)
 {
 	struct span *sp = malloc((w->h.shnum + 2) * sizeof(*sp));
@@ -213,23 +214,23 @@ static int zero_uncovered(struct ew *w, const GElf_Shdr *sh, uint64_t keep, stru
 	sp[n++] = (struct span){ 0, w->h.eh.e_ehsize };
 	sp[n++] = (struct span){ w->h.eh.e_phoff, w->h.eh.e_phoff + (uint64_t)w->h.phnum * w->h.eh.e_phentsize };
 	for (size_t i = 1; i < w->h.shnum; i++) {
-		GElf_Shdr in;
-		if ((err = in_shdr(w, i, &in)))
-			goto out;
-		if (in.sh_type != SHT_NOBITS && in.sh_size && in.sh_offset == sh[i].sh_offset)
-			sp[n++] = (struct span){ in.sh_offset, in.sh_offset + in.sh_size };
+		int moved = (i == w->h.shstrndx && w->names) || written(w, i);
+		if (!moved && sh[i].sh_type != SHT_NOBITS && sh[i].sh_size)
+			sp[n++] = (struct span){ sh[i].sh_offset, sh[i].sh_offset + sh[i].sh_size };
 	}
 	qsort(sp, n, sizeof(*sp), by_lo);
 	static const uint8_t zeros[4096];
 	uint64_t at = 0;
 	for (size_t k = 0; k <= n && !err; k++) {
-		uint64_t lo = k < n ? sp[k].lo : keep;
-		for (; at < lo && at < keep && !err; at += sizeof(zeros) < lo - at ? sizeof(zeros) : lo - at)
-			err = outfile__pwrite(of, zeros, sizeof(zeros) < lo - at ? sizeof(zeros) : lo - at, at, w->d);
+		uint64_t lo = k < n && sp[k].lo < keep ? sp[k].lo : keep;
+		while (at < lo && !err) {
+			size_t len = lo - at < sizeof(zeros) ? (size_t)(lo - at) : sizeof(zeros);
+			err = outfile__pwrite(of, zeros, len, at, w->d);
+			at += len;
+		}
 		if (k < n && sp[k].hi > at)
 			at = sp[k].hi;
 	}
-out:
 	free(sp);
 	return err;
 }
